@@ -1,0 +1,394 @@
+"""The stack configuration model: what a platform team may set in stacks/Pulumi.<stack>.yaml.
+
+Pure Python (pydantic, no Pulumi import). Every setting lives under the project
+namespace (`ml-platform-eks:<key>`), except the region, read from `aws:region`.
+Invalid input becomes a ConfigError that names the key path, the bad value and
+what would be valid; the layout adds the checks that need defaults merged in.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from .instances import INSTANCE_TYPE_PATTERN
+from .scheduling import DEFAULT_SPOT_TAINT, EFFECTS, MAX_TAINTS, label_value_error, qualified_name_error
+
+PROJECT = "ml-platform-eks"
+REGION_KEY = "aws:region"
+GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
+STANDARD_AMI_TYPES = ("AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD", "BOTTLEROCKET_x86_64", "BOTTLEROCKET_ARM_64")
+MAX_CONFIG_BYTES = 1_000_000  # a stack file larger than this is a mistake, not a configuration
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str  # full key path, e.g. ml-platform-eks:nodeGroups.jupyter.minSize
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class ConfigError(ValueError):
+    """Invalid stack configuration. Raised before any resource is registered."""
+
+    def __init__(self, problems: list[Problem], source: str | None = None):
+        self.problems = problems
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f" in {self.source}" if self.source else ""
+        shown = self.problems[:20]
+        lines = [f"invalid stack configuration{where}:"] + [f"  - {p}" for p in shown]
+        if len(self.problems) > len(shown):
+            lines.append(f"  ... and {len(self.problems) - len(shown)} more")
+        return "\n".join(lines)
+
+
+def show(value: Any) -> str:
+    """A short, safe rendering of a user value for error messages."""
+    text = json.dumps(value, default=str, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def key_path(*parts: Any) -> str:
+    """`ml-platform-eks:nodeGroups.jupyter.minSize` from ("nodeGroups", "jupyter", "minSize")."""
+    if parts and parts[0] == "region":
+        return REGION_KEY
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return f"{PROJECT}:{out}"
+
+
+# --- model --------------------------------------------------------------------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, str_strip_whitespace=False
+    )
+
+
+def _check_labels(labels: dict[str, str]) -> dict[str, str]:
+    for key, value in labels.items():
+        if err := qualified_name_error(key):
+            raise ValueError(f"label key {show(key)} {err}")
+        if err := label_value_error(value):
+            raise ValueError(f"label {key}={show(value)}: value {err}")
+    return labels
+
+
+class TaintSettings(_Model):
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str) -> str:
+        if err := qualified_name_error(v):
+            raise ValueError(f"taint key {show(v)} {err}")
+        return v
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, v: str) -> str:
+        if err := label_value_error(v):
+            raise ValueError(f"taint value {show(v)} {err}")
+        return v
+
+    @field_validator("effect")
+    @classmethod
+    def _effect(cls, v: str) -> str:
+        if v not in EFFECTS:
+            raise ValueError(f"taint effect {show(v)} is not one of {', '.join(EFFECTS)} (Kubernetes spelling)")
+        return v
+
+
+class NodeGroupSettings(_Model):
+    """Overrides of one node group's layout defaults. Unset fields keep the defaults."""
+
+    enabled: bool | None = None
+    instance_types: list[str] | None = Field(default=None, min_length=1, max_length=20)
+    capacity_type: Literal["ON_DEMAND", "SPOT"] | None = None
+    ami_type: Literal[GPU_AMI_TYPES + STANDARD_AMI_TYPES] | None = None  # type: ignore[valid-type]
+    min_size: int | None = Field(default=None, ge=0, le=1000)
+    max_size: int | None = Field(default=None, ge=1, le=1000)
+    desired_size: int | None = Field(default=None, ge=0, le=1000)
+    disk_size_gib: int | None = Field(default=None, ge=20, le=16384)
+    max_unavailable: int | None = Field(default=None, ge=1, le=100)
+    labels: dict[str, str] = Field(default_factory=dict)
+    taints: list[TaintSettings] = Field(default_factory=list, max_length=MAX_TAINTS)
+
+    @field_validator("instance_types")
+    @classmethod
+    def _types(cls, v: list[str] | None) -> list[str] | None:
+        for t in v or []:
+            if not isinstance(t, str) or not INSTANCE_TYPE_PATTERN.match(t):
+                raise ValueError(f"instance type {show(t)} is not an EC2 instance type name (e.g. m5.2xlarge)")
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError(f"instance types {show(v)} list a type twice")
+        return v
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
+        return _check_labels(v)
+
+
+class AdditionalNodeGroup(NodeGroupSettings):
+    """A group beyond the built-in layout, e.g. a second GPU or a memory-optimised group."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$")
+    role: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)
+    gpu: bool = False
+
+
+class EndpointConfig(_Model):
+    private_access: bool = True
+    public_access: bool = False
+    public_access_cidrs: list[str] = Field(default_factory=list, max_length=40)
+
+    @field_validator("public_access_cidrs")
+    @classmethod
+    def _cidrs(cls, v: list[str]) -> list[str]:
+        for cidr in v:
+            try:
+                ipaddress.IPv4Network(cidr, strict=True)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{show(cidr)} is not an IPv4 CIDR block such as 203.0.113.0/24 ({exc})") from None
+        return v
+
+    @model_validator(mode="after")
+    def _some_access(self) -> "EndpointConfig":
+        if not (self.private_access or self.public_access):
+            raise ValueError("privateAccess and publicAccess are both false; enable at least one")
+        if self.public_access and not self.public_access_cidrs:
+            raise ValueError(
+                "publicAccess is true but publicAccessCidrs is empty; list the CIDR blocks allowed to reach the API "
+                "(EKS would otherwise open it to 0.0.0.0/0)"
+            )
+        if self.public_access_cidrs and not self.public_access:
+            raise ValueError("publicAccessCidrs is set but publicAccess is false; set publicAccess: true or drop it")
+        return self
+
+
+class NetworkConfig(_Model):
+    """Either an existing VPC (vpcId + privateSubnetIds) or a new one (vpcCidr, availabilityZoneCount)."""
+
+    vpc_id: str | None = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
+    private_subnet_ids: list[str] | None = Field(default=None, min_length=2, max_length=16)
+    vpc_cidr: str | None = None
+    availability_zone_count: int | None = Field(default=None, ge=2, le=6)
+    nat_gateways: Literal["single", "perAz"] | None = None
+
+    @field_validator("private_subnet_ids")
+    @classmethod
+    def _subnets(cls, v: list[str] | None) -> list[str] | None:
+        for s in v or []:
+            if not isinstance(s, str) or not re.match(r"^subnet-[0-9a-f]{8,17}$", s):
+                raise ValueError(f"{show(s)} is not a subnet id such as subnet-0abc1234def567890")
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("privateSubnetIds lists a subnet twice; give at least 2 distinct subnets in 2 AZs")
+        return v
+
+    @field_validator("vpc_cidr")
+    @classmethod
+    def _cidr(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            net = ipaddress.IPv4Network(v, strict=True)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{show(v)} is not an IPv4 CIDR block such as 10.0.0.0/16 ({exc})") from None
+        if not 16 <= net.prefixlen <= 20:
+            raise ValueError(f"{v} has prefix /{net.prefixlen}; use /16 to /20 so every AZ gets room for pods")
+        return v
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "NetworkConfig":
+        existing = self.vpc_id is not None or self.private_subnet_ids is not None
+        created = any(x is not None for x in (self.vpc_cidr, self.availability_zone_count, self.nat_gateways))
+        if existing and created:
+            raise ValueError(
+                "give either vpcId + privateSubnetIds (existing VPC) or vpcCidr/availabilityZoneCount/natGateways "
+                "(new VPC), not both"
+            )
+        if existing and (self.vpc_id is None or self.private_subnet_ids is None):
+            raise ValueError("an existing VPC needs both vpcId and privateSubnetIds (at least 2 subnets in 2 AZs)")
+        return self
+
+    @property
+    def creates_vpc(self) -> bool:
+        return self.vpc_id is None
+
+
+class StackConfig(_Model):
+    environment: Literal["dev", "prod"]
+    region: str = Field(pattern=r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
+    cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+    kubernetes_version: str = Field(default="1.33", pattern=r"^1\.(2[89]|3[0-9])$")
+    endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    imds_hop_limit: int = Field(default=1, ge=1, le=2)
+    spot_taint: TaintSettings = Field(
+        default_factory=lambda: TaintSettings(
+            key=DEFAULT_SPOT_TAINT.key, value=DEFAULT_SPOT_TAINT.value, effect=DEFAULT_SPOT_TAINT.effect
+        )
+    )
+    node_groups: dict[str, NodeGroupSettings] = Field(default_factory=dict)
+    additional_node_groups: list[AdditionalNodeGroup] = Field(default_factory=list, max_length=1000)
+    protect_resources: bool | None = None
+    tags: dict[str, str] = Field(default_factory=dict, max_length=40)
+
+    @field_validator("spot_taint")
+    @classmethod
+    def _spot_taint_repels(cls, v: TaintSettings) -> TaintSettings:
+        if v.effect == "PreferNoSchedule":
+            raise ValueError("spotTaint effect PreferNoSchedule would not keep prevent-mode jobs off spot nodes; "
+                             "use NoSchedule or NoExecute")
+        return v
+
+    def cluster_name_for(self, stack: str) -> str:
+        """The EKS cluster's name: stable, because IAM conditions, ASG tags and kubeconfigs refer to it."""
+        return self.cluster_name or f"mlp-{stack}"[:100]
+
+    @property
+    def protected(self) -> bool:
+        return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+
+def _unknown_key_hint(loc: tuple, model: type[BaseModel]) -> str:
+    """List the valid settings at the location of an unknown key."""
+    cls: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or cls is None:
+            continue
+        field = next((f for n, f in cls.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:  # a dict key such as a group name
+            continue
+        ann = field.annotation
+        cls = next((a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)),
+                   None)
+        if cls is None:
+            args = [a for a in getattr(ann, "__args__", ()) for a in getattr(a, "__args__", (a,))]
+            cls = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None)
+    if cls is None:
+        return "unknown setting"
+    valid = sorted(f.alias or n for n, f in cls.model_fields.items())
+    return f"unknown setting; valid settings here: {', '.join(valid)}"
+
+
+def _problems(exc: ValidationError) -> list[Problem]:
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden":
+            msg = _unknown_key_hint(loc, StackConfig)
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] not in ("value_error", "missing"):
+                msg = f"{msg} (got {show(err['input'])})"
+        if err["type"] == "missing" and loc == ("region",):
+            msg = "missing; set aws:region (e.g. us-west-2)"
+        elif err["type"] == "missing":
+            msg = "missing; this setting is required"
+        out.append(Problem(key_path(*loc) if loc else PROJECT, msg))
+    return out
+
+
+def _decode(value: Any) -> Any:
+    """Pulumi hands structured config to programs as JSON text; YAML files hold it as objects."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
+    """Build the model from a stack's `config:` mapping (namespaced keys). Raises ConfigError."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("config", f"must be a mapping of settings (got {show(raw)})")], source)
+    data: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            problems.append(Problem(show(key), "config keys must be strings such as ml-platform-eks:environment"))
+        elif key == REGION_KEY:
+            data["region"] = _decode(value)
+        elif key.startswith(PROJECT + ":"):
+            data[key[len(PROJECT) + 1:]] = _decode(value)
+        elif ":" not in key:
+            problems.append(Problem(key, f"config keys need a namespace; did you mean {PROJECT}:{key}?"))
+        # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
+    if problems:
+        raise ConfigError(problems, source)
+    try:
+        return StackConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(exc), source) from None
+
+
+def read_stack_file(path: str | Path) -> dict[str, Any]:
+    """The `config:` mapping of a Pulumi stack file. Raises ConfigError for unreadable or malformed files."""
+    p = Path(path)
+    src = str(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise ConfigError([Problem(src, f"cannot read the stack file ({exc.strerror})")]) from None
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError([Problem(src, f"is {size:,} bytes; stack files are limited to {MAX_CONFIG_BYTES:,}")])
+    try:
+        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError([Problem(src, f"is not valid YAML: {first}")]) from None
+    if doc is None:
+        raise ConfigError([Problem(src, "is empty; it needs a 'config:' mapping with at least "
+                                        f"{PROJECT}:environment and aws:region")])
+    if not isinstance(doc, dict):
+        raise ConfigError([Problem(src, f"must be a YAML mapping with a 'config:' key (got {type(doc).__name__})")])
+    extra = sorted(set(map(str, doc)) - {"config", "encryptionsalt", "secretsprovider", "encryptedkey", "environment"})
+    if extra:
+        raise ConfigError([Problem(src, f"unknown top-level key(s) {', '.join(extra)}; stack settings go under 'config:'")])
+    config = doc.get("config")
+    if not isinstance(config, dict):
+        raise ConfigError([Problem(f"{src}: config", f"must be a mapping of settings (got {show(config)})")])
+    return config
+
+
+def load_stack_file(path: str | Path) -> StackConfig:
+    return parse(read_stack_file(path), source=str(path))
+
+
+def to_pulumi_config(raw: Mapping[str, Any]) -> dict[str, str]:
+    """Render a stack's config mapping the way the Pulumi engine hands it to a program: strings, JSON for objects."""
+    out = {}
+    for key, value in raw.items():
+        if isinstance(value, (dict, list)):
+            out[key] = json.dumps(value)
+        elif isinstance(value, bool):
+            out[key] = "true" if value else "false"
+        else:
+            out[key] = str(value)
+    return out
