@@ -1,0 +1,39 @@
+"""Pulumi program: read the stack's configuration, build the layout, compose the components."""
+
+import pulumi
+
+from components.cluster import Cluster
+from components.config import ConfigError, parse
+from components.layout import build_layout
+from components.node_group import NodeGroup
+
+
+def _stack_config() -> dict:
+    # The engine hands config over as PULUMI_CONFIG or through set_all_config; read both.
+    return {**pulumi.runtime.get_config_env(), **pulumi.runtime.config.CONFIG.get()}
+
+
+try:
+    cfg = parse(_stack_config(), source=f"stack {pulumi.get_stack()}")
+    layout = build_layout(cfg, pulumi.get_stack())
+except ConfigError as err:
+    raise pulumi.RunError(str(err)) from None
+
+cluster = Cluster("cluster", cfg, layout)
+node_groups = {
+    spec.name: NodeGroup(
+        spec,
+        cluster_name=cluster.name,
+        kubernetes_version=cluster.kubernetes_version,
+        node_role_arn=cluster.node_role_arn,
+        subnet_ids=cluster.private_subnet_ids,
+        imds_hop_limit=layout.imds_hop_limit,
+        tags=cluster.tags,
+        opts=pulumi.ResourceOptions(depends_on=[cluster.eks]),
+    )
+    for spec in layout.groups
+}
+
+pulumi.export("clusterName", cluster.name)
+pulumi.export("kubeconfig", cluster.kubeconfig_json)
+pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})

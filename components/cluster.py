@@ -1,0 +1,95 @@
+"""The EKS control plane: pulumi_eks.Cluster with the security baseline, its KMS key, network and node role."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_eks as eks
+
+from .config import StackConfig
+from .layout import Layout
+from .network import Vpc
+
+CONTROL_PLANE_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+# Only what a kubelet and the VPC CNI need; anything broader belongs on a pod's IRSA role.
+NODE_MANAGED_POLICIES = {
+    "worker": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+    "cni": "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+    "ecr": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+}
+_EC2_TRUST = json.dumps({
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+})
+
+
+def resource_tags(cfg: StackConfig, layout: Layout) -> dict[str, str]:
+    return {**cfg.tags, "mlplatform.io/environment": cfg.environment, "mlplatform.io/cluster": layout.cluster_name}
+
+
+class Cluster(pulumi.ComponentResource):
+    """Control plane, secrets-encryption key, node IAM role and (unless the stack brings one) the VPC."""
+
+    name: str
+    kubeconfig_json: pulumi.Output[str]
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_provider_url: pulumi.Output[str]
+    node_role_arn: pulumi.Output[str]
+    private_subnet_ids: list
+
+    def __init__(self, name: str, cfg: StackConfig, layout: Layout, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("mlplatform:cluster:Cluster", name, None, opts)
+        tags = resource_tags(cfg, layout)
+        # Prod control plane, key and network are protected: deleting them destroys every workload.
+        keep = pulumi.ResourceOptions(parent=self, protect=cfg.protected)
+        child = pulumi.ResourceOptions(parent=self)
+
+        net = cfg.network
+        if net.creates_vpc:
+            vpc = Vpc(f"{name}-vpc", net, cfg.environment, layout.cluster_name, tags, opts=keep)
+            vpc_id, subnet_ids = vpc.vpc_id, vpc.private_subnet_ids
+        else:
+            vpc_id, subnet_ids = net.vpc_id, list(net.private_subnet_ids or [])
+
+        key = aws.kms.Key(
+            f"{name}-secrets",
+            description=f"Envelope encryption of Kubernetes secrets in {layout.cluster_name}",
+            enable_key_rotation=True,
+            deletion_window_in_days=30 if cfg.environment == "prod" else 7,
+            tags=tags,
+            opts=keep,
+        )
+        node_role = aws.iam.Role(f"{name}-node", assume_role_policy=_EC2_TRUST, tags=tags, opts=child)
+        for short, arn in NODE_MANAGED_POLICIES.items():
+            aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
+
+        ep = cfg.endpoint
+        self.eks = eks.Cluster(
+            name,
+            name=layout.cluster_name,
+            version=cfg.kubernetes_version,
+            vpc_id=vpc_id,
+            private_subnet_ids=subnet_ids,
+            skip_default_node_group=True,
+            authentication_mode=eks.AuthenticationMode.API,
+            create_oidc_provider=True,
+            enabled_cluster_log_types=CONTROL_PLANE_LOG_TYPES,
+            encryption_config_key_arn=key.arn,
+            endpoint_private_access=ep.private_access,
+            endpoint_public_access=ep.public_access,
+            public_access_cidrs=ep.public_access_cidrs or None,
+            deletion_protection=cfg.protected,
+            tags=tags,
+            opts=keep,
+        )
+        self.name = layout.cluster_name
+        self.kubernetes_version = cfg.kubernetes_version
+        self.kubeconfig_json = pulumi.Output.secret(self.eks.kubeconfig_json)
+        self.oidc_provider_arn = self.eks.oidc_provider_arn
+        self.oidc_provider_url = self.eks.oidc_provider_url
+        self.node_role_arn = node_role.arn
+        self.private_subnet_ids = subnet_ids
+        self.tags = tags
+        self.register_outputs({"clusterName": self.name, "kubeconfig": self.kubeconfig_json})

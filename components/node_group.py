@@ -1,0 +1,105 @@
+"""One managed node group: launch template, aws.eks.NodeGroup and the tags its Auto Scaling group needs.
+
+Built from aws.eks.NodeGroup rather than pulumi_eks.ManagedNodeGroup so that
+labels, taints, capacity type, scaling and tags are plain resource inputs that
+tests and policies can see, offline and in a real preview alike.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from .layout import NodeGroupSpec, autoscaler_tags
+
+
+def root_device(ami_type: str) -> str:
+    # Bottlerocket boots from a small OS volume; containers and images live on the second one.
+    return "/dev/xvdb" if ami_type.startswith("BOTTLEROCKET") else "/dev/xvda"
+
+
+class NodeGroup(pulumi.ComponentResource):
+    node_group: aws.eks.NodeGroup
+
+    def __init__(
+        self,
+        spec: NodeGroupSpec,
+        cluster_name: str,
+        kubernetes_version: str,
+        node_role_arn: pulumi.Input[str],
+        subnet_ids: pulumi.Input[list],
+        imds_hop_limit: int = 1,
+        tags: dict[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("mlplatform:node_group:NodeGroup", spec.name, None, opts)
+        tags = {**(tags or {}), "mlplatform.io/node-group": spec.name}
+        child = pulumi.ResourceOptions(parent=self)
+
+        template = aws.ec2.LaunchTemplate(
+            f"{spec.name}-lt",
+            description=f"{cluster_name} {spec.name} nodes",
+            update_default_version=True,
+            # IMDSv2 only, hop limit 1: pods cannot borrow the node role's credentials.
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint="enabled",
+                http_tokens="required",
+                http_put_response_hop_limit=imds_hop_limit,
+            ),
+            block_device_mappings=[
+                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                    device_name=root_device(spec.ami_type),
+                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                        volume_size=spec.disk_size_gib,
+                        volume_type="gp3",
+                        encrypted="true",
+                        delete_on_termination="true",
+                    ),
+                )
+            ],
+            tag_specifications=[
+                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                for kind in ("instance", "volume")
+            ],
+            tags=tags,
+            opts=child,
+        )
+
+        # The autoscaler owns the desired size of autoscaled groups; `pulumi up` must not reset it.
+        ignore = ["scalingConfig.desiredSize"] if spec.autoscaled else []
+        self.node_group = aws.eks.NodeGroup(
+            spec.name,
+            cluster_name=cluster_name,
+            version=kubernetes_version,
+            node_role_arn=node_role_arn,
+            subnet_ids=subnet_ids,
+            capacity_type=spec.capacity_type,
+            instance_types=list(spec.instance_types),
+            ami_type=spec.ami_type,
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+                min_size=spec.min_size, max_size=spec.max_size, desired_size=spec.desired_size
+            ),
+            update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=spec.max_unavailable),
+            labels=dict(spec.labels),
+            taints=[
+                aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value or None, effect=t.eks_effect) for t in spec.taints
+            ],
+            launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
+                id=template.id, version=template.latest_version.apply(str)
+            ),
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignore),
+        )
+
+        # EKS does not copy node-group tags to the Auto Scaling group; the autoscaler reads them there.
+        asg_name = self.node_group.resources.apply(lambda res: res[0].autoscaling_groups[0].name)
+        for key, value in autoscaler_tags(spec, cluster_name).items():
+            aws.autoscaling.Tag(
+                f"{spec.name}-asg-{key}",
+                autoscaling_group_name=asg_name,
+                tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                opts=child,
+            )
+
+        self.node_group_name = self.node_group.node_group_name
+        self.register_outputs({"nodeGroupName": self.node_group_name})
