@@ -1,0 +1,28 @@
+# Every target creates .venv and installs the project on first use, so a fresh
+# clone needs nothing but python3 (>= 3.10) with venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+STACK ?= dev
+
+.PHONY: install plan test clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+## make plan [STACK=prod]: the offline plan of a stack (no cloud account, no Pulumi CLI)
+plan: $(STAMP)
+	$(BIN)/mlplatform plan $(STACK)
+
+## make test: the whole test suite
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
