@@ -518,34 +518,37 @@ def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None,
         if key in PER_NODE_LABELS:
             notes.append(f"nodeSelector {key}={want} depends on the node; assumed to match some node")
         elif key not in labels:
-            return f"nodeSelector {key}={want}; the nodes have no {key} label", notes
+            return f"nodeSelector needs {key}={want}, the nodes have no {key} label", notes
         elif labels[key] != want:
-            return f"nodeSelector {key}={want}; the nodes have {key}={labels[key]}", notes
+            return f"nodeSelector needs {key}={want}, the nodes have {key}={labels[key]}", notes
     if pod.required_terms is None:
         return None, notes
     failures = []
     for i, term in enumerate(pod.required_terms):
         if term.empty:
-            failures.append(f"term {i + 1} is empty and matches nothing")
+            failures.append(f"term {i + 1} is empty and matches nothing" if len(pod.required_terms) > 1
+                            else "its only term is empty and matches nothing")
             continue
         missed = None
         for req in term.expressions:
             if req.key in PER_NODE_LABELS:  # every node has the label, with a value of its own
                 if req.operator == "DoesNotExist":
-                    missed = f"{req} (every node has a {req.key} label)"
+                    missed = f"{req}, every node has a {req.key} label"
                     break
                 notes.append(f"{req} depends on the node; assumed to match some node")
                 continue
             if not req.matches(labels):
                 have = f"{req.key}={labels[req.key]}" if req.key in labels else f"no {req.key} label"
-                missed = f"{req} (nodes have {have})"
+                missed = f"{req}, the nodes have {have}"
                 break
         if missed is None:
             return None, notes
-        failures.append(f"term {i + 1}: {missed}" if len(pod.required_terms) > 1 else missed)
+        failures.append(f"term {i + 1} needs {missed}" if len(pod.required_terms) > 1 else f"needs {missed}")
     if not failures:
-        failures.append("requiredDuringScheduling has no nodeSelectorTerms")
-    return "required node affinity " + "; ".join(failures), notes
+        return "required node affinity has no nodeSelectorTerms", notes
+    if len(failures) == 1:
+        return f"required node affinity {failures[0]}", notes
+    return "no required node affinity term matches: " + "; ".join(failures), notes
 
 
 def _shortfalls(pod: Pod, alloc: Mapping[str, int]) -> list[tuple[str, int, int]]:
@@ -645,7 +648,7 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
         elif mismatch is None:
             mismatch = why
     if not matched:
-        reasons.append(Reason("affinity", f"node(s) didn't match Pod's node affinity/selector ({mismatch})",
+        reasons.append(Reason("affinity", f"node(s) didn't match Pod's node affinity/selector: {mismatch}",
                               "selector" if mismatch and mismatch.startswith("nodeSelector") else "affinity"))
 
     # Resource fit over the variants the selectors allow (all of them when none does, to report every reason).
@@ -662,8 +665,8 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
         for rname, amount, have in _shortfalls(pod, best.allocatable):
             reasons.append(Reason(
                 "resources",
-                f"Insufficient {rname} (pod requests {_fmt(rname, amount)}; "
-                f"{best.instance_type} allocates {_fmt(rname, have)})",
+                f"Insufficient {rname}: the pod requests {_fmt(rname, amount)}, "
+                f"{best.instance_type} allocates {_fmt(rname, have)}",
                 f"insufficient {rname}",
             ))
     landing = [v for v in fits if v in matched]
