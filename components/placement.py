@@ -508,7 +508,7 @@ def untolerated_taints(taints: Iterable[Taint], tolerations: Iterable[Toleration
 
 def _taint_reason(t: Taint) -> Reason:
     return Reason("taint", f"node(s) had untolerated taint {{{t.key}: {t.value}}} (effect {t.effect})",
-                  f"taint {t.key}")
+                  f"taint {t.key.rsplit('/', 1)[-1]}")
 
 
 def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None, list[str]]:
@@ -667,7 +667,7 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
                 "resources",
                 f"Insufficient {rname}: the pod requests {_fmt(rname, amount)}, "
                 f"{best.instance_type} allocates {_fmt(rname, have)}",
-                f"insufficient {rname}",
+                f"insufficient {rname.rsplit('/', 1)[-1]}",
             ))
     landing = [v for v in fits if v in matched]
     schedulable = not reasons

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .config import StackConfig
 from .layout import Layout
 
 from .placement import PodPlacement, node_templates, place
@@ -89,6 +90,11 @@ def placement_section(layout: Layout, inputs: ProfileInputs | None = None) -> di
     }
 
 
+def stack_placement_section(cfg: StackConfig, layout: Layout) -> dict[str, Any]:
+    """placement_section with the profiles built from what the stack exports to MLRun and Polyaxon."""
+    return placement_section(layout, ProfileInputs.for_stack(cfg, layout))
+
+
 # --- rich views -----------------------------------------------------------------------------------
 
 
@@ -116,6 +122,11 @@ def render_placement(layout: Layout, console: Console, inputs: ProfileInputs | N
     else:
         console.print("  placement invariants: all hold")
     return report
+
+
+def render_stack_placement(cfg: StackConfig, layout: Layout, console: Console) -> InvariantReport:
+    """render_placement with the profiles built from what the stack exports to MLRun and Polyaxon."""
+    return render_placement(layout, console, ProfileInputs.for_stack(cfg, layout))
 
 
 def place_document(results: Sequence[PodPlacement]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from rich.table import Table
 from .config import ConfigError, Problem, StackConfig, parse, read_stack_file
 from .engine import ProgramRun, Recorded, run_program
 from .layout import Layout, build_layout
+from .placement_report import render_stack_placement, stack_placement_section
 from .scheduling import ROLE_LABEL, Taint
 
 NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
@@ -128,6 +129,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
             for r in plan.run.resources
         ],
         "exports": plan.run.public_exports(),
+        "placement": stack_placement_section(cfg, plan.layout),
     }
 
 
@@ -181,6 +183,8 @@ def render(plan: Plan, console: Console) -> None:
     console.print(f"  network: {_network(cfg)}")
     console.print()
     console.print(node_group_table(doc["nodeGroups"]))
+    console.print()
+    render_stack_placement(cfg, plan.layout, console)
     counts = Counter(r["type"] for r in doc["resources"])
     console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create")
     for type_, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):

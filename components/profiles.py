@@ -26,16 +26,12 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from .layout import INITIAL, Layout
+from . import addons, mltools
+from .config import StackConfig
+from .layout import Layout
 from .placement import Pod, PodPlacement, place
-from .scheduling import (
-    CRITICAL_ADDONS_TAINT,
-    GPU_RESOURCE,
-    LIFECYCLE_LABEL,
-    PREEMPTIBLE,
-    ROLE_LABEL,
-    Toleration,
-)
+from .scheduling import GPU_RESOURCE, ROLE_LABEL, Toleration
+from .workloads import build_workloads
 
 PREEMPTION_MODES = ("allow", "constrain", "prevent", "none")
 DEFAULT_PREEMPTION_MODE = "prevent"  # MLRun's default (function_defaults.preemption_mode)
@@ -65,14 +61,16 @@ class MLRunPreemption:
 
     @classmethod
     def from_layout(cls, layout: Layout, default_mode: str = DEFAULT_PREEMPTION_MODE) -> "MLRunPreemption":
-        """What the toolkit exports for a layout: the spot nodes' lifecycle label and tolerations of the spot taint.
+        """The selector and tolerations the toolkit exports for a layout (mltools), without the env round trip."""
+        tolerations = tuple(Toleration.for_taint(t).to_dict() for t in mltools.spot_taints(layout))
+        return cls(mltools.spot_node_selector(layout), tolerations, default_mode)
 
-        Used until the stack's exported MLRun settings are at hand; empty when there is no spot group.
-        """
-        if not layout.spot_groups:
-            return cls({}, (), default_mode)
-        tol = Toleration.for_taint(layout.spot_taint).to_dict()
-        return cls({LIFECYCLE_LABEL: PREEMPTIBLE}, (tol,), default_mode)
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> "MLRunPreemption":
+        """Decoded from the MLRUN_* environment the stack gives the MLRun API service."""
+        decoded = mltools.decode_mlrun_env(env)
+        return cls(dict(decoded["node_selector"]), tuple(decoded["tolerations"]),
+                   decoded["preemption_mode"] or DEFAULT_PREEMPTION_MODE)
 
 
 def _v1_toleration(t: Mapping[str, Any]) -> tuple:
@@ -208,6 +206,7 @@ class Profile:
     preemption_mode: str | None = None  # MLRun's mode when MLRun built the pod
     gpu: bool = False  # must reach GPU groups only
     spot_only: bool = False  # asked for spot nodes outside MLRun (Polyaxon's spot environment)
+    expected_groups: tuple[str, ...] | None = None  # system pods: exactly these groups, no more, no fewer
 
     def pod(self) -> Pod:
         return Pod.from_spec(self.spec, self.name)
@@ -220,8 +219,22 @@ class ProfileInputs:
     mlrun: MLRunPreemption
     # MLRUN_DEFAULT_FUNCTION_POD_RESOURCES as a container `resources` dict; {} leaves it to the LimitRange.
     job_resources: Mapping[str, Any] = field(default_factory=dict)
+    priority_class: str = USER_PRIORITY_CLASS
     jupyter_node_selector: Mapping[str, str] | None = None  # None: select the jupyter group when there is one
     polyaxon_spot_environment: Mapping[str, Any] | None = None  # nodeSelector + tolerations; None: from the layout
+
+    @classmethod
+    def for_stack(cls, cfg: StackConfig, layout: Layout) -> "ProfileInputs":
+        """Inputs from what the stack exports: the MLRUN_* env (decoded as MLRun decodes it) and Polyaxon's
+        environments, so the profiles prove the settings users get, not a second derivation of them."""
+        workloads = build_workloads(cfg)
+        env = mltools.mlrun_env(layout, workloads)
+        decoded = mltools.decode_mlrun_env(env)
+        resources = {kind: dict(v) for kind, v in decoded["resources"].items() if v}
+        environments = mltools.polyaxon_environments(layout)
+        spot = next((environments[g.name] for g in layout.spot_groups if g.name in environments), None)
+        return cls(MLRunPreemption.from_env(env), resources, decoded["default_priority_class"] or USER_PRIORITY_CLASS,
+                   polyaxon_spot_environment=spot)
 
 
 def _container(name: str, image: str, resources: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -231,8 +244,8 @@ def _container(name: str, image: str, resources: Mapping[str, Any] | None = None
     return c
 
 
-def _mlrun_function_spec(image: str, resources: Mapping[str, Any]) -> dict[str, Any]:
-    return {"containers": [_container("base", image, resources)], "priorityClassName": USER_PRIORITY_CLASS,
+def _mlrun_function_spec(image: str, resources: Mapping[str, Any], priority_class: str) -> dict[str, Any]:
+    return {"containers": [_container("base", image, resources)], "priorityClassName": priority_class,
             "restartPolicy": "Never"}
 
 
@@ -243,27 +256,21 @@ def _with_gpu(resources: Mapping[str, Any], gpus: int) -> dict[str, Any]:
     return out
 
 
-def polyaxon_spot_environment(layout: Layout) -> dict[str, Any]:
-    """Polyaxon's `environment` for spot nodes: select the lifecycle label, tolerate the spot taint."""
-    return {"nodeSelector": {LIFECYCLE_LABEL: PREEMPTIBLE},
-            "tolerations": [Toleration.for_taint(layout.spot_taint).to_dict()]}
-
-
 def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tuple[list[Profile], list[str]]:
     """The built-in profiles for a layout, and notes on profiles left out because the layout cannot host them."""
     inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
-    mlrun, res = inputs.mlrun, inputs.job_resources
+    mlrun, res, pc = inputs.mlrun, inputs.job_resources, inputs.priority_class
     notes: list[str] = []
     profiles: list[Profile] = []
 
     for mode in PREEMPTION_MODES:
         profiles.append(Profile(
             f"mlrun-job-{mode}", f"MLRun job, preemption mode {mode}",
-            enrich_preemption(_mlrun_function_spec("mlrun/mlrun", res), mode, mlrun), preemption_mode=mode,
+            enrich_preemption(_mlrun_function_spec("mlrun/mlrun", res, pc), mode, mlrun), preemption_mode=mode,
         ))
 
     nuclio = enrich_preemption(
-        {**_mlrun_function_spec("nuclio/processor", res), "restartPolicy": "Always"}, mlrun.default_mode, mlrun)
+        {**_mlrun_function_spec("nuclio/processor", res, pc), "restartPolicy": "Always"}, mlrun.default_mode, mlrun)
     profiles.append(Profile("nuclio-function", f"Nuclio function deployed by MLRun (default mode {mlrun.default_mode})",
                             nuclio, preemption_mode=mlrun.default_mode))
 
@@ -276,13 +283,14 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                      "the Jupyter profile is left out")
     else:
         spec = {"containers": [_container("jupyter", "quay.io/jupyter/base-notebook")],
-                "priorityClassName": USER_PRIORITY_CLASS}
+                "priorityClassName": pc}
         if selector:
             spec["nodeSelector"] = dict(selector)
         profiles.append(Profile("jupyter-server", "Jupyter notebook server", spec))
 
     if layout.gpu_groups:
-        gpu = enrich_preemption(_mlrun_function_spec("mlrun/mlrun-gpu", _with_gpu(res, 1)), mlrun.default_mode, mlrun)
+        gpu = enrich_preemption(_mlrun_function_spec("mlrun/mlrun-gpu", _with_gpu(res, 1), pc), mlrun.default_mode,
+                                mlrun)
         profiles.append(Profile("gpu-training-job", f"MLRun job with gpus(1) (default mode {mlrun.default_mode})",
                                 gpu, preemption_mode=mlrun.default_mode, gpu=True))
     else:
@@ -290,7 +298,7 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
 
     env = inputs.polyaxon_spot_environment
     if env is None and layout.spot_groups:
-        env = polyaxon_spot_environment(layout)
+        env = mltools.polyaxon_environment(layout.spot_groups[0], layout)
     if env is None:
         notes.append("no spot group in this layout: the Polyaxon spot-environment profile is left out")
     else:
@@ -299,13 +307,18 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
         profiles.append(Profile("polyaxon-spot-experiment", "Polyaxon experiment using the spot environment", spec,
                                 spot_only=True))
 
-    profiles.append(Profile(
-        "core-platform-service", "Core platform service (MLRun API, Nuclio controller, ...) on the initial group",
-        {"containers": [_container("service", "mlrun/mlrun-api")], "priorityClassName": SYSTEM_PRIORITY_CLASS,
-         "nodeSelector": {ROLE_LABEL: INITIAL},
-         "tolerations": [{"key": CRITICAL_ADDONS_TAINT.key, "operator": "Exists"}]},
-        user=False,
-    ))
+    # Core services are placed like the toolkit places CoreDNS and the autoscaler (addons.py).
+    initial = tuple(g.name for g in layout.groups if g.is_initial)
+    core = {"containers": [_container("service", "mlrun/mlrun-api")], "priorityClassName": SYSTEM_PRIORITY_CLASS,
+            **addons.coredns_configuration()}
+    profiles.append(Profile("core-platform-service", "Core platform service (MLRun API, CoreDNS, autoscaler, ...)",
+                            core, user=False, expected_groups=initial))
+    plugin = addons.device_plugin_values(layout)
+    if plugin is not None:
+        spec = {"containers": [_container("nvidia-device-plugin-ctr", "nvcr.io/nvidia/k8s-device-plugin")],
+                "priorityClassName": "system-node-critical", **plugin}
+        profiles.append(Profile("nvidia-device-plugin", "NVIDIA device plugin DaemonSet (must run on every GPU node)",
+                                spec, user=False, expected_groups=tuple(g.name for g in layout.gpu_groups)))
     if not mlrun.configured:
         notes.append("MLRun's preemptible-node settings are empty (no spot group): MLRun ignores preemption modes, "
                      "so allow and constrain behave like none and constrain-mode jobs run on on-demand nodes")
@@ -372,6 +385,12 @@ def check_invariants(layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPr
                 err("preemption mode allow reaches no on-demand workload group")
         if profile.gpu and reach - gpu:
             err(f"GPU job reaches non-GPU group(s) {_names(sorted(reach - gpu))}")
+        if profile.expected_groups is not None and reach != set(profile.expected_groups):
+            missing, extra = set(profile.expected_groups) - reach, reach - set(profile.expected_groups)
+            if missing:
+                err(f"must run on {_names(sorted(missing))} but cannot")
+            if extra:
+                err(f"must stay off {_names(sorted(extra))} but can land there")
         if profile.user and reach & initial:
             err(f"user workload reaches the initial group {_names(sorted(reach & initial))}, "
                 "which is reserved for core services")
