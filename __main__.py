@@ -5,7 +5,10 @@ import pulumi
 from components.cluster import Cluster
 from components.config import ConfigError, parse
 from components.layout import build_layout
+from components.mltools import mlrun_env, polyaxon_environments
 from components.node_group import NodeGroup
+from components.platform import Platform
+from components.workloads import build_workloads
 
 
 def _stack_config() -> dict:
@@ -16,6 +19,7 @@ def _stack_config() -> dict:
 try:
     cfg = parse(_stack_config(), source=f"stack {pulumi.get_stack()}")
     layout = build_layout(cfg, pulumi.get_stack())
+    workloads = build_workloads(cfg)
 except ConfigError as err:
     raise pulumi.RunError(str(err)) from None
 
@@ -34,6 +38,21 @@ node_groups = {
     for spec in layout.groups
 }
 
+# The workload layer: priority classes, namespaces with job defaults, autoscaler, GPU plugin, CoreDNS.
+platform = Platform(
+    "platform",
+    cluster,
+    layout,
+    workloads,
+    region=cfg.region,
+    kubernetes_version=cfg.kubernetes_version,
+    node_group_names={name: group.node_group_name for name, group in node_groups.items()},
+    depends_on=[group.node_group for group in node_groups.values()],
+    tags=cluster.tags,
+)
+
 pulumi.export("clusterName", cluster.name)
 pulumi.export("kubeconfig", cluster.kubeconfig_json)
 pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})
+pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
+pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))

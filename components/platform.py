@@ -1,0 +1,152 @@
+"""The workload layer on a running cluster: Kubernetes objects, add-ons and the autoscaler's IAM role.
+
+A thin shell over the pure modules: workloads.manifests gives the objects,
+addons the chart versions, values and policies. Everything Kubernetes goes
+through one provider made from the cluster's kubeconfig.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Protocol, Sequence
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from . import addons
+from .layout import Layout
+from .workloads import Workloads, manifests
+
+
+class ClusterLike(Protocol):
+    name: str
+    kubeconfig_json: pulumi.Output[str]
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_provider_url: pulumi.Output[str]
+
+
+# PriorityClass value and preemptionPolicy are immutable: a change replaces the class, and the
+# old one (same fixed name) must go first.
+_PRIORITY_CLASS_OPTS = {"replace_on_changes": ["value", "preemptionPolicy"], "delete_before_replace": True}
+
+
+def _k8s_resource(obj: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    """The pulumi_kubernetes resource for one manifest of workloads.manifests."""
+    kind, meta = obj["kind"], obj["metadata"]
+    name = f"{meta['namespace']}-{meta['name']}" if "namespace" in meta else meta["name"]
+    name = f"{kind.lower()}-{name}"
+    if kind == "PriorityClass":
+        return k8s.scheduling.v1.PriorityClass(
+            name, metadata=meta, value=obj["value"], preemption_policy=obj["preemptionPolicy"],
+            global_default=obj["globalDefault"], description=obj["description"],
+            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**_PRIORITY_CLASS_OPTS)),
+        )
+    if kind == "Namespace":
+        return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
+    if kind == "LimitRange":
+        return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ResourceQuota":
+        return k8s.core.v1.ResourceQuota(name, metadata=meta, spec=obj["spec"], opts=opts)
+    raise ValueError(f"no Pulumi resource for kind {kind}")
+
+
+class Platform(pulumi.ComponentResource):
+    """Priority classes, workload namespaces, cluster autoscaler, NVIDIA device plugin, CoreDNS placement."""
+
+    provider: k8s.Provider
+    autoscaler_role_arn: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        cluster: ClusterLike,
+        layout: Layout,
+        workloads: Workloads,
+        region: str,
+        kubernetes_version: str,
+        node_group_names: Mapping[str, pulumi.Input[str]] | None = None,
+        depends_on: Sequence[pulumi.Resource] = (),
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        """`node_group_names` (layout name -> EKS node group name) sharpen the autoscaler's priorities.
+
+        `depends_on` should hold the node groups: CoreDNS and the Helm releases wait for pods to be ready.
+        """
+        super().__init__("mlplatform:platform:Platform", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        on_nodes = pulumi.ResourceOptions(parent=self, depends_on=list(depends_on))
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=cluster.kubeconfig_json,
+                                     enable_server_side_apply=True, opts=child)
+        on_cluster = pulumi.ResourceOptions(parent=self, provider=self.provider)
+        helm = pulumi.ResourceOptions.merge(on_cluster, on_nodes)
+
+        # Namespaced objects wait for their namespace: manifests() lists namespaces first.
+        namespaces: dict[str, pulumi.Resource] = {}
+        self.objects: list[pulumi.CustomResource] = []
+        for obj in manifests(workloads):
+            ns = obj["metadata"].get("namespace")
+            opts_ = on_cluster if ns is None else pulumi.ResourceOptions.merge(
+                on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[ns]]))
+            res = _k8s_resource(obj, opts_)
+            if obj["kind"] == "Namespace":
+                namespaces[obj["metadata"]["name"]] = res
+            self.objects.append(res)
+
+        # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights.
+        chart = addons.CLUSTER_AUTOSCALER
+        trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
+            lambda a: json.dumps(addons.irsa_trust_policy(a[0], a[1], chart.namespace,
+                                                          addons.AUTOSCALER_SERVICE_ACCOUNT)))
+        role = aws.iam.Role(f"{name}-autoscaler", assume_role_policy=trust,
+                            description=f"Cluster Autoscaler of {layout.cluster_name} (IRSA)",
+                            tags=dict(tags or {}), opts=child)
+        aws.iam.RolePolicy(f"{name}-autoscaler", role=role.id,
+                           policy=json.dumps(addons.autoscaler_policy(layout.cluster_name)), opts=child)
+        self.autoscaler_role_arn = role.arn
+
+        names = dict(node_group_names or {})
+        priorities = pulumi.Output.all(**names).apply(lambda n: addons.expander_priorities(layout, n)) \
+            if names else addons.expander_priorities(layout)
+        values = addons.autoscaler_values(layout, region, role.arn, kubernetes_version)
+        values["expanderPriorities"] = priorities
+        self.autoscaler = self._release("cluster-autoscaler", chart, values, helm)
+
+        self.device_plugin = None
+        plugin_values = addons.device_plugin_values(layout)
+        if plugin_values is not None:
+            self.device_plugin = self._release("nvidia-device-plugin", addons.NVIDIA_DEVICE_PLUGIN, plugin_values,
+                                               helm)
+
+        # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
+        self.coredns = aws.eks.Addon(
+            f"{name}-coredns",
+            cluster_name=cluster.name,
+            addon_name="coredns",
+            configuration_values=json.dumps(addons.coredns_configuration()),
+            resolve_conflicts_on_create="OVERWRITE",
+            resolve_conflicts_on_update="OVERWRITE",
+            tags=dict(tags or {}),
+            opts=on_nodes,
+        )
+        self.register_outputs({
+            "autoscalerRoleArn": role.arn,
+            "priorityClasses": [p.name for p in workloads.priority_classes],
+            "namespaces": [ns.name for ns in workloads.namespaces],
+        })
+
+    def _release(self, name: str, chart: addons.Chart, values: Mapping[str, Any],
+                 opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+        return k8s.helm.v3.Release(
+            name,
+            name=chart.name,
+            chart=chart.name,
+            version=chart.version,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repo),
+            namespace=chart.namespace,
+            values=dict(values),
+            atomic=True,
+            cleanup_on_fail=True,
+            opts=opts,
+        )
