@@ -22,6 +22,8 @@ from .engine import ProgramRun, Recorded, run_program
 from .layout import Layout, build_layout
 from .placement_report import render_stack_placement, stack_placement_section
 from .scheduling import ROLE_LABEL, Taint
+from .workload_report import kubernetes_section, render_workload_layer
+from .workloads import build_workloads
 
 NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
 ASG_TAG_TYPE = "aws:autoscaling/tag:Tag"
@@ -69,6 +71,7 @@ def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan
     cfg = parse(raw, source=str(path))
     try:
         layout = build_layout(cfg, name)
+        build_workloads(cfg)
     except ConfigError as err:
         raise ConfigError(err.problems, str(path)) from None
     return Plan(stack=name, source=str(path), config=cfg, layout=layout, run=run_program(name, raw))
@@ -130,6 +133,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         ],
         "exports": plan.run.public_exports(),
         "placement": stack_placement_section(cfg, plan.layout),
+        "kubernetes": kubernetes_section(plan.run),
     }
 
 
@@ -185,6 +189,8 @@ def render(plan: Plan, console: Console) -> None:
     console.print(node_group_table(doc["nodeGroups"]))
     console.print()
     render_stack_placement(cfg, plan.layout, console)
+    console.print()
+    render_workload_layer(doc, console)
     counts = Counter(r["type"] for r in doc["resources"])
     console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create")
     for type_, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
