@@ -4,9 +4,18 @@ Pure Python, no Pulumi import. A profile is a PodSpec built the way the tool
 builds it: MLRun jobs in each preemption mode enriched from the stack's MLRun
 preemptible-node settings exactly as MLRun's `enrich_function_preemption_spec`
 does (domain-facts section 2), a Nuclio function, a Jupyter server, a GPU
-training job, a Polyaxon experiment in the spot environment and a core
-platform service. `check_invariants` runs them through the scheduler's filters
-(placement.py) and reports every broken promise as an error.
+training job, a Polyaxon experiment in the spot environment, a core platform
+service placed like the toolkit's add-ons and the NVIDIA device plugin.
+`check_invariants` runs them through the scheduler's filters (placement.py)
+and reports every broken promise as an error:
+
+- every profile reaches at least one group;
+- prevent and none never reach a spot group;
+- constrain (and the Polyaxon spot experiment) reach spot groups only, at least one;
+- allow reaches a spot group and an on-demand workload group;
+- GPU jobs reach GPU groups only, and CPU-only user workloads stay off them;
+- no user workload reaches the initial group;
+- system pods reach exactly their groups (core services: initial; device plugin: every GPU group).
 
 Stacks without a spot group. Then the toolkit exports empty preemptible-node
 settings and MLRun ignores preemption modes altogether ("with both empty every
@@ -385,6 +394,9 @@ def check_invariants(layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPr
                 err("preemption mode allow reaches no on-demand workload group")
         if profile.gpu and reach - gpu:
             err(f"GPU job reaches non-GPU group(s) {_names(sorted(reach - gpu))}")
+        if profile.user and not profile.gpu and reach & gpu:
+            err(f"CPU-only workload reaches GPU group(s) {_names(sorted(reach & gpu))}; "
+                "GPU nodes would fill up with pods that do not use their GPUs")
         if profile.expected_groups is not None and reach != set(profile.expected_groups):
             missing, extra = set(profile.expected_groups) - reach, reach - set(profile.expected_groups)
             if missing:

@@ -1,0 +1,309 @@
+"""MLRun's preemption enrichment, the built-in profiles and the placement invariants of the shipped stacks."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+
+import pytest
+
+from components.config import StackConfig, parse
+from components.layout import Layout, build_layout
+from components.placement import place
+from components.placement_report import placement_matrix, placement_section
+from components.profiles import (
+    MLRunPreemption,
+    ProfileInputs,
+    builtin_profiles,
+    check_invariants,
+    check_layout,
+    enrich_preemption,
+)
+
+from .conftest import stack_config
+
+LIFECYCLE = "app.iguazio.com/lifecycle"
+SPOT_TOLERATION = {"key": LIFECYCLE, "operator": "Equal", "value": "preemptible", "effect": "NoSchedule"}
+SETTINGS = MLRunPreemption({LIFECYCLE: "preemptible"}, (SPOT_TOLERATION,))
+SELECTOR_ONLY = MLRunPreemption({LIFECYCLE: "preemptible", "pool": "spot"}, ())
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+@lru_cache(maxsize=None)
+def _stack(stack: str) -> tuple[StackConfig, Layout]:
+    cfg = parse(stack_config(stack))
+    return cfg, build_layout(cfg, stack)
+
+
+def stack_report(stack: str):
+    cfg, layout = _stack(stack)
+    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+
+
+def reach(report, profile: str) -> tuple[str, ...]:
+    return next(result.reachable for p, result in report.placements if p.name == profile)
+
+
+def terms(spec) -> list:
+    return spec["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
+
+
+def user_spec() -> dict:
+    """A function spec with preemption-related and unrelated settings, as a user might have set them."""
+    return {
+        "containers": [{"name": "base"}],
+        "nodeSelector": {LIFECYCLE: "preemptible", "team": "a"},
+        "tolerations": [dict(SPOT_TOLERATION), {"key": "team", "operator": "Exists"}],
+        "affinity": {"nodeAffinity": {
+            REQUIRED: {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": LIFECYCLE, "operator": "In", "values": ["preemptible"]},
+                                      {"key": "disk", "operator": "In", "values": ["ssd"]}]},
+                {"matchExpressions": [{"key": LIFECYCLE, "operator": "NotIn", "values": ["preemptible"]}]},
+            ]},
+            PREFERRED: [{"weight": 1, "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}}],
+        }},
+    }
+
+
+# --- enrichment, as mlrun.runtimes.pod.KubeResourceSpec.enrich_function_preemption_spec ---------------
+
+
+@pytest.mark.parametrize("mode", ["allow", "constrain", "prevent", "none"])
+def test_every_mode_is_a_no_op_without_preemptible_settings(mode):
+    assert enrich_preemption(user_spec(), mode, MLRunPreemption()) == user_spec()
+
+
+def test_none_changes_nothing():
+    assert enrich_preemption(user_spec(), "none", SETTINGS) == user_spec()
+
+
+def test_prevent_with_tolerations_prunes_and_relies_on_the_taint():
+    out = enrich_preemption(user_spec(), "prevent", SETTINGS)
+    assert out["tolerations"] == [{"key": "team", "operator": "Exists"}]  # spot toleration removed
+    assert out["nodeSelector"] == {"team": "a"}  # preemptible selector pair removed
+    # the In requirement is pruned, the NotIn one stays (prevent does not purge anti-affinity) and no NotIn is added
+    assert terms(out) == [
+        {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]},
+        {"matchExpressions": [{"key": LIFECYCLE, "operator": "NotIn", "values": ["preemptible"]}]},
+    ]
+
+
+def test_prevent_without_tolerations_replaces_required_affinity_with_one_notin_term():
+    out = enrich_preemption(user_spec(), "prevent", SELECTOR_ONLY)
+    assert terms(out) == [{"matchExpressions": [
+        {"key": LIFECYCLE, "operator": "NotIn", "values": ["preemptible"]},
+        {"key": "pool", "operator": "NotIn", "values": ["spot"]},
+    ]}]
+    assert out["affinity"]["nodeAffinity"][PREFERRED] == user_spec()["affinity"]["nodeAffinity"][PREFERRED]
+
+
+def test_constrain_adds_tolerations_once_and_replaces_required_affinity_with_ored_in_terms():
+    out = enrich_preemption(user_spec(), "constrain", SELECTOR_ONLY)
+    assert terms(out) == [
+        {"matchExpressions": [{"key": LIFECYCLE, "operator": "In", "values": ["preemptible"]}]},
+        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["spot"]}]},
+    ]
+    out = enrich_preemption(user_spec(), "constrain", SETTINGS)
+    assert out["tolerations"].count(SPOT_TOLERATION) == 1
+    assert out["nodeSelector"] == user_spec()["nodeSelector"]  # constrain leaves the node selector alone
+
+
+def test_allow_drops_preemptible_affinity_and_selector_and_adds_tolerations():
+    spec = user_spec()
+    spec["tolerations"] = [{"key": "team", "operator": "Exists"}]
+    out = enrich_preemption(spec, "allow", SETTINGS)
+    assert terms(out) == [{"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}]
+    assert out["nodeSelector"] == {"team": "a"}
+    assert out["tolerations"] == [{"key": "team", "operator": "Exists"}, SPOT_TOLERATION]
+
+
+def test_empty_affinity_and_tolerations_are_cleared():
+    spec = {"containers": [{"name": "base"}], "tolerations": [dict(SPOT_TOLERATION)],
+            "affinity": {"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": LIFECYCLE, "operator": "In", "values": ["preemptible"]}]}]}}}}
+    out = enrich_preemption(spec, "prevent", SETTINGS)
+    assert out == {"containers": [{"name": "base"}]}
+
+
+def test_tolerations_compare_field_by_field_like_v1toleration():
+    # Without an explicit operator the user's toleration is not MLRun's, so prevent keeps it (and the pod can
+    # still reach spot nodes: the profile check is what catches that).
+    spec = {"containers": [{"name": "base"}],
+            "tolerations": [{"key": LIFECYCLE, "value": "preemptible", "effect": "NoSchedule"}]}
+    assert enrich_preemption(spec, "prevent", SETTINGS)["tolerations"] == spec["tolerations"]
+
+
+def test_enrichment_copies_and_rejects_unknown_modes():
+    spec = user_spec()
+    enrich_preemption(spec, "constrain", SETTINGS)
+    assert spec == user_spec()
+    with pytest.raises(ValueError, match="not one of allow, constrain, prevent, none"):
+        enrich_preemption(spec, "Prevent", SETTINGS)
+
+
+def test_settings_round_trip_through_the_exported_env():
+    cfg, layout = _stack("dev")
+    inputs = ProfileInputs.for_stack(cfg, layout)
+    assert inputs.mlrun == dataclasses.replace(MLRunPreemption.from_layout(layout), default_mode="prevent")
+    assert inputs.mlrun.node_selector[LIFECYCLE] == "preemptible"
+    assert inputs.mlrun.tolerations == (SPOT_TOLERATION,)
+
+
+# --- the shipped stacks --------------------------------------------------------------------------
+
+
+def test_dev_stack_keeps_every_promise():
+    report = stack_report("dev")
+    assert report.errors == ()
+    assert reach(report, "mlrun-job-constrain") == ("spot",)
+    assert "spot" in reach(report, "mlrun-job-allow") and "jobs" in reach(report, "mlrun-job-allow")
+    for profile in ("mlrun-job-prevent", "mlrun-job-none", "nuclio-function"):
+        assert set(reach(report, profile)) == {"jupyter", "jobs"}
+    assert reach(report, "jupyter-server") == ("jupyter",)
+    assert reach(report, "gpu-training-job") == ("gpu",)
+    assert reach(report, "polyaxon-spot-experiment") == ("spot",)
+    assert reach(report, "core-platform-service") == ("initial",)
+    assert reach(report, "nvidia-device-plugin") == ("gpu",)
+
+
+def test_prod_stack_keeps_every_promise_and_says_what_it_cannot_host():
+    report = stack_report("prod")
+    assert report.errors == ()
+    names = [p.name for p, _ in report.placements]
+    assert "jupyter-server" not in names and "polyaxon-spot-experiment" not in names
+    assert any("no Jupyter group" in n for n in report.notes)
+    # No spot group: MLRun gets empty settings, so constrain is a no-op and the note says so.
+    assert reach(report, "mlrun-job-constrain") == ("workload",)
+    assert any("constrain-mode jobs run on on-demand nodes" in n for n in report.notes)
+    assert reach(report, "gpu-training-job") == ("gpu",)
+
+
+def test_prod_with_spot_enabled_gets_the_full_spot_promises():
+    raw = stack_config("prod")
+    raw["ml-platform-eks:nodeGroups"]["spot"] = {"enabled": True}
+    cfg = parse(raw)
+    layout = build_layout(cfg, "prod")
+    report = check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    assert report.errors == ()
+    assert reach(report, "mlrun-job-constrain") == ("spot",)
+    assert set(reach(report, "mlrun-job-allow")) == {"workload", "spot"}
+
+
+# --- breaking the layout breaks the invariants ---------------------------------------------------
+
+
+def with_group(layout: Layout, name: str, **changes) -> Layout:
+    groups = tuple(dataclasses.replace(g, **changes) if g.name == name else g for g in layout.groups)
+    return dataclasses.replace(layout, groups=groups)
+
+
+def errors_of(report) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in report.errors:
+        out.setdefault(f.profile, []).append(f.message)
+    return out
+
+
+def test_removing_the_spot_taint_sends_prevent_and_none_jobs_to_spot():
+    cfg, layout = _stack("dev")
+    inputs = ProfileInputs.for_stack(cfg, layout)  # what MLRun was configured with
+    broken = with_group(layout, "spot", taints=())  # ... and nodes that lost their taint
+    errors = errors_of(check_layout(broken, inputs))
+    for profile in ("mlrun-job-prevent", "mlrun-job-none", "nuclio-function"):
+        assert any("reaches spot group(s) spot" in m for m in errors[profile]), errors
+
+
+def test_without_a_spot_taint_mlrun_falls_back_to_anti_affinity_but_none_mode_lands_on_spot():
+    _, layout = _stack("dev")
+    broken = with_group(layout, "spot", taints=())
+    report = check_layout(broken)  # settings derived from the broken layout: no tolerations to export
+    errors = errors_of(report)
+    assert "mlrun-job-prevent" not in errors  # MLRun's NotIn term keeps prevent off spot
+    assert any("preemption mode none reaches spot" in m for m in errors["mlrun-job-none"])
+
+
+def test_removing_the_critical_addons_taint_opens_the_initial_group_to_users():
+    _, layout = _stack("dev")
+    broken = with_group(layout, "initial", taints=())
+    errors = errors_of(check_layout(broken))
+    assert any("reaches the initial group" in m for m in errors["mlrun-job-prevent"])
+    assert "core-platform-service" not in errors
+
+
+def test_removing_the_gpu_taint_lets_cpu_jobs_fill_gpu_nodes():
+    _, layout = _stack("prod")
+    errors = errors_of(check_layout(with_group(layout, "gpu", taints=())))
+    assert any("CPU-only workload reaches GPU group(s) gpu" in m for m in errors["mlrun-job-prevent"])
+
+
+def test_a_gpu_job_reaching_a_non_gpu_group_is_an_error():
+    _, layout = _stack("prod")
+    broken = with_group(layout, "workload", instance_types=("g5.2xlarge",))  # GPUs without the GPU flag/taint
+    errors = errors_of(check_layout(broken))
+    assert any("GPU job reaches non-GPU group(s) workload" in m for m in errors["gpu-training-job"])
+
+
+def test_tolerations_that_miss_the_spot_taint_break_allow_and_constrain():
+    cfg, layout = _stack("dev")
+    inputs = ProfileInputs.for_stack(cfg, layout)
+    wrong = {**SPOT_TOLERATION, "value": "spot"}
+    inputs = dataclasses.replace(inputs, mlrun=dataclasses.replace(inputs.mlrun, tolerations=(wrong,)))
+    errors = errors_of(check_layout(layout, inputs))
+    assert "mlrun-job-allow" in errors and any("reaches no spot group" in m for m in errors["mlrun-job-allow"])
+    assert any("reaches no node group" in m for m in errors["mlrun-job-constrain"])
+
+
+def test_mlrun_settings_naming_spot_nodes_the_layout_lacks_leave_constrain_nowhere():
+    cfg, layout = _stack("prod")
+    inputs = dataclasses.replace(ProfileInputs.for_stack(cfg, layout), mlrun=SETTINGS)
+    errors = errors_of(check_layout(layout, inputs))
+    assert errors["mlrun-job-constrain"][0] == "reaches no node group; its pods would stay Pending"
+
+
+def test_core_services_must_reach_exactly_the_initial_group():
+    _, layout = _stack("dev")
+    profiles, notes = builtin_profiles(layout)
+    core = next(p for p in profiles if p.name == "core-platform-service")
+    loose = dataclasses.replace(core, spec={k: v for k, v in core.spec.items() if k != "nodeSelector"})
+    report = check_invariants(layout, [loose], MLRunPreemption.from_layout(layout), notes)
+    assert [f.message for f in report.errors] == ["must stay off jobs, jupyter but can land there"]
+
+
+# --- matrix and JSON -----------------------------------------------------------------------------
+
+
+def test_matrix_gives_a_short_reason_in_every_refused_cell():
+    _, layout = _stack("dev")
+    profiles, _ = builtin_profiles(layout)
+    matrix = placement_matrix(layout, profiles)
+    assert matrix.groups == ("initial", "jupyter", "jobs", "spot", "gpu")
+    assert matrix.cell("mlrun-job-prevent", "spot").short == "taint lifecycle"
+    assert matrix.cell("mlrun-job-constrain", "jobs").short == "affinity"
+    assert matrix.cell("gpu-training-job", "jobs").short == "insufficient gpu"
+    assert matrix.cell("mlrun-job-allow", "spot").schedulable
+    for row in matrix.rows:
+        for cell in row.cells:
+            assert cell.schedulable or (cell.short and cell.reasons)
+
+
+def test_placement_section_is_plain_json():
+    import json
+
+    cfg, layout = _stack("dev")
+    section = placement_section(layout, ProfileInputs.for_stack(cfg, layout))
+    assert json.loads(json.dumps(section)) == section
+    assert section["ok"] is True and section["errors"] == []
+    gpu = next(t for t in section["nodeTemplates"] if t["name"] == "gpu")
+    assert gpu["allocatable"] == {"cpu": "7910m", "memory": "31775Mi", "nvidia.com/gpu": 1}
+    constrain = next(p for p in section["profiles"] if p["name"] == "mlrun-job-constrain")
+    assert constrain["reaches"] == ["spot"]
+
+
+def test_profiles_are_pods_as_the_scheduler_sees_them():
+    # The GPU job gets its GPU taint toleration from admission, not from the profile.
+    _, layout = _stack("dev")
+    profiles, _ = builtin_profiles(layout)
+    gpu = next(p for p in profiles if p.name == "gpu-training-job")
+    assert "tolerations" not in gpu.spec or all(t.get("key") != "nvidia.com/gpu" for t in gpu.spec["tolerations"])
+    assert place(gpu.pod(), layout).reachable == ("gpu",)
