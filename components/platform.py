@@ -16,7 +16,10 @@ import pulumi_kubernetes as k8s
 
 from . import addons
 from .layout import Layout
-from .workloads import Workloads, manifests
+from .mltools import mlrun_env
+from .workloads import MANAGED_LABELS, Workloads, manifests
+
+MLRUN_SETTINGS_CONFIG_MAP = "mlrun-spot-settings"
 
 
 class ClusterLike(Protocol):
@@ -93,6 +96,17 @@ class Platform(pulumi.ComponentResource):
             if obj["kind"] == "Namespace":
                 namespaces[obj["metadata"]["name"]] = res
             self.objects.append(res)
+
+        # MLRun's spot settings as a cluster object too (the same env as the mlrunEnv export): MLRun's API
+        # can load it with envFrom, and the policy pack checks its tolerations against the spot taints.
+        self.mlrun_settings = k8s.core.v1.ConfigMap(
+            "configmap-mlrun-spot-settings",
+            metadata={"name": MLRUN_SETTINGS_CONFIG_MAP, "namespace": workloads.mlrun_namespace,
+                      "labels": dict(MANAGED_LABELS)},
+            data=mlrun_env(layout, workloads),
+            opts=pulumi.ResourceOptions.merge(
+                on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[workloads.mlrun_namespace]])),
+        )
 
         # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights.
         chart = addons.CLUSTER_AUTOSCALER
