@@ -9,8 +9,7 @@ import pytest
 
 from components.cli import main
 from components.mltools import decode_mlrun_env
-
-K8S_SCHEMA_VERSION = "1.33.0"  # the shipped stacks' kubernetesVersion
+from tests.test_workloads import schema_version
 
 
 def plan(capsys, *argv) -> tuple[int, str, str]:
@@ -28,8 +27,9 @@ def test_plan_json_kubernetes_objects_are_valid_manifests(capsys, stack):
     kinds = [o["kind"] for o in objects]
     assert kinds.count("PriorityClass") == 3
     assert set(kinds) == {"PriorityClass", "Namespace", "LimitRange"}
+    version = schema_version(doc["kubernetesVersion"])
     for obj in objects:
-        kubernetes_validate.validate(obj, K8S_SCHEMA_VERSION, strict=True)
+        kubernetes_validate.validate(obj, version, strict=True)
     namespaces = {o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"}
     assert namespaces == ({"mlrun", "jupyter"} if stack == "dev" else {"mlrun"})
 

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import pytest
 import kubernetes_validate
+import kubernetes_validate.utils
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from components.config import ConfigError, parse
 from components.quantity import parse_quantity
 from components.workloads import build_workloads, manifests
 from tests.conftest import stack_config
 
-# kubernetes_validate ships a schema per minor; the stacks pin 1.33.
-K8S_SCHEMA_VERSION = "1.33.0"
+
+
+def schema_version(kubernetes_version: str) -> str:
+    """The kubernetes_validate schema closest to the stack's Kubernetes minor (it ships one per minor)."""
+    minor = int(kubernetes_version.split(".")[1])
+    shipped = {v for v in kubernetes_validate.utils.all_versions() if v.startswith("1.")}
+    return min(shipped, key=lambda v: (abs(int(v.split(".")[1]) - minor), v))
 
 
 def workloads_of(stack: str, settings: dict | None = None, **overrides):
@@ -87,8 +95,10 @@ def test_manifests_validate_against_the_kubernetes_schema(stack):
     }
     objs = manifests(workloads_of(stack, settings))
     assert {o["kind"] for o in objs} == {"PriorityClass", "Namespace", "LimitRange", "ResourceQuota"}
+    version = schema_version(parse(stack_config(stack)).kubernetes_version)
+    assert version == "1.33.0"  # the shipped stacks pin 1.33, and kubernetes_validate ships it
     for obj in objs:
-        kubernetes_validate.validate(obj, K8S_SCHEMA_VERSION, strict=True)
+        kubernetes_validate.validate(obj, version, strict=True)
 
 
 def test_namespaces_come_before_the_objects_in_them():
@@ -221,3 +231,30 @@ def test_every_problem_is_reported_at_once():
     found = problems("dev", {"priorityClasses": {"low": {"value": 90_000}},
                              "namespaces": {"mlrun": {"limits": {"default": {"cpu": "100m"}}}}})
     assert len(found) == 2
+
+
+# --- property: every accepted config yields objects Kubernetes would accept ---------------------
+
+_cpu = st.sampled_from(["100m", "250m", "500m", "1", "1500m", "2", "4", "8", 0.5, 3])
+_mem = st.sampled_from(["256Mi", "512Mi", "1Gi", "2Gi", "4Gi", "8Gi", "32Gi", "1G"])
+_amounts = st.fixed_dictionaries({}, optional={"cpu": _cpu, "memory": _mem})
+_limits = st.fixed_dictionaries({}, optional={f: _amounts for f in ("min", "defaultRequest", "default", "max")})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(env=st.sampled_from(["dev", "prod"]), limits=_limits)
+def test_any_limits_are_refused_with_a_path_or_satisfy_kubernetes(env, limits):
+    try:
+        w = workloads_of(env, {"namespaces": {"mlrun": {"limits": limits}}})
+    except ConfigError as err:
+        assert all(p.path.startswith("ml-platform-eks:workloads.namespaces.mlrun.limits.") for p in err.problems)
+        return
+    lim = w.mlrun.limits
+    for r in ("cpu", "memory"):
+        chain = [getattr(v, r) for v in (lim.min, lim.default_request, lim.default, lim.max) if v is not None]
+        values = [parse_quantity(x) for x in chain if x is not None]
+        assert values == sorted(values)
+    if env == "prod" and not ({"default", "defaultRequest"} <= set(limits)):
+        assert lim.qos == "Guaranteed"
+    (lr,) = by_kind(manifests(w), "LimitRange")[:1]
+    kubernetes_validate.validate(lr, "1.33.0", strict=True)
