@@ -12,6 +12,7 @@ import sys
 from typing import Callable
 
 from .config import ConfigError
+from .check import add_check_arguments, cmd_check
 from .placement_report import add_place_arguments, cmd_place
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -38,6 +39,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "plan": ("show what a stack will build, offline", _stack_arguments, cmd_plan),
     "place": ("show on which node groups the pods of a manifest can land", add_place_arguments, cmd_place),
+    "check": ("evaluate the policy pack's rules on a stack, offline", add_check_arguments, cmd_check),
 }
 
 

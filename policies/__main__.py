@@ -1,0 +1,21 @@
+"""Entry point the Pulumi CLI runs for `--policy-pack policies`. Building PolicyPack starts the analyzer
+server and blocks, so nothing else lives here: the rules are in mlplatform_policies, importable and
+testable on their own (`mlplatform check` runs them offline)."""
+
+import sys
+from pathlib import Path
+
+from pulumi_policy import EnforcementLevel, PolicyPack
+
+# The CLI runs the pack from its own venv, where the toolkit is not installed: import the rules from here.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mlplatform_policies import PACK_NAME, POLICIES  # noqa: E402
+
+PolicyPack(
+    name=PACK_NAME,
+    policies=POLICIES,
+    # Every rule sets its own level; this only covers a rule added without one.
+    enforcement_level=EnforcementLevel.ADVISORY,
+    description="Node-group layout (Iguazio/MLRun best practices) and the EKS security baseline",
+)

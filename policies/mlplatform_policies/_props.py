@@ -1,0 +1,276 @@
+"""Reading resource properties the same way offline and in a real `pulumi preview`.
+
+In a preview pulumi-policy hands validators proxies: dicts and lists arrive as
+Mapping/Sequence proxies (not dict/list), numbers as floats, and a value that
+is not known until deployment raises UnknownValueError when read. `get` turns
+that into the UNKNOWN sentinel so one unknown ARN does not abort a whole
+stack policy; rules treat UNKNOWN as "set, value not checkable yet".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any, Iterator
+
+from pulumi_policy.proxy import UnknownValueError
+
+
+class _Sentinel:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING = _Sentinel("MISSING")
+UNKNOWN = _Sentinel("UNKNOWN")
+
+ENV_KEY = "mlplatform.io/environment"
+ROLE_LABEL = "mlplatform.io/node-role"
+LIFECYCLE_LABEL = "app.iguazio.com/lifecycle"
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+GPU_RESOURCE = "nvidia.com/gpu"
+CORE_TAINT_KEY = "CriticalAddonsOnly"
+AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
+GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA", "AL2_x86_64_GPU")
+CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+
+# Kept here rather than imported from the toolkit: the pack runs in its own venv (pulumi_policy + stdlib).
+NVIDIA_GPU_FAMILIES = frozenset(
+    {"g4dn", "g5", "g6", "g6e", "gr6", "p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200"}
+)
+OTHER_ACCELERATOR_FAMILIES = frozenset({"g4ad", "g5g", "inf1", "inf2", "trn1", "trn1n", "trn2", "dl1"})
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+ASG_TAG = "aws:autoscaling/tag:Tag"
+EKS_COMPONENT = "eks:index:Cluster"  # pulumi_eks: remote component, only its inputs are visible offline
+EKS_CLUSTER = "aws:eks/cluster:Cluster"  # its child in a real preview
+KMS_KEY = "aws:kms/key:Key"
+VPC = "aws:ec2/vpc:Vpc"
+SUBNET = "aws:ec2/subnet:Subnet"
+IAM_ROLE = "aws:iam/role:Role"
+IAM_POLICY = "aws:iam/policy:Policy"
+IAM_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
+IAM_ROLE_POLICY_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+IAM_POLICY_ATTACHMENT = "aws:iam/policyAttachment:PolicyAttachment"
+K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
+K8S_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
+K8S_CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+K8S_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+
+_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+
+def get(obj: Any, *path: Any, default: Any = MISSING) -> Any:
+    """obj[path[0]][path[1]]...; `default` when absent, UNKNOWN when not known during a preview."""
+    cur = obj
+    for part in path:
+        if cur is UNKNOWN:
+            return UNKNOWN
+        try:
+            if isinstance(part, int) and isinstance(cur, Sequence) and not isinstance(cur, str):
+                cur = cur[part]
+            elif isinstance(cur, Mapping):
+                cur = cur[part]
+            else:
+                return default
+        except (KeyError, IndexError):
+            return default
+        except UnknownValueError:
+            return UNKNOWN
+    return cur
+
+
+def items(seq: Any) -> Iterator[Any]:
+    """Elements of a list property (nothing when absent or unknown; UNKNOWN for unknown elements)."""
+    if isinstance(seq, Sequence) and not isinstance(seq, str):
+        for i in range(len(seq)):
+            yield get(seq, i)
+
+
+def entries(mapping: Any) -> dict[str, Any]:
+    """A mapping property as a plain dict (empty when absent or unknown; UNKNOWN for unknown values)."""
+    if not isinstance(mapping, Mapping):
+        return {}
+    return {k: get(mapping, k) for k in list(mapping)}
+
+
+def plain(value: Any) -> Any:
+    """A property as plain dicts/lists (for JSON documents and messages)."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in entries(value).items()}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [plain(v) for v in items(value)]
+    return value
+
+
+def known(value: Any) -> bool:
+    return value is not MISSING and value is not UNKNOWN
+
+
+def number(value: Any) -> float | None:
+    """Numbers arrive as floats in a preview and as ints offline; None when not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def fmt(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(plain(value)) if not isinstance(value, str) else value
+
+
+def truthy(value: Any) -> bool:
+    """Boolean inputs some providers type as strings (LaunchTemplate EBS `encrypted` is "true")."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def tags_of(props: Any) -> dict[str, Any]:
+    return entries(get(props, "tags", default={}))
+
+
+def environment(props: Any) -> str | None:
+    """The toolkit's environment tag (or node label) on a resource, None when it carries none."""
+    for where in ("tags", "labels"):
+        env = get(props, where, ENV_KEY)
+        if isinstance(env, str):
+            return env
+    env = get(props, "metadata", "labels", ENV_KEY)
+    return env if isinstance(env, str) else None
+
+
+def prod_rules(env: str | None) -> bool:
+    # Only an explicit "dev" relaxes prod's rules: a missing tag must not loosen the gate.
+    return env != "dev"
+
+
+def instance_family(itype: str) -> str:
+    return itype.split(".", 1)[0]
+
+
+def is_nvidia_gpu(itype: str) -> bool:
+    return instance_family(itype) in NVIDIA_GPU_FAMILIES
+
+
+def is_accelerated(itype: str) -> bool:
+    fam = instance_family(itype)
+    return fam in NVIDIA_GPU_FAMILIES or fam in OTHER_ACCELERATOR_FAMILIES
+
+
+# --- taints and tolerations (Kubernetes semantics) ------------------------------------------
+
+
+def k8s_effect(effect: Any) -> str:
+    return _EFFECTS.get(effect, effect) if isinstance(effect, str) else ""
+
+
+def taints_of(props: Any) -> list[tuple[str, str, str]]:
+    """A node group's taints as (key, value, effect) with Kubernetes effect spelling."""
+    out = []
+    for t in items(get(props, "taints", default=[])):
+        key, value, effect = get(t, "key"), get(t, "value", default=""), get(t, "effect")
+        out.append((key if isinstance(key, str) else "", value if isinstance(value, str) else "",
+                    k8s_effect(effect)))
+    return out
+
+
+def repels(taint: tuple[str, str, str]) -> bool:
+    # PreferNoSchedule only lowers a node's score; it keeps nobody off.
+    return taint[2] in ("NoSchedule", "NoExecute")
+
+
+def tolerates(toleration: Mapping[str, Any], taint: tuple[str, str, str]) -> bool:
+    """Kubernetes' ToleratesTaint."""
+    key, value, effect = taint
+    t_key = toleration.get("key") or ""
+    t_op = toleration.get("operator") or "Equal"
+    t_value = toleration.get("value") or ""
+    t_effect = toleration.get("effect") or ""
+    if t_effect and t_effect != effect:
+        return False
+    if t_key and t_key != key:
+        return False
+    if t_op == "Exists":
+        return True
+    if not t_key:
+        return False
+    return t_op == "Equal" and t_value == value
+
+
+def show_taint(taint: tuple[str, str, str]) -> str:
+    key, value, effect = taint
+    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
+
+
+# --- Kubernetes quantities ----------------------------------------------------------------------
+
+_SUFFIXES = {
+    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+
+
+def quantity(value: Any) -> Fraction | None:
+    """A Kubernetes quantity ("500m", "4Gi", 2) as an exact number; None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Fraction(value)
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    for suffix in sorted(_SUFFIXES, key=len, reverse=True):
+        if suffix and text.endswith(suffix):
+            number_part, scale = text[: -len(suffix)], _SUFFIXES[suffix]
+            break
+    else:
+        number_part, scale = text, Fraction(1)
+    try:
+        return Fraction(number_part) * scale
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+# --- IAM documents ------------------------------------------------------------------------------
+
+
+def policy_document(value: Any) -> dict | None:
+    """An IAM policy document from a JSON string or a mapping; None when unknown or unparsable."""
+    if isinstance(value, str):
+        try:
+            doc = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+        return doc if isinstance(doc, dict) else None
+    if isinstance(value, Mapping):
+        return plain(value)
+    return None
+
+
+def statements(doc: Mapping[str, Any]) -> list[dict]:
+    st = doc.get("Statement", [])
+    return [s for s in (st if isinstance(st, list) else [st]) if isinstance(s, dict)]
+
+
+def as_list(value: Any) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def action_matches(pattern: str, action: str) -> bool:
+    """IAM action matching: case-insensitive, '*' and '?' wildcards."""
+    import fnmatch
+
+    return fnmatch.fnmatchcase(action.lower(), pattern.lower())

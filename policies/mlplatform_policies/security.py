@@ -1,0 +1,397 @@
+"""Security baseline rules, the checks platform teams know from checkov (CKV_AWS_37/38/39/58/79/341...).
+
+The control plane is a pulumi_eks.Cluster: a remote component whose children
+are invisible offline. Cluster rules therefore check the component's inputs
+(what offline and preview both see) and, in a real preview, its child
+aws:eks/cluster:Cluster as well.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any, Iterator, Mapping
+
+from ._props import (
+    AUTOSCALER_PREFIX,
+    CONTROL_PLANE_LOG_TYPES,
+    EKS_CLUSTER,
+    EKS_COMPONENT,
+    IAM_POLICY,
+    IAM_POLICY_ATTACHMENT,
+    IAM_ROLE,
+    IAM_ROLE_POLICY,
+    IAM_ROLE_POLICY_ATTACHMENT,
+    KMS_KEY,
+    LAUNCH_TEMPLATE,
+    MISSING,
+    NODE_GROUP,
+    SUBNET,
+    UNKNOWN,
+    VPC,
+    action_matches,
+    as_list,
+    environment,
+    fmt,
+    get,
+    items,
+    known,
+    policy_document,
+    prod_rules,
+    statements,
+    truthy,
+)
+from ._rule import CRITICAL, HIGH, MANDATORY, MEDIUM, resource_rule, stack_rule
+
+ADMIN_POLICY_NAMES = ("AdministratorAccess", "PowerUserAccess", "IAMFullAccess")
+SCALING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
+
+
+def _launch_template_missing(args: Any) -> bool:
+    if args.resource_type != NODE_GROUP:
+        return False
+    lt = get(args.props, "launchTemplate")
+    if lt is UNKNOWN:
+        return False
+    return lt in (MISSING, None) or all(get(lt, k) in (MISSING, None, "") for k in ("id", "name"))
+
+
+# --- nodes -------------------------------------------------------------------------------------
+
+
+def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    if _launch_template_missing(args):
+        yield "node group has no launch template, so EKS's default one leaves IMDSv1 enabled"
+        return
+    if args.resource_type == LAUNCH_TEMPLATE:
+        tokens = get(args.props, "metadataOptions", "httpTokens")
+        if known(tokens) and tokens != "required":
+            yield (f"metadataOptions.httpTokens is {fmt(tokens) if tokens is not MISSING else 'unset'}; IMDSv1 "
+                   "lets any process (or SSRF) on the node read the node role's credentials")
+        hops = get(args.props, "metadataOptions", "httpPutResponseHopLimit")
+        if isinstance(hops, (int, float)) and hops > 2:
+            yield f"metadataOptions.httpPutResponseHopLimit is {fmt(hops)}; more than 2 lets pods reach IMDS freely"
+
+
+imdsv2_required = resource_rule(
+    "imdsv2-required",
+    "Nodes require IMDSv2 (session tokens) for the instance metadata service.",
+    types=[LAUNCH_TEMPLATE, NODE_GROUP], level=MANDATORY, severity=HIGH, check=_imdsv2,
+    remediation="Give every node group a launch template with metadata_options http_tokens='required' and a "
+                "hop limit of 1 (2 only if pods must reach IMDS).",
+    tags=["security", "checkov:CKV_AWS_79", "checkov:CKV_AWS_341"],
+)
+
+
+def _encrypted_volumes(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    if _launch_template_missing(args):
+        yield "node group has no launch template; its root volumes are encrypted only if the account default is"
+        return
+    if args.resource_type == LAUNCH_TEMPLATE:
+        mappings = [m for m in items(get(args.props, "blockDeviceMappings", default=[])) if known(m)]
+        ebs = [(get(m, "deviceName"), get(m, "ebs")) for m in mappings if known(get(m, "ebs"))]
+        if not ebs:
+            yield "launch template maps no EBS volume, so the root volume keeps the AMI's unencrypted default"
+        for device, volume in ebs:
+            enc = get(volume, "encrypted")
+            if known(enc) and not truthy(enc):
+                yield f"EBS volume {fmt(device)} is not encrypted (encrypted={fmt(enc) if enc is not MISSING else 'unset'})"
+
+
+encrypted_root_volumes = resource_rule(
+    "encrypted-root-volumes",
+    "Node root volumes are encrypted EBS volumes.",
+    types=[LAUNCH_TEMPLATE, NODE_GROUP], level=MANDATORY, severity=HIGH, check=_encrypted_volumes,
+    remediation="Map the root device in the node group's launch template with ebs encrypted='true' (gp3).",
+    tags=["security", "checkov:CKV_AWS_8"],
+)
+
+
+def _ssh(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    if args.resource_type == NODE_GROUP and get(args.props, "remoteAccess") not in (MISSING, None):
+        yield "node group enables remoteAccess (SSH); use SSM Session Manager instead of open SSH keys"
+    if args.resource_type == LAUNCH_TEMPLATE and get(args.props, "keyName") not in (MISSING, None, ""):
+        yield "launch template sets keyName, installing an SSH key on every node; use SSM Session Manager instead"
+
+
+no_ssh_remote_access = resource_rule(
+    "no-ssh-remote-access",
+    "Nodes accept no SSH remote access.",
+    types=[NODE_GROUP, LAUNCH_TEMPLATE], level=MANDATORY, severity=HIGH, check=_ssh,
+    remediation="Remove remote_access from node groups and key_name from launch templates; reach nodes with "
+                "SSM Session Manager.",
+    tags=["security", "checkov:CKV_AWS_100"],
+)
+
+
+# --- control plane -------------------------------------------------------------------------------
+
+
+def _log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    logs = get(args.props, "enabledClusterLogTypes", default=[])
+    if logs is UNKNOWN:
+        return
+    have = {x for x in items(logs) if isinstance(x, str)}
+    missing = [t for t in CONTROL_PLANE_LOG_TYPES if t not in have]
+    if missing:
+        yield f"control-plane log types {', '.join(missing)} are not enabled; audits need all five"
+
+
+control_plane_logging = resource_rule(
+    "control-plane-logging",
+    "The EKS control plane sends all five log types (api, audit, authenticator, controllerManager, scheduler).",
+    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=MEDIUM, check=_log_types,
+    remediation="Pass enabled_cluster_log_types with all five types (components/cluster.py "
+                "CONTROL_PLANE_LOG_TYPES).",
+    tags=["security", "checkov:CKV_AWS_37"],
+)
+
+
+def _kms(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    if args.resource_type == EKS_COMPONENT:
+        # UNKNOWN (a key created in the same preview) counts as set.
+        if get(args.props, "encryptionConfigKeyArn") in (MISSING, None, ""):
+            yield "the cluster has no encryptionConfigKeyArn; Kubernetes secrets are stored unencrypted in etcd"
+        return
+    config = get(args.props, "encryptionConfig")
+    if config is UNKNOWN:
+        return
+    if config in (MISSING, None):
+        yield "the cluster has no encryptionConfig; Kubernetes secrets are stored unencrypted in etcd"
+        return
+    resources = get(config, "resources", default=[])
+    if known(resources) and "secrets" not in [r for r in items(resources)]:
+        yield "encryptionConfig does not cover the secrets resource"
+    if get(config, "provider", "keyArn") in (MISSING, None, ""):
+        yield "encryptionConfig names no KMS key"
+
+
+secrets_kms_encryption = resource_rule(
+    "secrets-kms-encryption",
+    "Kubernetes secrets are envelope-encrypted with a KMS key.",
+    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=HIGH, check=_kms,
+    remediation="Create an aws.kms.Key with rotation and pass its ARN as encryption_config_key_arn.",
+    tags=["security", "checkov:CKV_AWS_58"],
+)
+
+
+def _endpoint(args: Any) -> tuple[Any, Any, Any]:
+    """(private, public, cidrs) with the API's defaults: public access on, open to 0.0.0.0/0."""
+    if args.resource_type == EKS_COMPONENT:
+        src, prefix = args.props, ()
+    else:
+        src, prefix = args.props, ("vpcConfig",)
+    private = get(src, *prefix, "endpointPrivateAccess", default=False)
+    public = get(src, *prefix, "endpointPublicAccess", default=True)
+    cidrs = get(src, *prefix, "publicAccessCidrs", default=["0.0.0.0/0"])
+    return (False if private is None else private, True if public is None else public,
+            ["0.0.0.0/0"] if cidrs is None else cidrs)
+
+
+def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    _, public, cidrs = _endpoint(args)
+    if public is False or public is UNKNOWN or cidrs is UNKNOWN:
+        return
+    listed = [c for c in items(cidrs) if isinstance(c, str)]
+    if not listed:
+        yield "the API endpoint is public with no publicAccessCidrs, which EKS opens to 0.0.0.0/0"
+    for cidr in listed:
+        try:
+            net = ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            continue
+        if net.prefixlen == 0:
+            yield f"the API endpoint is public to {cidr}: the whole internet can reach the Kubernetes API"
+
+
+endpoint_not_open = resource_rule(
+    "eks-endpoint-not-open",
+    "The EKS API endpoint is never public to 0.0.0.0/0.",
+    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=CRITICAL, check=_open_cidrs,
+    remediation="Set endpoint.publicAccess: false, or list your office/VPN ranges in endpoint.publicAccessCidrs.",
+    tags=["security", "checkov:CKV_AWS_38"],
+)
+
+
+def _private(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    private, public, _ = _endpoint(args)
+    if public is True:
+        yield "the API endpoint is public; keep it private and reach it through the VPC (VPN, bastion, CI runners)"
+    if private is False:
+        yield "private endpoint access is off; nodes and in-VPC clients would reach the API over the internet"
+
+
+endpoint_private = resource_rule(
+    "eks-endpoint-private",
+    "The EKS API endpoint is private (mandatory by default; dev stacks relax it through policy config).",
+    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=HIGH, check=_private,
+    remediation="Set endpoint.privateAccess: true and endpoint.publicAccess: false. A dev stack that needs a "
+                "public endpoint (restricted by CIDR) sets this rule to advisory in policies/config/<stack>.json.",
+    tags=["security", "checkov:CKV_AWS_39"],
+)
+
+
+# --- IAM ---------------------------------------------------------------------------------------
+
+
+def _is_admin_arn(arn: Any) -> bool:
+    return isinstance(arn, str) and arn.startswith("arn:aws:iam::aws:policy/") and \
+        arn.rsplit("/", 1)[-1] in ADMIN_POLICY_NAMES
+
+
+def _grants_admin(doc: dict | None) -> bool:
+    for st in statements(doc or {}):
+        if st.get("Effect") != "Allow":
+            continue
+        actions = [a for a in as_list(st.get("Action")) if isinstance(a, str)]
+        wide = any(a in ("*", "iam:*") for a in actions)
+        if wide and "*" in as_list(st.get("Resource")):
+            return True
+    return False
+
+
+def _trusts_ec2(role: Any) -> bool:
+    doc = policy_document(get(role.props, "assumeRolePolicy"))
+    for st in statements(doc or {}):
+        principal = st.get("Principal")
+        services = as_list(principal.get("Service")) if isinstance(principal, dict) else []
+        if "ec2.amazonaws.com" in services:
+            return True
+    return False
+
+
+def _node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    roles = [r for r in args.resources if r.resource_type == IAM_ROLE]
+    node_arns = {get(r.props, "nodeRoleArn") for r in args.resources if r.resource_type == NODE_GROUP}
+    node_roles = [r for r in roles if _trusts_ec2(r) or get(r.props, "arn") in node_arns]
+    policies = {get(p.props, "arn"): p for p in args.resources if p.resource_type == IAM_POLICY}
+    for role in node_roles:
+        name = get(role.props, "name")
+        label = name if isinstance(name, str) else role.name
+
+        def attached(r: Any, prop: str) -> bool:
+            # By name (offline, and in a preview once known), else by the engine's property dependency.
+            value = get(r.props, prop)
+            values = list(items(value)) if prop == "roles" else [value]
+            deps = getattr(r, "property_dependencies", {}) or {}
+            return (isinstance(name, str) and name in values) or any(d.urn == role.urn for d in deps.get(prop, []))
+
+        for arn in items(get(role.props, "managedPolicyArns", default=[])):
+            if _is_admin_arn(arn):
+                yield f"node role {label} carries {arn}; nodes need only the EKS worker, CNI and ECR policies", role.urn
+        for inline in items(get(role.props, "inlinePolicies", default=[])):
+            if _grants_admin(policy_document(get(inline, "policy"))):
+                yield f"node role {label} has an inline policy granting * on *", role.urn
+        for r in args.resources:
+            if r.resource_type == IAM_ROLE_POLICY_ATTACHMENT and attached(r, "role") or \
+                    r.resource_type == IAM_POLICY_ATTACHMENT and attached(r, "roles"):
+                arn = get(r.props, "policyArn")
+                customer = policies.get(arn) if known(arn) else None
+                if _is_admin_arn(arn) or (customer and _grants_admin(policy_document(get(customer.props, "policy")))):
+                    yield (f"{r.name} attaches {arn} to node role {label}; every pod on the node could use it "
+                           "(pods that need AWS access get an IRSA role of their own)", r.urn)
+            elif r.resource_type == IAM_ROLE_POLICY and attached(r, "role"):
+                if _grants_admin(policy_document(get(r.props, "policy"))):
+                    yield f"inline policy {r.name} grants * on * to node role {label}", r.urn
+
+
+node_role_no_admin = stack_rule(
+    "node-role-no-admin-policies",
+    "The node IAM role has no administrator-level policies (AdministratorAccess, PowerUserAccess, IAMFullAccess, "
+    "or * on *).",
+    level=MANDATORY, severity=CRITICAL, check=_node_role_admin,
+    remediation="Attach only AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and "
+                "AmazonEC2ContainerRegistryReadOnly to the node role; give pods IRSA roles.",
+    tags=["security", "iam"],
+)
+
+
+def _cluster_names(args: Any) -> set[str]:
+    names = set()
+    for r in args.resources:
+        key = {NODE_GROUP: "clusterName", EKS_COMPONENT: "name", EKS_CLUSTER: "name"}.get(r.resource_type)
+        value = get(r.props, key) if key else None
+        if isinstance(value, str):
+            names.add(value)
+    return names
+
+
+def _scoped(st: dict, clusters: set[str]) -> bool:
+    resources = [x for x in as_list(st.get("Resource")) if isinstance(x, str)]
+    if resources and all("*" not in x and ":autoScalingGroup:" in x for x in resources):
+        return True  # listed ASG ARNs
+    for conditions in (st.get("Condition") or {}).values():
+        if not isinstance(conditions, dict):
+            continue
+        for key in conditions:
+            tag = key.split("ResourceTag/", 1)[1] if "ResourceTag/" in key else None
+            if tag and tag.startswith(AUTOSCALER_PREFIX + "/") and \
+                    (tag.split("/", 2)[-1] in clusters or not clusters):
+                return True
+    return False
+
+
+def _autoscaler_scope(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    clusters = _cluster_names(args)
+    docs: list[tuple[Any, Any]] = []
+    for r in args.resources:
+        if r.resource_type in (IAM_POLICY, IAM_ROLE_POLICY):
+            docs.append((r, get(r.props, "policy")))
+        elif r.resource_type == IAM_ROLE:
+            docs.extend((r, get(p, "policy")) for p in items(get(r.props, "inlinePolicies", default=[])))
+    for r, raw in docs:
+        doc = policy_document(raw)
+        if doc is None:
+            continue  # unknown during a preview, or not JSON (the provider rejects that)
+        for st in statements(doc):
+            if st.get("Effect") != "Allow":
+                continue
+            actions = [a for a in as_list(st.get("Action")) if isinstance(a, str)]
+            granted = [s for s in SCALING_ACTIONS if any(action_matches(a, s) for a in actions)]
+            if granted and not _scoped(st, clusters):
+                want = f"aws:ResourceTag/{AUTOSCALER_PREFIX}/{sorted(clusters)[0] if clusters else '<cluster>'}"
+                yield (f"{r.name} allows {', '.join(granted)} on every Auto Scaling group in the account; scope it "
+                       f"with a Condition on {want} (or list the ASG ARNs)", r.urn)
+
+
+autoscaler_iam_scoped = stack_rule(
+    "autoscaler-iam-scoped",
+    "The Cluster Autoscaler may resize and terminate only this cluster's Auto Scaling groups.",
+    level=MANDATORY, severity=HIGH, check=_autoscaler_scope,
+    remediation="Give autoscaling:SetDesiredCapacity and TerminateInstanceInAutoScalingGroup a Condition "
+                "StringEquals aws:ResourceTag/k8s.io/cluster-autoscaler/<cluster> = owned; keep Describe* on *.",
+    tags=["security", "iam", "autoscaling"],
+)
+
+
+# --- protection ------------------------------------------------------------------------------------
+
+PROTECTED_TYPES = (EKS_COMPONENT, EKS_CLUSTER, KMS_KEY, VPC, SUBNET)
+
+
+def _protected(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    if prod_rules(environment(args.props)) and not args.opts.protect:
+        yield (f"prod {args.resource_type.rsplit(':', 1)[-1]} is not protected; `pulumi destroy` or a replace "
+               "would delete it and every workload with it")
+
+
+prod_resources_protected = resource_rule(
+    "prod-resources-protected",
+    "Prod control plane, secrets key and network are protected from deletion (Pulumi protect).",
+    types=PROTECTED_TYPES, level=MANDATORY, severity=HIGH, check=_protected,
+    remediation="Leave protectResources unset (prod protects by default) or set it to true in the prod stack.",
+    tags=["security", "prod"],
+)
+
+
+POLICIES = [
+    imdsv2_required,
+    encrypted_root_volumes,
+    no_ssh_remote_access,
+    control_plane_logging,
+    secrets_kms_encryption,
+    endpoint_not_open,
+    endpoint_private,
+    node_role_no_admin,
+    autoscaler_iam_scoped,
+    prod_resources_protected,
+]

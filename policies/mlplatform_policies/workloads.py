@@ -1,0 +1,265 @@
+"""Rules for the workload layer: priority classes, namespace defaults and MLRun's view of spot nodes.
+
+These read Kubernetes objects the program registers with pulumi_kubernetes
+(PriorityClass, Namespace, LimitRange, ConfigMap). Stack rules report objects
+that are missing, not only objects that are wrong.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any, Iterator, Mapping
+
+from ._props import (
+    EKS_CLUSTER,
+    EKS_COMPONENT,
+    K8S_CONFIG_MAP,
+    K8S_LIMIT_RANGE,
+    K8S_NAMESPACE,
+    K8S_PRIORITY_CLASS,
+    NODE_GROUP,
+    entries,
+    environment,
+    fmt,
+    get,
+    items,
+    known,
+    number,
+    plain,
+    prod_rules,
+    quantity,
+    repels,
+    show_taint,
+    tolerates,
+)
+from ._rule import HIGH, MANDATORY, MEDIUM, stack_rule
+from .layout import groups_in
+
+TIERS = ("low", "medium", "high")
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+TOLERATIONS_KEY = "MLRUN_PREEMPTIBLE_NODES__TOLERATIONS"
+NODE_SELECTOR_KEY = "MLRUN_PREEMPTIBLE_NODES__NODE_SELECTOR"
+
+
+def object_name(resource: Any) -> Any:
+    """metadata.name, or the Pulumi name when the object is auto-named."""
+    name = get(resource.props, "metadata", "name")
+    return name if known(name) and name else resource.name
+
+
+def stack_environment(args: Any) -> str | None:
+    """The environment of the stack: the cluster's tag, else the node groups' label."""
+    for r in args.resources:
+        if r.resource_type in (EKS_COMPONENT, EKS_CLUSTER, NODE_GROUP):
+            env = environment(r.props)
+            if env:
+                return env
+    return None
+
+
+# --- priority classes ----------------------------------------------------------------------------
+
+
+def _tier_of(name: str, names: Mapping[str, Any]) -> str | None:
+    for tier in TIERS:
+        configured = names.get(tier)
+        if configured and name == configured:
+            return tier
+    if "system" in name:  # igz-system-* are platform classes, allowed to preempt
+        return None
+    for tier in TIERS:
+        if not names.get(tier) and name.endswith(f"-{tier}"):
+            return tier
+    return None
+
+
+def _priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    names = cfg["classNames"] or {}
+    found: dict[str, list[Any]] = {t: [] for t in TIERS}
+    for r in args.resources:
+        if r.resource_type == K8S_PRIORITY_CLASS:
+            name = object_name(r)
+            tier = _tier_of(name, names) if isinstance(name, str) else None
+            if tier:
+                found[tier].append(r)
+    for tier in TIERS:
+        if not found[tier]:
+            want = names.get(tier) or f"<prefix>-{tier} (e.g. igz-workload-{tier})"
+            yield (f"no PriorityClass for the {tier} tier: expected one named {want}; jobs cannot ask for "
+                   f"{tier} priority", None)
+        for r in found[tier]:
+            policy = get(r.props, "preemptionPolicy")
+            if known(policy) and policy != "Never":
+                shown = "unset (PreemptLowerPriority)" if policy is None else fmt(policy)
+                yield (f"PriorityClass {object_name(r)} has preemptionPolicy {shown}; user workload classes must "
+                       "use Never so they go first in the queue without evicting running pods", r.urn)
+    values = {t: number(get(found[t][0].props, "value")) for t in TIERS if found[t]}
+    ranked = [(t, v) for t, v in values.items() if v is not None]
+    for (lo_tier, lo), (hi_tier, hi) in zip(ranked, ranked[1:]):
+        if lo >= hi:
+            yield (f"PriorityClass values do not rank {lo_tier} < {hi_tier}: {fmt(lo)} >= {fmt(hi)}",
+                   found[hi_tier][0].urn)
+
+
+priority_classes = stack_rule(
+    "priority-classes",
+    "User priority classes low, medium and high exist, rank low < medium < high and use preemptionPolicy Never.",
+    level=MANDATORY, severity=MEDIUM, check=_priority_classes,
+    config={"classNames": ({"type": ["object", "null"],
+                            "properties": {t: {"type": "string"} for t in TIERS}}, None)},
+    remediation="Keep workloads.priorityClasses at preemptionPolicy Never with values ranking low < medium < "
+                "high; if you renamed the classes, set classNames in the policy config.",
+    tags=["workloads", "scheduling"],
+)
+
+
+# --- namespaces and their defaults ----------------------------------------------------------------
+
+
+def _limit_ranges_by_namespace(args: Any) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for r in args.resources:
+        if r.resource_type == K8S_LIMIT_RANGE:
+            ns = get(r.props, "metadata", "namespace")
+            out.setdefault(ns if isinstance(ns, str) else "default", []).append(r)
+    return out
+
+
+def _namespace_limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    exempt = set(SYSTEM_NAMESPACES) | set(cfg["exemptNamespaces"])
+    by_ns = _limit_ranges_by_namespace(args)
+    for r in args.resources:
+        if r.resource_type != K8S_NAMESPACE:
+            continue
+        name = object_name(r)
+        if not isinstance(name, str) or name in exempt or name.startswith("kube-"):
+            continue
+        containers = [lr for lr in by_ns.get(name, []) if any(
+            get(item, "type") == "Container" for item in items(get(lr.props, "spec", "limits", default=[])))]
+        if not containers:
+            yield (f"namespace {name} has no LimitRange of type Container; pods that set no requests get none, "
+                   "and the autoscaler and scheduler cannot plan for them", r.urn)
+
+
+workload_namespace_limit_range = stack_rule(
+    "workload-namespace-limit-range",
+    "Every workload namespace has a LimitRange giving containers default requests and limits.",
+    level=MANDATORY, severity=MEDIUM, check=_namespace_limits,
+    config={"exemptNamespaces": ({"type": "array", "items": {"type": "string"}}, [])},
+    remediation="Declare the namespace under workloads.namespaces so the toolkit adds its LimitRange, or list "
+                "namespaces that hold no workloads in exemptNamespaces in the policy config.",
+    tags=["workloads"],
+)
+
+
+def _guaranteed(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    if not prod_rules(stack_environment(args)):
+        return
+    for ns, ranges in sorted(_limit_ranges_by_namespace(args).items()):
+        for lr in ranges:
+            for item in items(get(lr.props, "spec", "limits", default=[])):
+                if get(item, "type") != "Container":
+                    continue
+                request = entries(get(item, "defaultRequest", default={}))
+                limit = entries(get(item, "default", default={}))
+                for res in ("cpu", "memory"):
+                    req, lim = request.get(res), limit.get(res)
+                    if not (known(req) and known(lim)):
+                        continue
+                    # A missing defaultRequest takes the default, so only a differing pair breaks Guaranteed.
+                    if lim is None or (req is not None and quantity(req) != quantity(lim)):
+                        yield (f"LimitRange {object_name(lr)} in namespace {ns}: default {res} request "
+                               f"{fmt(req) if req is not None else 'unset'} != limit "
+                               f"{fmt(lim) if lim is not None else 'unset'}; prod pods that set nothing would "
+                               "not be Guaranteed QoS", lr.urn)
+
+
+prod_guaranteed_qos_defaults = stack_rule(
+    "prod-guaranteed-qos-defaults",
+    "In prod, namespace defaults make pods Guaranteed QoS: default request = default limit for cpu and memory.",
+    level=MANDATORY, severity=MEDIUM, check=_guaranteed,
+    remediation="In the prod stack set workloads.namespaces.<ns>.limits.defaultRequest equal to "
+                "limits.default for cpu and memory (or set only one of them; the toolkit copies it).",
+    tags=["workloads", "prod"],
+)
+
+
+# --- MLRun's view of spot nodes ---------------------------------------------------------------------
+
+
+def _b64json(text: Any, what: str) -> tuple[Any, str | None]:
+    if not isinstance(text, str):
+        return None, f"{what} is not a string"
+    try:
+        return json.loads(base64.b64decode(text, validate=True)), None
+    except (binascii.Error, ValueError) as exc:
+        return None, f"{what} is not base64-encoded JSON ({exc})"
+
+
+def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    groups = groups_in(args)
+    spot = [g for g in groups if g.spot]
+    if not spot:
+        return
+    maps = [r for r in args.resources if r.resource_type == K8S_CONFIG_MAP
+            and TOLERATIONS_KEY in entries(get(r.props, "data", default={}))]
+    if not maps:
+        yield (f"the stack has spot node groups but no ConfigMap carries {TOLERATIONS_KEY}; MLRun's preemption "
+               "modes do nothing without tolerations and a node selector for spot nodes", None)
+        return
+    on_demand = [g for g in groups if not g.spot]
+    for cm in maps:
+        data = entries(get(cm.props, "data", default={}))
+        where = f"ConfigMap {object_name(cm)}"
+        if not (known(data.get(TOLERATIONS_KEY)) and known(data.get(NODE_SELECTOR_KEY, ""))):
+            continue  # computed during a preview; checked on the next run
+        tolerations, err = _b64json(data.get(TOLERATIONS_KEY), TOLERATIONS_KEY)
+        if err or not isinstance(tolerations, list) or not all(isinstance(t, dict) for t in tolerations):
+            yield f"{where}: {err or TOLERATIONS_KEY + ' is not a JSON list of tolerations'}", cm.urn
+            continue
+        selector, err = _b64json(data.get(NODE_SELECTOR_KEY), NODE_SELECTOR_KEY)
+        if err or not isinstance(selector, dict):
+            yield f"{where}: {err or NODE_SELECTOR_KEY + ' is not a JSON object of node labels'}", cm.urn
+            continue
+        if not tolerations:
+            yield f"{where}: {TOLERATIONS_KEY} is empty; allow and constrain modes could not reach spot nodes", cm.urn
+        od_taints = {t for g in on_demand for t in g.taints if repels(t)}
+        for g in spot:
+            # The taints that mark spot capacity: repelling and on no on-demand group (a GPU taint is not one).
+            for taint in (t for t in g.taints if repels(t) and t not in od_taints):
+                if tolerations and not any(tolerates(tol, taint) for tol in tolerations):
+                    yield (f"{where}: no MLRun toleration tolerates taint {show_taint(taint)} of spot group "
+                           f"{g.name}; allow/constrain-mode functions cannot be scheduled there", cm.urn)
+        for taint in sorted(od_taints):
+            opened = [tol for tol in tolerations if tolerates(tol, taint)]
+            if opened:
+                yield (f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {show_taint(taint)} of an "
+                       "on-demand group, opening those nodes to every preemptible job", cm.urn)
+        if not selector:
+            yield (f"{where}: {NODE_SELECTOR_KEY} is empty; constrain mode would not keep functions on spot "
+                   "nodes", cm.urn)
+        for key, value in sorted(selector.items()):
+            lacking = [g.name for g in spot if g.labels.get(key) != value]
+            if lacking:
+                yield (f"{where}: node selector {key}={value} is not a label of spot group(s) "
+                       f"{', '.join(lacking)}", cm.urn)
+            shared = [g.name for g in on_demand if g.labels.get(key) == value]
+            if shared:
+                yield (f"{where}: node selector {key}={value} also matches on-demand group(s) "
+                       f"{', '.join(shared)}; constrain mode would not keep functions on spot nodes", cm.urn)
+
+
+mlrun_spot_settings = stack_rule(
+    "mlrun-spot-settings",
+    "When the cluster has spot groups, MLRun's preemptible-node tolerations and node selector (MLRUN_* settings "
+    "in a ConfigMap) match exactly the spot groups' taints and labels.",
+    level=MANDATORY, severity=HIGH, check=_mlrun_settings,
+    remediation="Derive the MLRun settings from the layout (components/mltools.py mlrun_env) and register them "
+                "as a ConfigMap in the MLRun namespace; do not edit them by hand.",
+    tags=["mlrun", "spot"],
+)
+
+
+POLICIES = [priority_classes, workload_namespace_limit_range, prod_guaranteed_qos_defaults, mlrun_spot_settings]
