@@ -1,0 +1,152 @@
+"""`mlplatform place`: manifests in, per-group verdicts with the scheduler's reasons out; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from components.cli import main
+from components.manifests import ManifestError, read_manifests, read_pods
+from tests.conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "manifests"
+DATA = ROOT / "tests" / "data" / "manifests"
+
+
+def run_place(capsys, *argv):
+    code = main(["place", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def place_json(capsys, stack: str, manifest) -> dict:
+    code, out, err = run_place(capsys, stack, "-f", str(manifest), "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def verdicts(doc: dict) -> dict[str, dict[str, dict]]:
+    return {p["name"]: {g["name"]: g for g in p["groups"]} for p in doc["pods"]}
+
+
+# --- reading manifests ---------------------------------------------------------------------------
+
+
+def test_every_workload_kind_yields_its_pod_spec():
+    pods = read_manifests((DATA / "mixed-kinds.yaml").read_text())
+    assert [(p.name, p.kind, p.document) for p in pods] == [
+        ("DaemonSet/node-exporter", "DaemonSet", 1),
+        ("ReplicaSet/legacy", "ReplicaSet", 2),
+        ("Pod/worker-", "Pod", 2),
+        ("podspec-4", "PodSpec", 4),
+    ]
+
+
+def test_examples_cover_pod_deployment_statefulset_job_cronjob_and_bare_specs():
+    kinds = {m.kind for f in EXAMPLES.glob("*.yaml") for m in read_manifests(f.read_text())}
+    assert {"Pod", "Deployment", "StatefulSet", "Job", "CronJob", "PodSpec"} <= kinds
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ((DATA / "service-and-deployment.yaml").read_text(), "document 2 (Service): kind Service has no pods to place"),
+    ((DATA / "not-yaml.yaml").read_text(), "is not valid YAML at line"),
+    ((DATA / "bad-quantity.yaml").read_text(),
+     "document 1 (Job): Job/greedy: spec.containers[0].resources.requests.memory: '4GB' is not a quantity"),
+    ("kind: Deployment\nmetadata: {name: x}\nspec: {replicas: 1}\n",
+     "document 1 (Deployment): has no spec.template; a Deployment keeps its PodSpec at spec.template.spec"),
+    ("- a\n- b\n", "document 1: must be a mapping"),
+    ("metadata: {name: x}\n", "document 1: has no 'kind' and no 'containers'"),
+    ("", "no pod specs found"),
+    ("---\n---\n", "no pod specs found"),
+    ("kind: List\nitems: {}\n", "document 1 (List): a List needs an 'items' list"),
+])
+def test_unusable_input_names_the_document_and_kind(text, fragment):
+    with pytest.raises(ManifestError) as exc:
+        read_pods(text)
+    assert fragment in str(exc.value)
+
+
+# --- placing real manifests ----------------------------------------------------------------------
+
+
+def test_mlrun_jobs_on_dev(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "mlrun-jobs.yaml")
+    v = verdicts(doc)
+    prevent, constrain = v["Pod/train-prevent"], v["Pod/train-constrain"]
+    assert [g for g, r in prevent.items() if r["schedulable"]] == ["jupyter", "jobs"]
+    assert prevent["spot"]["reasons"] == [
+        "node(s) had untolerated taint {app.iguazio.com/lifecycle: preemptible} (effect NoSchedule)"]
+    assert prevent["initial"]["reasons"] == [
+        "node(s) had untolerated taint {CriticalAddonsOnly: true} (effect NoSchedule)"]
+    assert [g for g, r in constrain.items() if r["schedulable"]] == ["spot"]
+    assert constrain["jobs"]["reasons"][0].startswith("node(s) didn't match Pod's node affinity/selector")
+
+
+def test_gpu_jobs_land_only_where_their_gpus_fit(capsys):
+    v = verdicts(place_json(capsys, "prod", EXAMPLES / "gpu-training.yaml"))
+    train, nightly = v["Job/train-resnet"], v["CronJob/nightly-retrain"]
+    assert [g for g, r in train.items() if r["schedulable"]] == ["gpu"]
+    assert train["gpu"]["instanceTypes"] == ["g5.2xlarge", "g5.4xlarge"]
+    assert "Insufficient nvidia.com/gpu: the pod requests 1, m5.4xlarge allocates 0" in train["workload"]["reasons"]
+    assert not any(r["schedulable"] for r in nightly.values())  # 2 GPUs: no g5.2xlarge/4xlarge has them
+    assert nightly["gpu"]["reasons"] == ["Insufficient nvidia.com/gpu: the pod requests 2, g5.4xlarge allocates 1"]
+
+
+def test_polyaxon_spot_experiment_needs_a_spot_group(capsys):
+    dev = verdicts(place_json(capsys, "dev", EXAMPLES / "polyaxon-spot-experiment.yaml"))["podspec-1"]
+    assert [g for g, r in dev.items() if r["schedulable"]] == ["spot"]
+    prod = verdicts(place_json(capsys, "prod", EXAMPLES / "polyaxon-spot-experiment.yaml"))["podspec-1"]
+    assert not any(r["schedulable"] for r in prod.values())
+
+
+def test_allow_mode_nuclio_prefers_spot(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "nuclio-function.yaml")
+    (pod,) = doc["pods"]
+    assert pod["ranking"][0] == "spot"
+    assert {g["name"] for g in pod["groups"] if g["schedulable"]} == {"jupyter", "jobs", "spot"}
+
+
+def test_json_shape(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "oversized-statefulset.yaml")
+    assert list(doc) == ["pods"]
+    (pod,) = doc["pods"]
+    assert pod["name"] == "StatefulSet/feature-store-cache"
+    for group in pod["groups"]:
+        assert {"name", "schedulable", "reasons"} <= set(group)
+        assert isinstance(group["schedulable"], bool) and not group["schedulable"]
+        assert any(r.startswith("Insufficient cpu") for r in group["reasons"])
+
+
+def test_table_output_lists_every_reason(capsys):
+    code, out, _ = run_place(capsys, "dev", "-f", str(EXAMPLES / "oversized-statefulset.yaml"))
+    assert code == 0
+    assert "StatefulSet/feature-store-cache" in out
+    assert "Insufficient memory: the pod requests 96Gi, m5.2xlarge allocates 31775Mi" in out
+    assert "no node group can run this pod" in out
+
+
+def test_reads_standard_input(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO((EXAMPLES / "mlrun-jobs.yaml").read_text()))
+    code, out, _ = run_place(capsys, "--config-file", str(ROOT / "stacks" / "Pulumi.dev.yaml"), "-f", "-", "--json")
+    assert code == 0 and len(json.loads(out)["pods"]) == 2
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["dev", "-f", str(DATA / "service-and-deployment.yaml")], "kind Service has no pods to place"),
+    (["dev", "-f", str(DATA / "not-yaml.yaml")], "is not valid YAML"),
+    (["dev", "-f", str(DATA / "does-not-exist.yaml")], "cannot read"),
+    (["nosuchstack", "-f", str(EXAMPLES / "mlrun-jobs.yaml")], "no stack file"),
+])
+def test_bad_input_exits_2_with_a_clear_message(capsys, argv, fragment):
+    code, out, err = run_place(capsys, *argv)
+    assert code == 2
+    assert fragment in err and out == ""
+
+
+def test_missing_filename_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["place", "dev"])
+    assert exc.value.code == 2
