@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 from . import instances
 from .layout import Layout, NodeGroupSpec
 from .quantity import QuantityError, format_bytes, format_cpu, int_value, milli_value
-from .scheduling import EFFECTS, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, Taint, Toleration
+from .scheduling import EFFECTS, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, ROLE_LABEL, Taint, Toleration
 
 OS_LABEL = "kubernetes.io/os"
 ARCH_LABEL = "kubernetes.io/arch"
@@ -514,6 +514,10 @@ def _taint_reason(t: Taint) -> Reason:
 def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None, list[str]]:
     """Why the nodeSelector / required affinity refuse `labels` (None when they match), and notes."""
     notes: list[str] = []
+    keys = set(pod.node_selector) | {r.key for t in pod.required_terms or () for r in t.expressions}
+    if EKS_NODEGROUP_LABEL in keys:
+        notes.append(f"{EKS_NODEGROUP_LABEL} is taken to be the group name, but Pulumi names EKS node groups "
+                     f"<group>-<suffix>; select {ROLE_LABEL} instead")
     for key, want in pod.node_selector.items():
         if key in PER_NODE_LABELS:
             notes.append(f"nodeSelector {key}={want} depends on the node; assumed to match some node")

@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from . import addons, mltools
 from .config import StackConfig
 from .layout import Layout
-from .placement import Pod, PodPlacement, place
+from .placement import Pod, PodPlacement, node_templates, place
 from .scheduling import GPU_RESOURCE, ROLE_LABEL, Toleration
 from .workloads import build_workloads
 
@@ -406,7 +406,9 @@ def check_invariants(layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPr
         if profile.user and reach & initial:
             err(f"user workload reaches the initial group {_names(sorted(reach & initial))}, "
                 "which is reserved for core services")
-    return InvariantReport(tuple(placements), tuple(errors), tuple(notes))
+    unknown = [f"group {t.group}: instance type(s) {', '.join(t.unknown_instance_types)} not in the instance table; "
+               "resource fit is not checked for them" for t in node_templates(layout) if t.unknown_instance_types]
+    return InvariantReport(tuple(placements), tuple(errors), tuple(notes) + tuple(unknown))
 
 
 def check_layout(layout: Layout, inputs: ProfileInputs | None = None) -> InvariantReport:

@@ -409,3 +409,9 @@ def test_more_tolerations_never_lose_a_group_and_more_constraints_never_gain_one
 def test_a_group_is_reachable_exactly_when_no_reason_refuses_it(tols):
     for g in place(pod(tolerations=tols), shipped_layout("dev")).groups:
         assert g.schedulable is (not g.reasons)
+
+
+def test_selecting_the_eks_nodegroup_label_warns_about_pulumi_names():
+    result = place_on(pod(nodeSelector={EKS_NODEGROUP_LABEL: "jobs"}), group_with("jobs"))
+    assert result.schedulable
+    assert any("select mlplatform.io/node-role instead" in n for n in result.notes)

@@ -307,3 +307,12 @@ def test_profiles_are_pods_as_the_scheduler_sees_them():
     gpu = next(p for p in profiles if p.name == "gpu-training-job")
     assert "tolerations" not in gpu.spec or all(t.get("key") != "nvidia.com/gpu" for t in gpu.spec["tolerations"])
     assert place(gpu.pod(), layout).reachable == ("gpu",)
+
+
+def test_unknown_instance_types_are_reported_in_the_notes():
+    raw = stack_config("dev")
+    raw["ml-platform-eks:additionalNodeGroups"] = [{"name": "mem", "instanceTypes": ["x2idn.16xlarge"]}]
+    layout = build_layout(parse(raw), "dev")
+    report = check_layout(layout)
+    assert "group mem: instance type(s) x2idn.16xlarge not in the instance table; " \
+           "resource fit is not checked for them" in report.notes
