@@ -317,8 +317,10 @@ def _cluster_names(args: Any) -> set[str]:
 
 def _scoped(st: dict, clusters: set[str]) -> bool:
     resources = [x for x in as_list(st.get("Resource")) if isinstance(x, str)]
-    if resources and all("*" not in x and ":autoScalingGroup:" in x for x in resources):
-        return True  # listed ASG ARNs
+    # Listed ASGs: the ARN's group-id part is usually '*', the group name must not be.
+    if resources and all("*" not in x.partition(":autoScalingGroupName/")[2] and ":autoScalingGroupName/" in x
+                         for x in resources):
+        return True
     for conditions in (st.get("Condition") or {}).values():
         if not isinstance(conditions, dict):
             continue
