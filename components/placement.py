@@ -662,8 +662,8 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
     if unknown:
         notes.append(f"instance type(s) {', '.join(unknown)} not in the instance table; "
                      "resource fit not checked for them")
-    if not fits:
-        known = [v for v in candidates if v.allocatable is not None]
+    known = [v for v in candidates if v.allocatable is not None]
+    if not fits and known:
         # Report against the type that comes closest: fewest shortfalls, then the largest.
         best = min(known, key=lambda v: (len(_shortfalls(pod, v.allocatable)), -v.allocatable[CPU]))
         for rname, amount, have in _shortfalls(pod, best.allocatable):

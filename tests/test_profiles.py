@@ -6,10 +6,12 @@ import dataclasses
 from functools import lru_cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.config import StackConfig, parse
 from components.layout import Layout, build_layout
-from components.placement import place
+from components.placement import Pod, place
 from components.placement_report import placement_matrix, placement_section
 from components.profiles import (
     MLRunPreemption,
@@ -19,6 +21,7 @@ from components.profiles import (
     check_layout,
     enrich_preemption,
 )
+from components.scheduling import Toleration
 
 from .conftest import stack_config
 
@@ -316,3 +319,50 @@ def test_unknown_instance_types_are_reported_in_the_notes():
     report = check_layout(layout)
     assert "group mem: instance type(s) x2idn.16xlarge not in the instance table; " \
            "resource fit is not checked for them" in report.notes
+
+
+# --- properties: whatever the user sets, the modes keep their promise on the dev layout ------------
+
+_keys = st.sampled_from([LIFECYCLE, "mlplatform.io/node-role", "CriticalAddonsOnly", "team"])
+_values = st.sampled_from(["preemptible", "non-preemptible", "spot", "jobs", "true", "a"])
+_user_tolerations = st.lists(st.fixed_dictionaries({
+    "key": _keys, "operator": st.sampled_from(["Equal", "Exists"]), "value": _values,
+    "effect": st.sampled_from(["NoSchedule", ""]),
+}).map(lambda t: {k: v for k, v in t.items() if not (k == "value" and t["operator"] == "Exists")}), max_size=3)
+_user_expressions = st.lists(st.fixed_dictionaries({
+    "key": _keys, "operator": st.sampled_from(["In", "NotIn"]), "values": st.lists(_values, min_size=1, max_size=2),
+}), max_size=3)
+_user_specs = st.builds(
+    lambda tols, exprs, selector: {
+        "containers": [{"name": "base"}],
+        **({"tolerations": tols} if tols else {}),
+        **({"affinity": {"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [{"matchExpressions": exprs}]}}}}
+           if exprs else {}),
+        **({"nodeSelector": selector} if selector else {}),
+    },
+    _user_tolerations, _user_expressions, st.dictionaries(_keys, _values, max_size=2))
+
+
+def _dev_reach(spec, mode) -> set[str]:
+    cfg, layout = _stack("dev")
+    mlrun = ProfileInputs.for_stack(cfg, layout).mlrun
+    return set(place(Pod.from_spec(enrich_preemption(spec, mode, mlrun)), layout).reachable)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_user_specs)
+def test_constrain_never_leaves_spot_whatever_the_user_set(spec):
+    assert _dev_reach(spec, "constrain") <= {"spot"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(_user_specs)
+def test_prevent_keeps_off_spot_unless_the_user_tolerates_the_taint_their_own_way(spec):
+    # MLRun only prunes tolerations EQUAL to its own; a user's `Exists` on the lifecycle key survives and
+    # opens spot nodes. That is MLRun's behaviour, reproduced here, not hidden.
+    _, layout = _stack("dev")
+    spot_taint = layout.group("spot").taints[0]
+    own_way = any(Toleration.from_dict(t).tolerates(spot_taint) and t != SPOT_TOLERATION
+                  for t in spec.get("tolerations", []))
+    if not own_way:
+        assert "spot" not in _dev_reach(spec, "prevent")
