@@ -16,7 +16,6 @@ from rich.table import Table
 
 from .config import StackConfig
 from .layout import Layout
-
 from .placement import PodPlacement, node_templates, place
 from .profiles import InvariantReport, Profile, ProfileInputs, check_layout
 

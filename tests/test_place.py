@@ -150,3 +150,21 @@ def test_missing_filename_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["place", "dev"])
     assert exc.value.code == 2
+
+
+# --- the plan shows placement for both shipped stacks -----------------------------------------------
+
+
+@pytest.mark.parametrize("stack, groups", [("dev", ["initial", "jupyter", "jobs", "spot", "gpu"]),
+                                           ("prod", ["initial", "workload", "gpu"])])
+def test_plan_shows_the_placement_matrix_and_json_section(capsys, stack, groups):
+    assert main(["plan", stack]) == 0
+    out = capsys.readouterr().out
+    assert "Placement (profiles x node groups)" in out and "placement invariants: all hold" in out
+    assert "mlrun-job-prevent" in out and "no: taint CriticalAddonsOnly" in out
+    assert main(["plan", stack, "--json"]) == 0
+    placement = json.loads(capsys.readouterr().out)["placement"]
+    assert placement["ok"] is True and placement["errors"] == []
+    assert placement["matrix"]["groups"] == groups
+    prevent = next(p for p in placement["profiles"] if p["name"] == "mlrun-job-prevent")
+    assert "spot" not in prevent["reaches"] and "initial" not in prevent["reaches"]
