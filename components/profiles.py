@@ -31,7 +31,9 @@ group (no development work on prod): without them they are left out with a note.
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -45,6 +47,7 @@ from .workloads import build_workloads
 PREEMPTION_MODES = ("allow", "constrain", "prevent", "none")
 DEFAULT_PREEMPTION_MODE = "prevent"  # MLRun's default (function_defaults.preemption_mode)
 USER_PRIORITY_CLASS = "igz-workload-medium"
+DEFAULT_NODE_SELECTOR_ENV = "MLRUN_DEFAULT_FUNCTION_NODE_SELECTOR"  # base64 JSON, like the preemptible settings
 SYSTEM_PRIORITY_CLASS = "igz-system-critical"
 JUPYTER_ROLE = "jupyter"
 
@@ -229,6 +232,8 @@ class ProfileInputs:
     # MLRUN_DEFAULT_FUNCTION_POD_RESOURCES as a container `resources` dict; {} leaves it to the LimitRange.
     job_resources: Mapping[str, Any] = field(default_factory=dict)
     priority_class: str = USER_PRIORITY_CLASS
+    # MLRUN_DEFAULT_FUNCTION_NODE_SELECTOR: merged under every MLRun function's own selector before enrichment.
+    mlrun_node_selector: Mapping[str, str] = field(default_factory=dict)
     jupyter_node_selector: Mapping[str, str] | None = None  # None: select the jupyter group when there is one
     polyaxon_spot_environment: Mapping[str, Any] | None = None  # nodeSelector + tolerations; None: from the layout
 
@@ -242,8 +247,10 @@ class ProfileInputs:
         resources = {kind: dict(v) for kind, v in decoded["resources"].items() if v}
         environments = mltools.polyaxon_environments(layout)
         spot = next((environments[g.name] for g in layout.spot_groups if g.name in environments), None)
+        raw_selector = env.get(DEFAULT_NODE_SELECTOR_ENV)
+        selector = json.loads(base64.b64decode(raw_selector)) if raw_selector else {}
         return cls(MLRunPreemption.from_env(env), resources, decoded["default_priority_class"] or USER_PRIORITY_CLASS,
-                   polyaxon_spot_environment=spot)
+                   mlrun_node_selector=selector or {}, polyaxon_spot_environment=spot)
 
 
 def _container(name: str, image: str, resources: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -253,9 +260,17 @@ def _container(name: str, image: str, resources: Mapping[str, Any] | None = None
     return c
 
 
-def _mlrun_function_spec(image: str, resources: Mapping[str, Any], priority_class: str) -> dict[str, Any]:
-    return {"containers": [_container("base", image, resources)], "priorityClassName": priority_class,
-            "restartPolicy": "Never"}
+def mlrun_pod_spec(inputs: ProfileInputs, mode: str, image: str = "mlrun/mlrun", gpus: int = 0,
+                   restart_policy: str = "Never") -> dict[str, Any]:
+    """The PodSpec MLRun submits for a function: default resources, priority class and node selector
+    (config < function, empty values dropped, as MLRun merges them), then the preemption enrichment."""
+    resources = _with_gpu(inputs.job_resources, gpus) if gpus else inputs.job_resources
+    spec: dict[str, Any] = {"containers": [_container("base", image, resources)],
+                            "priorityClassName": inputs.priority_class, "restartPolicy": restart_policy}
+    selector = {k: v for k, v in inputs.mlrun_node_selector.items() if v}
+    if selector:
+        spec["nodeSelector"] = selector
+    return enrich_preemption(spec, mode, inputs.mlrun)
 
 
 def _with_gpu(resources: Mapping[str, Any], gpus: int) -> dict[str, Any]:
@@ -268,20 +283,18 @@ def _with_gpu(resources: Mapping[str, Any], gpus: int) -> dict[str, Any]:
 def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tuple[list[Profile], list[str]]:
     """The built-in profiles for a layout, and notes on profiles left out because the layout cannot host them."""
     inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
-    mlrun, res, pc = inputs.mlrun, inputs.job_resources, inputs.priority_class
+    mlrun, pc = inputs.mlrun, inputs.priority_class
+    default_mode = mlrun.default_mode
     notes: list[str] = []
     profiles: list[Profile] = []
 
     for mode in PREEMPTION_MODES:
-        profiles.append(Profile(
-            f"mlrun-job-{mode}", f"MLRun job, preemption mode {mode}",
-            enrich_preemption(_mlrun_function_spec("mlrun/mlrun", res, pc), mode, mlrun), preemption_mode=mode,
-        ))
+        profiles.append(Profile(f"mlrun-job-{mode}", f"MLRun job, preemption mode {mode}",
+                                mlrun_pod_spec(inputs, mode), preemption_mode=mode))
 
-    nuclio = enrich_preemption(
-        {**_mlrun_function_spec("nuclio/processor", res, pc), "restartPolicy": "Always"}, mlrun.default_mode, mlrun)
-    profiles.append(Profile("nuclio-function", f"Nuclio function deployed by MLRun (default mode {mlrun.default_mode})",
-                            nuclio, preemption_mode=mlrun.default_mode))
+    nuclio = mlrun_pod_spec(inputs, default_mode, "nuclio/processor", restart_policy="Always")
+    profiles.append(Profile("nuclio-function", f"Nuclio function deployed by MLRun (default mode {default_mode})",
+                            nuclio, preemption_mode=default_mode))
 
     jupyter_groups = [g for g in layout.groups if g.role == JUPYTER_ROLE]
     selector = inputs.jupyter_node_selector
@@ -298,10 +311,9 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
         profiles.append(Profile("jupyter-server", "Jupyter notebook server", spec))
 
     if layout.gpu_groups:
-        gpu = enrich_preemption(_mlrun_function_spec("mlrun/mlrun-gpu", _with_gpu(res, 1), pc), mlrun.default_mode,
-                                mlrun)
-        profiles.append(Profile("gpu-training-job", f"MLRun job with gpus(1) (default mode {mlrun.default_mode})",
-                                gpu, preemption_mode=mlrun.default_mode, gpu=True))
+        gpu = mlrun_pod_spec(inputs, default_mode, "mlrun/mlrun-gpu", gpus=1)
+        profiles.append(Profile("gpu-training-job", f"MLRun job with gpus(1) (default mode {default_mode})",
+                                gpu, preemption_mode=default_mode, gpu=True))
     else:
         notes.append("no GPU group in this layout: GPU jobs would stay Pending; the GPU profile is left out")
 

@@ -366,3 +366,17 @@ def test_prevent_keeps_off_spot_unless_the_user_tolerates_the_taint_their_own_wa
                   for t in spec.get("tolerations", []))
     if not own_way:
         assert "spot" not in _dev_reach(spec, "prevent")
+
+
+def test_a_default_function_node_selector_pins_jobs_but_starves_constrain():
+    # Pinning MLRun functions to the jobs group with MLRUN_DEFAULT_FUNCTION_NODE_SELECTOR looks tidy, but the
+    # selector is ANDed with constrain's spot affinity: constrain-mode jobs could then run nowhere.
+    cfg, layout = _stack("dev")
+    inputs = dataclasses.replace(ProfileInputs.for_stack(cfg, layout),
+                                 mlrun_node_selector={"mlplatform.io/node-role": "jobs", "unset": ""})
+    report = check_layout(layout, inputs)
+    assert reach(report, "mlrun-job-prevent") == ("jobs",)
+    assert errors_of(report)["mlrun-job-constrain"] == ["reaches no node group; its pods would stay Pending",
+                                                         "must run on spot nodes but reaches no spot group"]
+    prevent = next(p for p, _ in report.placements if p.name == "mlrun-job-prevent")
+    assert prevent.spec["nodeSelector"] == {"mlplatform.io/node-role": "jobs"}  # empty values are dropped
