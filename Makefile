@@ -24,5 +24,13 @@ plan: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2
 
+## make check: the policy pack's rules on every stack in stacks/, offline (policies/config/<stack>.json applies)
+.PHONY: check
+check: $(STAMP)
+	@status=0; for file in stacks/Pulumi.*.yaml; do \
+		stack=$${file#stacks/Pulumi.}; stack=$${stack%.yaml}; \
+		$(BIN)/mlplatform check $$stack || status=$$?; \
+	done; exit $$status
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
