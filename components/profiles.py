@@ -341,7 +341,8 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
         profiles.append(Profile("nvidia-device-plugin", "NVIDIA device plugin DaemonSet (must run on every GPU node)",
                                 spec, user=False, expected_groups=tuple(g.name for g in layout.gpu_groups)))
     if not mlrun.configured:
-        notes.append("MLRun's preemptible-node settings are empty (no spot group): MLRun ignores preemption modes, "
+        why = "no spot group" if not layout.spot_groups else "although the layout has spot groups"
+        notes.append(f"MLRun's preemptible-node settings are empty ({why}): MLRun ignores preemption modes, "
                      "so allow and constrain behave like none and constrain-mode jobs run on on-demand nodes")
     return profiles, notes
 
