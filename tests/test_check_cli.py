@@ -95,3 +95,15 @@ def test_bad_input_exits_2(capsys, tmp_path):
     path = write_stack(tmp_path, "prod", nodeGroups={"initial": {"minSize": 5, "maxSize": 2}})
     code, _, err = run_cli(capsys, "check", "--config-file", path)
     assert code == 2 and "minSize" in err
+
+
+def test_readme_documents_every_rule_and_both_ways_to_run_them():
+    from mlplatform_policies import POLICIES
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    missing = [p.name for p in POLICIES if f"`{p.name}`" not in readme]
+    assert missing == []
+    assert "mlplatform check" in readme and "pulumi preview --stack prod --policy-pack policies" in readme
+    workflow = (ROOT / ".github" / "workflows" / "infra.yml").read_text()
+    assert "make check" in workflow and "--policy-pack policies" in workflow and "pulumi up" in workflow
