@@ -186,3 +186,15 @@ def test_pack_needs_only_pulumi_policy_and_the_stdlib():
             assert roots <= allowed, f"{path.name} imports {roots - allowed}"
     requirements = (ROOT / "policies" / "requirements.txt").read_text()
     assert "pulumi-policy" in requirements
+
+
+def test_roles_with_unknown_arns_are_not_taken_for_the_node_role():
+    # In a preview every new role's ARN is unknown; an IRSA role with broad rights must not be blamed on the nodes.
+    irsa = next(r for r in shipped("prod") if r.name == "platform-autoscaler" and r.type == "aws:iam/role:Role")
+    resources = edit(shipped("prod"), "aws:iam/role:Role", None, _set(["arn"], UNKNOWN_STRING_VALUE))
+    resources = edit(resources, NG, None, _set(["nodeRoleArn"], UNKNOWN_STRING_VALUE))
+    resources = [*resources, offline.Resource(
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "irsa-admin", "urn:test:irsa-admin",
+        {"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        state={"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"})]
+    assert "node-role-no-admin-policies" not in {p for p, _, _ in analyze(resources)}

@@ -261,7 +261,9 @@ def _trusts_ec2(role: Any) -> bool:
 
 def _node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     roles = [r for r in args.resources if r.resource_type == IAM_ROLE]
-    node_arns = {get(r.props, "nodeRoleArn") for r in args.resources if r.resource_type == NODE_GROUP}
+    # ARNs are unknown during a preview; only known ones may link a role to a node group.
+    node_arns = {a for r in args.resources if r.resource_type == NODE_GROUP
+                 if isinstance(a := get(r.props, "nodeRoleArn"), str)}
     node_roles = [r for r in roles if _trusts_ec2(r) or get(r.props, "arn") in node_arns]
     policies = {get(p.props, "arn"): p for p in args.resources if p.resource_type == IAM_POLICY}
     for role in node_roles:
