@@ -111,6 +111,9 @@ def test_dev_relies_on_its_policy_config_for_the_public_endpoint():
 # --- every rule: a failing variant of a stack the rule passes on -----------------------------------
 
 
+_DELETE = object()  # _set(path, _DELETE) removes the key
+
+
 def _set(path: list, value: Any) -> Callable[[dict], None]:
     def change(props: dict) -> None:
         cur = props
@@ -121,13 +124,6 @@ def _set(path: list, value: Any) -> Callable[[dict], None]:
         else:
             cur[path[-1]] = value
     return change
-
-
-_DELETE = object()
-
-
-def _retaint(key: str, taints: list) -> Callable[[dict], None]:
-    return _set(["taints"], taints)
 
 
 def _mlrun_tolerations(tolerations: list) -> Callable[[dict], None]:
@@ -379,3 +375,13 @@ def test_shipped_dev_policy_config_is_valid_and_only_relaxes():
     settings = offline.resolve_config(doc)
     assert all(settings[name].level.value in ("advisory", "disabled") for name in doc)
     assert default_policy_config("prod") is None  # prod runs every rule at its own level
+
+
+def test_dev_group_names_are_matched_by_word():
+    def renamed(role: str):
+        return edit(shipped("prod"), NG, "workload", _set(["labels", "mlplatform.io/node-role"], role))
+
+    assert "no-dev-groups-in-prod" in mandatory(evaluate(renamed("jupyter-gpu")))
+    assert "no-dev-groups-in-prod" not in mandatory(evaluate(renamed("devops")))
+    # Dev clusters may have them.
+    assert "no-dev-groups-in-prod" not in {v.policy for v in evaluate(shipped("dev"), DEV_POLICY_CONFIG)}

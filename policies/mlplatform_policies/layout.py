@@ -20,10 +20,10 @@ from ._props import (
     LIFECYCLE_LABEL,
     NODE_GROUP,
     ROLE_LABEL,
+    MISSING,
     entries,
     environment,
     fmt,
-    MISSING,
     get,
     is_accelerated,
     is_nvidia_gpu,
@@ -32,7 +32,6 @@ from ._props import (
     number,
     prod_rules,
     repels,
-    show_taint,
     taints_of,
 )
 from ._rule import ADVISORY, HIGH, LOW, MANDATORY, MEDIUM, resource_rule, stack_rule
@@ -333,8 +332,9 @@ def _dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if not prod_rules(g.environment):
         return
     forbidden = {str(r).lower() for r in cfg["forbiddenRoles"]}
-    hits = {str(x).lower() for x in (g.role, g.name)} & forbidden
-    if hits:
+    # Word match, so jupyter-gpu or gpu-dev count and devops does not.
+    words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
+    if words & forbidden:
         yield (f"node group {g.name} (role {g.role}) is for development work; no Jupyter or dev groups on the "
                "production cluster")
 

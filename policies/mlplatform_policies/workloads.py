@@ -27,7 +27,6 @@ from ._props import (
     items,
     known,
     number,
-    plain,
     prod_rules,
     quantity,
     repels,
