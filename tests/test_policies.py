@@ -385,3 +385,17 @@ def test_dev_group_names_are_matched_by_word():
     assert "no-dev-groups-in-prod" not in mandatory(evaluate(renamed("devops")))
     # Dev clusters may have them.
     assert "no-dev-groups-in-prod" not in {v.policy for v in evaluate(shipped("dev"), DEV_POLICY_CONFIG)}
+
+
+def test_guaranteed_qos_follows_kubernetes_limit_range_defaulting():
+    def limits(item: dict):
+        return edit(shipped("prod"), LR, None, _set(["spec", "limits"], [{"type": "Container", **item}]))
+
+    # Only max set: default takes max and defaultRequest takes default, so pods are Guaranteed.
+    assert "prod-guaranteed-qos-defaults" not in mandatory(evaluate(limits({"max": {"cpu": "2", "memory": "4Gi"}})))
+    # Same amounts written differently are equal.
+    same = {"defaultRequest": {"cpu": "1000m", "memory": "4096Mi"}, "default": {"cpu": "1", "memory": "4Gi"}}
+    assert "prod-guaranteed-qos-defaults" not in mandatory(evaluate(limits(same)))
+    # Requests without limits leave pods Burstable.
+    assert "prod-guaranteed-qos-defaults" in mandatory(evaluate(limits({"defaultRequest": {"cpu": "1",
+                                                                                           "memory": "1Gi"}})))

@@ -163,12 +163,14 @@ def _guaranteed(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | 
                     continue
                 request = entries(get(item, "defaultRequest", default={}))
                 limit = entries(get(item, "default", default={}))
+                ceiling = entries(get(item, "max", default={}))
                 for res in ("cpu", "memory"):
-                    req, lim = request.get(res), limit.get(res)
+                    # Kubernetes' defaulting: a missing default takes max, a missing defaultRequest the default.
+                    lim = limit.get(res) if limit.get(res) is not None else ceiling.get(res)
+                    req = request.get(res) if request.get(res) is not None else lim
                     if not (known(req) and known(lim)):
                         continue
-                    # A missing defaultRequest takes the default, so only a differing pair breaks Guaranteed.
-                    if lim is None or (req is not None and quantity(req) != quantity(lim)):
+                    if lim is None or quantity(req) != quantity(lim):
                         yield (f"LimitRange {object_name(lr)} in namespace {ns}: default {res} request "
                                f"{fmt(req) if req is not None else 'unset'} != limit "
                                f"{fmt(lim) if lim is not None else 'unset'}; prod pods that set nothing would "
