@@ -399,3 +399,10 @@ def test_guaranteed_qos_follows_kubernetes_limit_range_defaulting():
     # Requests without limits leave pods Burstable.
     assert "prod-guaranteed-qos-defaults" in mandatory(evaluate(limits({"defaultRequest": {"cpu": "1",
                                                                                            "memory": "1Gi"}})))
+
+
+def test_platform_priority_classes_may_preempt():
+    # igz-system-* classes (PreemptLowerPriority) are the platform's, not user tiers.
+    with_system = configured("prod", workloads={"systemPriorityClasses": {"enabled": True}})
+    assert any(r.type == PC and r.props["metadata"]["name"] == "igz-system-medium" for r in with_system)
+    assert "priority-classes" not in {v.policy for v in evaluate(with_system)}
