@@ -9,6 +9,7 @@ so that programs which read outputs run to the end.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import runpy
 import threading
@@ -202,6 +203,12 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGR
         set_root_resource(None)  # type: ignore[arg-type]
         pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
         pulumi.runtime.set_all_config(to_pulumi_config(raw_config), [])
+        # A run allocates a few hundred thousand futures, tasks and protobuf objects that live until it
+        # ends; the cyclic collector would rescan them (and every imported SDK module) again and again,
+        # about half the run time for a stack of 500 node groups. Reference counting still frees what
+        # can go; the collector resumes when the run ends.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
             runpy.run_path(str(program), run_name="__main__")
             _sync_await(wait_for_rpcs())
@@ -214,6 +221,8 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGR
                 if _sync_await(out.is_secret()):
                     secrets.add(key)
         finally:
+            if gc_was_enabled:
+                gc.enable()
             pulumi.runtime.set_all_config({}, [])
             set_root_resource(None)  # type: ignore[arg-type]
     return ProgramRun(stack=stack, config=dict(raw_config), resources=record, exports=exports, secret_exports=secrets)
