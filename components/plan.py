@@ -80,8 +80,13 @@ def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan
 # --- the document -------------------------------------------------------------------------------
 
 
-def _siblings(run: ProgramRun, res: Recorded, type_: str) -> list[Recorded]:
-    return [r for r in run.resources if r.type == type_ and r.parent == res.parent]
+def _by_parent(run: ProgramRun, *types: str) -> dict[tuple[str | None, str], list[Recorded]]:
+    """Resources of the given types grouped by (parent, type): one pass, not one per node group."""
+    index: dict[tuple[str | None, str], list[Recorded]] = {}
+    for r in run.resources:
+        if r.type in types:
+            index.setdefault((r.parent, r.type), []).append(r)
+    return index
 
 
 def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[str, Any]]:
@@ -92,11 +97,13 @@ def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[st
     out = []
     rank = {name: i for i, name in enumerate(order or [])}
     found = sorted(run.of_type(NODE_GROUP_TYPE), key=lambda r: (rank.get(r.name, len(rank)), r.name))
+    siblings = _by_parent(run, ASG_TAG_TYPE, LAUNCH_TEMPLATE_TYPE)
     for ng in found:
         i = ng.inputs
         scaling = i.get("scalingConfig", {})
-        tags = {t.inputs["tag"]["key"]: t.inputs["tag"]["value"] for t in _siblings(run, ng, ASG_TAG_TYPE)}
-        lts = _siblings(run, ng, LAUNCH_TEMPLATE_TYPE)
+        asg_tags = siblings.get((ng.parent, ASG_TAG_TYPE), [])
+        tags = {t.inputs["tag"]["key"]: t.inputs["tag"]["value"] for t in asg_tags}
+        lts = siblings.get((ng.parent, LAUNCH_TEMPLATE_TYPE), [])
         out.append({
             "name": ng.name,
             "role": i.get("labels", {}).get(ROLE_LABEL, ng.name),
