@@ -141,6 +141,8 @@ class NodeGroupSettings(_Model):
     desired_size: int | None = Field(default=None, ge=0, le=1000)
     disk_size_gib: int | None = Field(default=None, ge=20, le=16384)
     max_unavailable: int | None = Field(default=None, ge=1, le=100)
+    # Taint the group with its role so that only pods that ask for it (toleration + selector) land there.
+    dedicated: bool | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     taints: list[TaintSettings] = Field(default_factory=list, max_length=MAX_TAINTS)
 

@@ -49,6 +49,7 @@ class GroupDefaults:
     desired_size: int
     gpu: bool = False
     disk_size_gib: int = 100
+    dedicated: bool = False
 
 
 _SPOT_TYPES = ("m5.2xlarge", "m5a.2xlarge", "m5d.2xlarge", "m6i.2xlarge")  # one size class: 8 vCPU, 32 GiB
@@ -56,7 +57,8 @@ _SPOT_TYPES = ("m5.2xlarge", "m5a.2xlarge", "m5d.2xlarge", "m6i.2xlarge")  # one
 DEFAULTS: Mapping[str, Mapping[str, GroupDefaults]] = {
     "dev": {
         INITIAL: GroupDefaults(True, "ON_DEMAND", ("m5.xlarge",), 2, 2, 2),
-        "jupyter": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 5, 1),
+        # Dedicated: notebooks get their own nodes, jobs and functions do not crowd them out.
+        "jupyter": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 5, 1, dedicated=True),
         "jobs": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 10, 1),
         "spot": GroupDefaults(True, "SPOT", _SPOT_TYPES, 0, 10, 0),
         "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.xlarge", "g5.2xlarge"), 0, 4, 0, gpu=True, disk_size_gib=200),
@@ -181,6 +183,9 @@ def _merge(
     ami = o.ami_type or ("AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD")
 
     if name == INITIAL:
+        if o.dedicated:
+            errs.add(path + ("dedicated",), "true: the initial group is already reserved for core services by the "
+                                            "CriticalAddonsOnly taint; a second taint would keep them off it")
         if capacity != "ON_DEMAND":
             errs.add(path + ("capacityType",), f"{show(capacity)}: the initial group hosts core services and must be "
                                                "ON_DEMAND (spot nodes can be reclaimed at any time)")
@@ -233,6 +238,8 @@ def _merge(
     if gpu:
         labels[GPU_PRESENT_LABEL] = "true"
         taints.append(GPU_TAINT)
+    if (o.dedicated if o.dedicated is not None else base.dedicated) and name != INITIAL:
+        taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
     labels.update(o.labels)
     taints.extend(Taint(t.key, t.value, t.effect) for t in o.taints)
 

@@ -298,16 +298,19 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
 
     jupyter_groups = [g for g in layout.groups if g.role == JUPYTER_ROLE]
     selector = inputs.jupyter_node_selector
-    if selector is None and jupyter_groups:
-        selector = {ROLE_LABEL: JUPYTER_ROLE}
-    if selector is None:
+    placement: dict[str, Any] | None = None
+    if selector is not None:
+        placement = {"nodeSelector": dict(selector)} if selector else {}
+    elif jupyter_groups:
+        # Deployed with the group's exported environment: its selector and the toleration of a dedicated group.
+        placement = mltools.polyaxon_environment(jupyter_groups[0], layout)
+    if placement is None:
         notes.append("no Jupyter group in this layout (no development work on a production cluster): "
                      "the Jupyter profile is left out")
     else:
         spec = {"containers": [_container("jupyter", "quay.io/jupyter/base-notebook")],
                 "priorityClassName": pc}
-        if selector:
-            spec["nodeSelector"] = dict(selector)
+        spec.update({k: copy.deepcopy(v) for k, v in placement.items() if v})
         profiles.append(Profile("jupyter-server", "Jupyter notebook server", spec))
 
     if layout.gpu_groups:

@@ -122,6 +122,9 @@ CASES = {
     "arm instance on an x86 AMI": (
         "dev", {"nodeGroups": groups("dev", jobs={"instanceTypes": ["m6g.2xlarge"]})},
         [P + "nodeGroups.jobs.instanceTypes[0]", "arm64", "AL2023_x86_64_STANDARD"]),
+    "dedicated initial group": (
+        "dev", {"nodeGroups": groups("dev", initial={"dedicated": True})},
+        [P + "nodeGroups.initial.dedicated", "already reserved"]),
     "reserved label": (
         "dev", {"nodeGroups": groups("dev", jobs={"labels": {"app.iguazio.com/lifecycle": "preemptible"}})},
         [P + "nodeGroups.jobs.labels.app.iguazio.com/lifecycle", "set by the toolkit"]),

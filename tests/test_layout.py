@@ -61,6 +61,15 @@ def test_spot_group_is_tainted_preemptible_and_scales_from_zero():
     assert len(spot.instance_types) > 1
 
 
+def test_jupyter_group_is_dedicated_by_default_and_any_group_can_be():
+    layout = layout_of("dev")
+    assert layout.group("jupyter").taints == (Taint(ROLE_LABEL, "jupyter", "NoSchedule"),)
+    assert layout.group("jobs").taints == ()
+    shared = layout_of("dev", nodeGroups={"jupyter": {"dedicated": False}, "jobs": {"dedicated": True}})
+    assert shared.group("jupyter").taints == ()
+    assert shared.group("jobs").taints == (Taint(ROLE_LABEL, "jobs", "NoSchedule"),)
+
+
 def test_spot_taint_is_configurable():
     spot = layout_of("dev", spotTaint={"key": "example.com/spot", "value": "yes", "effect": "NoExecute"}).group("spot")
     assert spot.taints == (Taint("example.com/spot", "yes", "NoExecute"),)

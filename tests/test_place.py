@@ -74,7 +74,9 @@ def test_mlrun_jobs_on_dev(capsys):
     doc = place_json(capsys, "dev", EXAMPLES / "mlrun-jobs.yaml")
     v = verdicts(doc)
     prevent, constrain = v["Pod/train-prevent"], v["Pod/train-constrain"]
-    assert [g for g, r in prevent.items() if r["schedulable"]] == ["jupyter", "jobs"]
+    assert [g for g, r in prevent.items() if r["schedulable"]] == ["jobs"]
+    assert prevent["jupyter"]["reasons"] == [
+        "node(s) had untolerated taint {mlplatform.io/node-role: jupyter} (effect NoSchedule)"]
     assert prevent["spot"]["reasons"] == [
         "node(s) had untolerated taint {app.iguazio.com/lifecycle: preemptible} (effect NoSchedule)"]
     assert prevent["initial"]["reasons"] == [
@@ -104,7 +106,7 @@ def test_allow_mode_nuclio_prefers_spot(capsys):
     doc = place_json(capsys, "dev", EXAMPLES / "nuclio-function.yaml")
     (pod,) = doc["pods"]
     assert pod["ranking"][0] == "spot"
-    assert {g["name"] for g in pod["groups"] if g["schedulable"]} == {"jupyter", "jobs", "spot"}
+    assert {g["name"] for g in pod["groups"] if g["schedulable"]} == {"jobs", "spot"}
 
 
 def test_json_shape(capsys):

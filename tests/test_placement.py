@@ -210,7 +210,7 @@ def test_preferred_affinity_only_ranks():
         {"weight": 100, "preference": {"matchExpressions": [expr("nowhere", "Exists")]}},
         {"weight": 7, "preference": {}},  # an empty preference matches nothing
     ]}}
-    result = place(pod(affinity=prefer_spot), [group_with("jupyter"), group_with("jobs")])
+    result = place(pod(affinity=prefer_spot), [group_with("jupyter", taints=()), group_with("jobs")])
     assert result.reachable == ("jupyter", "jobs")  # a preference never refuses
     assert result.group("jobs").score == 40 and result.group("jupyter").score == 0
     assert result.ranking == ("jobs", "jupyter")

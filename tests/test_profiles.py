@@ -161,8 +161,9 @@ def test_dev_stack_keeps_every_promise():
     assert report.errors == ()
     assert reach(report, "mlrun-job-constrain") == ("spot",)
     assert "spot" in reach(report, "mlrun-job-allow") and "jobs" in reach(report, "mlrun-job-allow")
+    # The jupyter group is dedicated: jobs and functions stay off the notebooks' nodes.
     for profile in ("mlrun-job-prevent", "mlrun-job-none", "nuclio-function"):
-        assert set(reach(report, profile)) == {"jupyter", "jobs"}
+        assert set(reach(report, profile)) == {"jobs"}
     assert reach(report, "jupyter-server") == ("jupyter",)
     assert reach(report, "gpu-training-job") == ("gpu",)
     assert reach(report, "polyaxon-spot-experiment") == ("spot",)
@@ -270,7 +271,7 @@ def test_core_services_must_reach_exactly_the_initial_group():
     core = next(p for p in profiles if p.name == "core-platform-service")
     loose = dataclasses.replace(core, spec={k: v for k, v in core.spec.items() if k != "nodeSelector"})
     report = check_invariants(layout, [loose], MLRunPreemption.from_layout(layout), notes)
-    assert [f.message for f in report.errors] == ["must stay off jobs, jupyter but can land there"]
+    assert [f.message for f in report.errors] == ["must stay off jobs but can land there"]
 
 
 # --- matrix and JSON -----------------------------------------------------------------------------

@@ -44,7 +44,9 @@ def test_dev_node_groups_carry_capacity_labels_and_taints(dev_run):
     assert gpu["labels"]["nvidia.com/gpu.present"] == "true"
     for name in ("jupyter", "jobs"):
         assert ng[name].inputs["labels"]["app.iguazio.com/lifecycle"] == "non-preemptible"
-        assert ng[name].inputs["taints"] == []
+    # Notebooks get their own nodes; jobs and functions go to the jobs group.
+    assert ng["jupyter"].inputs["taints"] == [{"key": "mlplatform.io/node-role", "value": "jupyter", "effect": "NO_SCHEDULE"}]
+    assert ng["jobs"].inputs["taints"] == []
 
 
 def test_prod_node_groups(prod_run):
