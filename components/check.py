@@ -17,13 +17,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from .engine import ProgramRun
+from .placement_report import stack_placement_section
 from .plan import Plan, project_root
 
-try:
-    from mlplatform_policies import POLICIES, offline
-except ImportError:  # a venv installed before the pack was packaged: use the checkout's copy
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "policies"))
-    from mlplatform_policies import POLICIES, offline
+from mlplatform_policies import POLICIES, offline
 
 Violation = offline.Violation
 PolicyConfigError = offline.PolicyConfigError
@@ -42,10 +39,41 @@ def policy_resources(run: ProgramRun) -> list[offline.Resource]:
     ]
 
 
+# The placement proof needs the layout, which a real preview's policy pack never sees: offline only.
+PLACEMENT_RULE = {
+    "name": "placement-invariants",
+    "level": "mandatory",
+    "defaultLevel": "mandatory",
+    "severity": "high",
+    "description": "Every built-in workload profile (MLRun jobs in each preemption mode, Nuclio, Jupyter, GPU "
+                   "training, Polyaxon on spot, core services) lands only where it belongs (offline only).",
+    "remediation": "Run `mlplatform plan <stack>` to see the placement matrix; make spot groups share their "
+                   "taints so MLRun's tolerations cover them, keep GPU types in GPU groups and core services "
+                   "on the initial group.",
+}
+
+
+def placement_violations(plan: Plan) -> list[Violation]:
+    """The placement invariants of issue-proof profiles as violations of one mandatory rule."""
+    section = stack_placement_section(plan.config, plan.layout)
+    return [
+        Violation(policy=PLACEMENT_RULE["name"], level="mandatory", severity=PLACEMENT_RULE["severity"],
+                  message=f"{e['profile']} {e['message']}", urn=None, resource_type=None, resource_name=None,
+                  description=PLACEMENT_RULE["description"], remediation=PLACEMENT_RULE["remediation"])
+        for e in section["errors"]
+    ]
+
+
 def run_checks(plan: Plan | ProgramRun, policy_config: Mapping[str, Any] | None = None) -> list[Violation]:
-    """Every violation of the pack's rules in a plan (or a bare program run), mandatory first."""
+    """Every violation of the pack's rules in a plan (or a bare program run), mandatory first.
+
+    A plan also carries its layout, so its placement invariants are checked too.
+    """
     run = plan.run if isinstance(plan, Plan) else plan
-    return offline.evaluate(policy_resources(run), policy_config)
+    violations = offline.evaluate(policy_resources(run), policy_config)
+    if isinstance(plan, Plan):
+        violations = placement_violations(plan) + violations
+    return violations
 
 
 def default_policy_config(stack: str) -> Path | None:
@@ -75,7 +103,7 @@ def check_document(plan: Plan, violations: list[Violation], config_path: Path | 
              "severity": p.severity.value if p.severity else None, "description": p.description,
              "remediation": p.remediation_steps}
             for p in POLICIES
-        ],
+        ] + [PLACEMENT_RULE],
     }
 
 

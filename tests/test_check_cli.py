@@ -107,3 +107,25 @@ def test_readme_documents_every_rule_and_both_ways_to_run_them():
     assert "mlplatform check" in readme and "pulumi preview --stack prod --policy-pack policies" in readme
     workflow = (ROOT / ".github" / "workflows" / "infra.yml").read_text()
     assert "make check" in workflow and "--policy-pack policies" in workflow and "pulumi up" in workflow
+
+
+def test_placement_invariants_fail_the_check(capsys, tmp_path):
+    # Two spot groups with different extra taints: MLRun's tolerations cover neither, so constrain-mode
+    # jobs could land nowhere. The policy pack sees the ConfigMap; the placement proof sees the jobs.
+    path = write_stack(tmp_path, "dev",
+                       nodeGroups={"spot": {"taints": [{"key": "pool", "value": "a"}]}},
+                       additionalNodeGroups=[{"name": "spot-b", "capacityType": "SPOT", "instanceTypes": ["c5.4xlarge"],
+                                              "maxSize": 5, "taints": [{"key": "pool", "value": "b"}]}])
+    code, out, _ = run_cli(capsys, "check", "--config-file", path, "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["passed"] is False
+    placement = [v["message"] for v in doc["violations"] if v["policy"] == "placement-invariants"]
+    assert "mlrun-job-constrain reaches no node group; its pods would stay Pending" in placement
+    assert any(r["name"] == "placement-invariants" for r in doc["rules"])
+
+
+def test_shipped_stacks_keep_their_placement_promises(capsys):
+    for stack in ("dev", "prod"):
+        code, out, _ = run_cli(capsys, "check", stack, "--json")
+        assert code == 0
+        assert not [v for v in json.loads(out)["violations"] if v["policy"] == "placement-invariants"]
