@@ -385,8 +385,9 @@ def check_invariants(layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPr
     initial = {g.name for g in layout.groups if g.is_initial}
     errors: list[Finding] = []
     placements = []
+    templates = node_templates(layout)  # once, not once per profile
     for profile in profiles:
-        result = place(profile.pod(), layout)
+        result = place(profile.pod(), templates)
         placements.append((profile, result))
         reach = set(result.reachable)
 
@@ -423,7 +424,7 @@ def check_invariants(layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPr
             err(f"user workload reaches the initial group {_names(sorted(reach & initial))}, "
                 "which is reserved for core services")
     unknown = [f"group {t.group}: instance type(s) {', '.join(t.unknown_instance_types)} not in the instance table; "
-               "resource fit is not checked for them" for t in node_templates(layout) if t.unknown_instance_types]
+               "resource fit is not checked for them" for t in templates if t.unknown_instance_types]
     return InvariantReport(tuple(placements), tuple(errors), tuple(notes) + tuple(unknown))
 
 
