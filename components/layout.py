@@ -35,6 +35,7 @@ INITIAL = "initial"
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
 # EKS puts a few tags of its own on each Auto Scaling group; an ASG holds at most 50.
 MAX_ASG_TAGS = 44
+EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
 RESERVED_LABEL_KEYS = {LIFECYCLE_LABEL, ROLE_LABEL, ENVIRONMENT_LABEL, GPU_PRESENT_LABEL}
 RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/", "kubernetes.io/", "k8s.io/")
 
@@ -221,9 +222,19 @@ def _merge(
             errs.add(path + ("instanceTypes",), f"spot types {show(list(types))} differ in vCPU/memory; use one size "
                                                 "class so the autoscaler's node template is true for every node")
 
-    for key in o.labels:
+    for key, value in o.labels.items():
         if key in RESERVED_LABEL_KEYS or key.startswith(RESERVED_LABEL_PREFIXES):
             errs.add(path + ("labels", key), "is set by the toolkit or by EKS; choose another label key")
+        # The EKS API is stricter than Kubernetes: `pulumi up` would fail on these.
+        if len(key) > EKS_MAX_LABEL_KEY:
+            errs.add(path + ("labels", key), f"is {len(key)} characters; EKS node-group label keys, prefix "
+                                             f"included, allow at most {EKS_MAX_LABEL_KEY}")
+        if value == "":
+            errs.add(path + ("labels", key), "has an empty value, which the EKS API refuses for node-group labels")
+    for i, t in enumerate(o.taints):
+        if len(t.key) > EKS_MAX_LABEL_KEY:
+            errs.add(path + ("taints", i, "key"), f"{show(t.key)} is {len(t.key)} characters; EKS taint keys, prefix "
+                                                  f"included, allow at most {EKS_MAX_LABEL_KEY}")
 
     labels = {
         LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
