@@ -487,6 +487,16 @@ class StackConfig(_Model):
                              f"{', '.join(SUPPORTED_KUBERNETES_VERSIONS)}")
         return v
 
+    @field_validator("tags")
+    @classmethod
+    def _aws_tags(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if not 1 <= len(key) <= 128 or len(value) > 256:
+                raise ValueError(f"tag {show(key)}: AWS tag keys have 1-128 characters and values at most 256")
+            if key.lower().startswith("aws:"):
+                raise ValueError(f"tag {show(key)}: the aws: prefix is reserved for AWS")
+        return v
+
     @field_validator("spot_taint")
     @classmethod
     def _spot_taint_repels(cls, v: TaintSettings) -> TaintSettings:
