@@ -101,6 +101,8 @@ def test_control_plane_baseline(dev_run, prod_run):
         assert i["createOidcProvider"] is True
         assert i["enabledClusterLogTypes"] == CONTROL_PLANE_LOG_TYPES
         assert i["encryptionConfigKeyArn"].startswith("arn:aws:kms:")
+        # CoreDNS has one owner: the workload layer's add-on, not pulumi_eks.
+        assert i["corednsAddonOptions"]["enabled"] is False
     dev = dev_run.one("eks:index:Cluster", "cluster").inputs
     assert dev["endpointPublicAccess"] is True and dev["publicAccessCidrs"] == ["203.0.113.0/24"]
     prod = prod_run.one("eks:index:Cluster", "cluster")
