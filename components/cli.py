@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # exits 2 on bad arguments, like every argparse tool
+    if argv is None:  # the mlplatform process itself: one program run, then exit
+        from . import engine
+
+        engine.FREEZE_AFTER_RUN = True
     try:
         return args.handler(args)
     except ConfigError as err:

@@ -224,6 +224,11 @@ def _run_now(awaitable):
 
 
 _lock = threading.Lock()  # the Pulumi runtime is process-global: one program run at a time
+# Set by a process that runs one program and exits (the mlplatform command): the runtime leaves a
+# run's objects in reference cycles, and the first collection after the run (then the one at exit)
+# would walk all of them, seconds for 500 node groups. Frozen, the collector skips them.
+FREEZE_AFTER_RUN = False
+_frozen = False  # whether a run left its objects frozen; the next run makes them collectable again
 
 
 def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGRAM) -> ProgramRun:
@@ -242,6 +247,11 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGR
         # ends; the cyclic collector would rescan them (and every imported SDK module) again and again,
         # about half the run time for a stack of 500 node groups. Reference counting still frees what
         # can go; the collector resumes when the run ends.
+        global _frozen
+        if _frozen:
+            gc.unfreeze()
+            _frozen = False
+            gc.collect()
         gc_was_enabled = gc.isenabled()
         gc.disable()
         loop = _ensure_event_loop()
@@ -263,6 +273,9 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGR
             pulumi_mocks._sync_await = _sync_await  # type: ignore[attr-defined]
             loop._default_executor = executor  # type: ignore[attr-defined]
             if gc_was_enabled:
+                if FREEZE_AFTER_RUN:
+                    gc.freeze()
+                    _frozen = True
                 gc.enable()
             pulumi.runtime.set_all_config({}, [])
             set_root_resource(None)  # type: ignore[arg-type]
