@@ -193,3 +193,17 @@ def test_modest_yaml_aliases_still_work(tmp_path, capsys):
     assert main(["plan", "--config-file", str(path), "--json"]) == 0
     names = [g["name"] for g in json.loads(capsys.readouterr().out)["nodeGroups"]]
     assert names[-2:] == ["pool-a", "pool-b"]
+
+
+@pytest.mark.parametrize("value", ["{a: 2001-01-01}", "!!set {a, b}", "{2001-01-01: a, 1: b, null: c}",
+                                   "!!binary aGVsbG8=", "[.nan, .inf, -.inf]", "[{a: !!set {x}}]"])
+def test_yaml_types_json_lacks_in_other_namespaces_plan(tmp_path, capsys, value):
+    """Settings of other providers (aws:, kubernetes:, ...) are passed through; YAML dates, sets and
+    binary in them reach the program as strings and lists, as JSON config can carry them."""
+    path = tmp_path / "Pulumi.yamltypes.yaml"
+    path.write_text(f"config:\n  aws:region: us-west-2\n  ml-platform-eks:environment: dev\n  other:setting: {value}\n",
+                    encoding="utf-8")
+    code = main(["plan", "--config-file", str(path), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert json.loads(captured.out)["nodeGroups"]
