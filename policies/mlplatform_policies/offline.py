@@ -90,7 +90,11 @@ def load_policy_config(path: str | Path) -> dict[str, Any]:
     try:
         if p.stat().st_size > MAX_CONFIG_BYTES:
             raise PolicyConfigError(f"{p}: larger than {MAX_CONFIG_BYTES:,} bytes; not a policy config")
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:  # at most the limit: devices and pipes report size 0
+            data = f.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise PolicyConfigError(f"{p}: larger than {MAX_CONFIG_BYTES:,} bytes; not a policy config")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyConfigError(f"{p}: cannot read the policy config ({exc})") from None
     if not text.strip():
@@ -99,6 +103,8 @@ def load_policy_config(path: str | Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PolicyConfigError(f"{p}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise PolicyConfigError(f"{p}: nested too deeply to be a policy config") from None
     if not isinstance(doc, dict):
         raise PolicyConfigError(f"{p}: must be a JSON object of policy name -> level or settings")
     return doc
