@@ -207,3 +207,20 @@ def test_yaml_types_json_lacks_in_other_namespaces_plan(tmp_path, capsys, value)
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert json.loads(captured.out)["nodeGroups"]
+
+
+@pytest.mark.parametrize("content", [None, "[" * 100_000 + "]" * 100_000, "{" * 10, '{"a": 1e999999}'])
+def test_a_hostile_policy_config_is_refused_by_check(tmp_path, capsys, content):
+    """`check --policy-config`: an endless device, deep nesting or broken JSON exit 2 without a traceback."""
+    if content is None:
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("needs /dev/zero")
+        path = "/dev/zero"
+    else:
+        path = str(tmp_path / "policy.json")
+        Path(path).write_text(content, encoding="utf-8")
+    code = main(["check", "dev", "--policy-config", path])
+    captured = capsys.readouterr()
+    assert code == 2, captured.err
+    assert "Traceback" not in captured.err
+    assert len(captured.err.splitlines()) <= 25
