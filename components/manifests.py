@@ -118,6 +118,8 @@ def read_manifests(text: str) -> list[ManifestPod]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ManifestError(f"is not valid YAML{where}: {problem}", document + 1) from None
+    except RecursionError:
+        raise ManifestError("is nested too deeply to be a Kubernetes object", document + 1) from None
     if not pods:
         raise ManifestError(f"no pod specs found; give a {SUPPORTED}")
     return pods
