@@ -9,7 +9,8 @@
    the model accepts it, so `mlplatform check` must fail it with the mandatory
    placement-invariants rule rather than let it pass.
 3. Random mutations of a valid config (values replaced by other types, keys dropped, unknown
-   keys added, structures nested) either plan or fail with ConfigError, never another exception.
+   keys added, structures nested) either plan or fail with ConfigError, never another exception;
+   so do stack files mangled as text (stray characters, lost or doubled lines, bad indentation).
 
 Example counts are modest: every accepted example of 1 is a plan and a check (~0.5 s).
 """
@@ -30,7 +31,7 @@ from hypothesis import strategies as st
 
 from components.check import placement_violations
 from components.cli import main
-from components.config import ConfigError, parse
+from components.config import ConfigError, parse, read_stack_file, to_pulumi_config
 from components.engine import run_program
 from components.layout import DEFAULTS, build_layout
 from components.plan import Plan
@@ -279,3 +280,50 @@ def test_a_mutated_config_plans_or_fails_with_config_error(case):
     event("accepted" if result else "refused")
     if result is not None:
         run_program(stack, raw)  # must not raise
+
+
+# --- text-level mutations: what a bad edit or merge does to a stack file -----------------------------
+
+YAML_NOISE = st.text(alphabet=" \t\n:-[]{}&*!|>#'\",?%@`~\\0123456789abcxyzTN.\u00fc\u200b", min_size=1, max_size=12)
+
+
+@st.composite
+def mangled_stack_files(draw) -> str:
+    lines = (Path(__file__).resolve().parent.parent / "stacks" / f"Pulumi.{draw(st.sampled_from(['dev', 'prod']))}.yaml"
+             ).read_text(encoding="utf-8").splitlines()
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(lines) - 1))
+        action = draw(st.sampled_from(["insert", "delete", "duplicate", "indent", "dedent", "splice"]))
+        if action == "insert":
+            lines.insert(i, draw(YAML_NOISE))
+        elif action == "delete" and len(lines) > 1:
+            del lines[i]
+        elif action == "duplicate":
+            lines.insert(i, lines[i])
+        elif action == "indent":
+            lines[i] = "  " + lines[i]
+        elif action == "dedent":
+            lines[i] = lines[i][2:]
+        else:
+            pos = draw(st.integers(0, len(lines[i])))
+            lines[i] = lines[i][:pos] + draw(YAML_NOISE) + lines[i][pos:]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(mangled_stack_files())
+def test_a_mangled_stack_file_is_read_or_refused_cleanly(text):
+    """Stray characters, lost or doubled lines, bad indentation: ConfigError or a valid config, nothing else."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "Pulumi.mangled.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            raw = read_stack_file(path)
+            result = accepted("dev" if raw.get(P + "environment") == "dev" else "prod", raw)
+        except ConfigError as err:
+            event("refused")
+            assert str(err).startswith("invalid stack configuration")
+            return
+    event("accepted" if result else "refused")
+    if result is not None:
+        to_pulumi_config(raw)  # what the engine hands the program
