@@ -1,0 +1,34 @@
+"""bench/run's generated stacks stay valid as the config model evolves (the benchmark would stop otherwise)."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+from pathlib import Path
+
+from components.config import parse
+from components.layout import build_layout
+from components.profiles import ProfileInputs, check_layout
+from components.workloads import build_workloads
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "run"
+
+
+def load_bench():
+    loader = importlib.machinery.SourceFileLoader("bench_run", str(BENCH))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("bench_run", loader))
+    loader.exec_module(module)
+    return module
+
+
+def test_generated_stacks_are_valid_and_keep_the_placement_invariants():
+    bench = load_bench()
+    raw = bench.generated_stack(20, 50)["config"]
+    cfg = parse(raw)
+    layout = build_layout(cfg, "bench")
+    assert len(layout.groups) == len(build_layout(parse({k: v for k, v in raw.items()
+                                                         if not k.endswith("additionalNodeGroups")}), "b").groups) + 20
+    workloads = build_workloads(cfg)
+    assert {f"team-{i:02d}" for i in range(50)} <= {ns.name for ns in workloads.namespaces}
+    report = check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    assert report.ok, [str(f) for f in report.errors]
