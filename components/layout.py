@@ -10,6 +10,7 @@ GPU types only in GPU groups, ...) live here and raise ConfigError.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
@@ -35,6 +36,7 @@ INITIAL = "initial"
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
 # EKS puts a few tags of its own on each Auto Scaling group; an ASG holds at most 50.
 MAX_ASG_TAGS = 44
+EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
 RESERVED_LABEL_KEYS = {LIFECYCLE_LABEL, ROLE_LABEL, ENVIRONMENT_LABEL, GPU_PRESENT_LABEL}
 RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/", "kubernetes.io/", "k8s.io/")
@@ -320,6 +322,10 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types), 0, 3, 0, gpu=extra.gpu)
         groups.append(_merge(extra.name, extra.role or extra.name, base, extra, path, cfg, extra.gpu, errs))
 
+    derived = cfg.cluster_name_for(stack)
+    if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):
+        errs.add(("clusterName",), f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
+                                   "(letters, digits, '-' and '_'); set clusterName")
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint
