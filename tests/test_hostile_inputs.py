@@ -224,3 +224,14 @@ def test_a_hostile_policy_config_is_refused_by_check(tmp_path, capsys, content):
     assert code == 2, captured.err
     assert "Traceback" not in captured.err
     assert len(captured.err.splitlines()) <= 25
+
+
+@pytest.mark.parametrize("stack", ["dev.eu-west", "dév", "team a"])
+def test_a_stack_name_eks_cannot_use_needs_a_cluster_name(tmp_path, capsys, stack):
+    """The default cluster name is mlp-<stack>; where EKS would refuse it, plan says to set clusterName."""
+    path = write(tmp_path, BASE, name=f"Pulumi.{stack}.yaml")
+    err = refused(capsys, "plan", "--config-file", path)
+    assert P + "clusterName:" in err and "set clusterName" in err
+    fixed = write(tmp_path, {**BASE, P + "clusterName": "mlp-dev-eu"}, name=f"Pulumi.{stack}.yaml")
+    assert main(["plan", "--config-file", fixed, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["clusterName"] == "mlp-dev-eu"
