@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import gc
 import hashlib
 import inspect
@@ -227,18 +228,14 @@ def _run_now(awaitable):
     raise RuntimeError("offline engine: serializing mock state waited on the event loop; mocks must return plain values")
 
 
-_get_stack_trace = resource_runtime._get_stack_trace
-
-
 def _no_stack_trace() -> source_pb2.StackTrace:
     return source_pb2.StackTrace()
 
 
-_register_resource = resource_sdk.register_resource
 _PUMP_EVERY = 32  # registrations between two turns of the event loop while the program body runs
 
 
-def _pumping(loop: asyncio.AbstractEventLoop):
+def _pumping(loop: asyncio.AbstractEventLoop, register_resource):
     """register_resource that lets queued registrations finish while the program body still runs.
 
     The program body constructs every resource before the event loop turns, so each one's pending
@@ -249,7 +246,7 @@ def _pumping(loop: asyncio.AbstractEventLoop):
 
     def register(*args, **kwargs):
         nonlocal count
-        result = _register_resource(*args, **kwargs)
+        result = register_resource(*args, **kwargs)
         count += 1
         if count % _PUMP_EVERY == 0 and not loop.is_running():
             for _ in range(1000):
@@ -259,6 +256,37 @@ def _pumping(loop: asyncio.AbstractEventLoop):
         return result
 
     return register
+
+
+@contextlib.contextmanager
+def _sdk_shortcuts(loop: asyncio.AbstractEventLoop):
+    """Skip SDK work the mocks never need (measured in bench/RESULTS.md), restored afterwards.
+
+    These reach into SDK internals, so each applies only where this SDK version has the hook:
+    without one a run is slower, never different.
+    """
+    patches = [
+        # MockMonitor serializes the mocks' plain state on the loop's thread without re-entering it.
+        (pulumi_mocks, "_sync_await", lambda original: _run_now),
+        # The SDK walks the Python stack of every registration for the source position the Pulumi CLI
+        # shows; the mocks never read it (a tenth of the run time and ~40 KB per node group).
+        (resource_runtime, "_get_stack_trace", lambda original: _no_stack_trace),
+        (resource_sdk, "register_resource", lambda original: _pumping(loop, original)),
+    ]
+    saved = []
+    for module, name, make in patches:
+        if callable(getattr(module, name, None)):
+            original = getattr(module, name)
+            saved.append((module, name, original))
+            setattr(module, name, make(original))
+    executor = getattr(loop, "_default_executor", None)
+    loop.set_default_executor(_InlineExecutor())
+    try:
+        yield
+    finally:
+        for module, name, original in reversed(saved):
+            setattr(module, name, original)
+        loop._default_executor = executor  # type: ignore[attr-defined]
 
 
 _lock = threading.Lock()  # the Pulumi runtime is process-global: one program run at a time
@@ -292,17 +320,10 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGR
             gc.collect()
         thresholds = gc.get_threshold()
         gc.set_threshold(thresholds[0] or 700, 10**9, 10**9)
-        loop = _ensure_event_loop()
-        executor = getattr(loop, "_default_executor", None)
-        loop.set_default_executor(_InlineExecutor())
-        pulumi_mocks._sync_await = _run_now  # type: ignore[attr-defined]
-        # The SDK walks the Python stack of every registration for the source position the Pulumi CLI
-        # shows; the mocks never read it (a tenth of the run time and ~40 KB per node group).
-        resource_runtime._get_stack_trace = _no_stack_trace  # type: ignore[attr-defined]
-        resource_sdk.register_resource = _pumping(loop)  # type: ignore[attr-defined]
         try:
-            runpy.run_path(str(program), run_name="__main__")
-            _sync_await(wait_for_rpcs())
+            with _sdk_shortcuts(_ensure_event_loop()):
+                runpy.run_path(str(program), run_name="__main__")
+                _sync_await(wait_for_rpcs())
             root = pulumi.runtime.get_root_resource()
             exports: dict[str, Any] = {}
             secrets: set[str] = set()
@@ -312,10 +333,6 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path = PROGR
                 if _sync_await(out.is_secret()):
                     secrets.add(key)
         finally:
-            pulumi_mocks._sync_await = _sync_await  # type: ignore[attr-defined]
-            resource_runtime._get_stack_trace = _get_stack_trace  # type: ignore[attr-defined]
-            resource_sdk.register_resource = _register_resource  # type: ignore[attr-defined]
-            loop._default_executor = executor  # type: ignore[attr-defined]
             gc.set_threshold(*thresholds)
             if FREEZE_AFTER_RUN:
                 gc.freeze()
