@@ -198,3 +198,22 @@ def test_roles_with_unknown_arns_are_not_taken_for_the_node_role():
         {"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
         state={"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"})]
     assert "node-role-no-admin-policies" not in {p for p, _, _ in analyze(resources)}
+
+
+def test_pack_constants_match_the_toolkit():
+    """The pack keeps its own copies (it runs in its own venv); they must not drift from the toolkit's."""
+    from mlplatform_policies import _props
+
+    from components import cluster, config, instances, layout, scheduling
+
+    assert _props.ROLE_LABEL == scheduling.ROLE_LABEL
+    assert _props.LIFECYCLE_LABEL == scheduling.LIFECYCLE_LABEL
+    assert _props.GPU_PRESENT_LABEL == scheduling.GPU_PRESENT_LABEL
+    assert _props.GPU_RESOURCE == scheduling.GPU_RESOURCE
+    assert _props.ENV_KEY == scheduling.ENVIRONMENT_LABEL
+    assert _props.CORE_TAINT_KEY == scheduling.CRITICAL_ADDONS_TAINT.key
+    assert _props.AUTOSCALER_PREFIX == layout.AUTOSCALER_PREFIX
+    assert set(_props.GPU_AMI_TYPES) == set(config.GPU_AMI_TYPES)
+    assert tuple(_props.CONTROL_PLANE_LOG_TYPES) == tuple(cluster.CONTROL_PLANE_LOG_TYPES)
+    assert _props.NVIDIA_GPU_FAMILIES == instances.NVIDIA_GPU_FAMILIES
+    assert _props.OTHER_ACCELERATOR_FAMILIES == instances.OTHER_ACCELERATOR_FAMILIES

@@ -38,7 +38,8 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 GPU_RESOURCE = "nvidia.com/gpu"
 CORE_TAINT_KEY = "CriticalAddonsOnly"
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
-GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA", "AL2_x86_64_GPU")
+# AL2 GPU AMIs reached end of support on 2025-11-26: not accepted.
+GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
 CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 
 # Kept here rather than imported from the toolkit: the pack runs in its own venv (pulumi_policy + stdlib).
