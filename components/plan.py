@@ -204,4 +204,8 @@ def render(plan: Plan, console: Console) -> None:
         console.print(f"  {n:4d}  {type_}")
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
-        console.print(f"  {key}: {escape(str(value))}")
+        text = str(value)
+        if isinstance(value, dict) and len(text) > 120:  # the settings tables above show these in full
+            keys = ", ".join(value)
+            text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
+        console.print(f"  {key}: {escape(text)}")
