@@ -17,7 +17,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from .engine import ProgramRun
-from .placement_report import stack_placement_section
 from .plan import Plan, project_root
 
 from mlplatform_policies import POLICIES, offline
@@ -54,13 +53,12 @@ PLACEMENT_RULE = {
 
 
 def placement_violations(plan: Plan) -> list[Violation]:
-    """The placement invariants of issue-proof profiles as violations of one mandatory rule."""
-    section = stack_placement_section(plan.config, plan.layout)
+    """The broken placement promises of the built-in profiles as violations of one mandatory rule."""
     return [
         Violation(policy=PLACEMENT_RULE["name"], level="mandatory", severity=PLACEMENT_RULE["severity"],
-                  message=f"{e['profile']} {e['message']}", urn=None, resource_type=None, resource_name=None,
+                  message=f"{f.profile} {f.message}", urn=None, resource_type=None, resource_name=None,
                   description=PLACEMENT_RULE["description"], remediation=PLACEMENT_RULE["remediation"])
-        for e in section["errors"]
+        for f in plan.placement.errors
     ]
 
 

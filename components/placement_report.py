@@ -71,9 +71,10 @@ def matrix_from_report(layout: Layout, report: InvariantReport) -> PlacementMatr
                            tuple(_row(p, result) for p, result in report.placements))
 
 
-def placement_section(layout: Layout, inputs: ProfileInputs | None = None) -> dict[str, Any]:
+def placement_section(layout: Layout, inputs: ProfileInputs | None = None,
+                      report: InvariantReport | None = None) -> dict[str, Any]:
     """The `placement` key of `mlplatform plan --json`: templates, the matrix, invariant errors and notes."""
-    report = check_layout(layout, inputs)
+    report = report or check_layout(layout, inputs)
     matrix = matrix_from_report(layout, report)
     return {
         "nodeTemplates": [t.to_dict() for t in node_templates(layout)],
@@ -89,9 +90,9 @@ def placement_section(layout: Layout, inputs: ProfileInputs | None = None) -> di
     }
 
 
-def stack_placement_section(cfg: StackConfig, layout: Layout) -> dict[str, Any]:
-    """placement_section with the profiles built from what the stack exports to MLRun and Polyaxon."""
-    return placement_section(layout, ProfileInputs.for_stack(cfg, layout))
+def stack_report(cfg: StackConfig, layout: Layout) -> InvariantReport:
+    """The invariant check with the profiles built from what the stack exports to MLRun and Polyaxon."""
+    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))
 
 
 # --- rich views -----------------------------------------------------------------------------------
@@ -108,9 +109,10 @@ def matrix_table(matrix: PlacementMatrix) -> Table:
     return table
 
 
-def render_placement(layout: Layout, console: Console, inputs: ProfileInputs | None = None) -> InvariantReport:
+def render_placement(layout: Layout, console: Console, inputs: ProfileInputs | None = None,
+                     report: InvariantReport | None = None) -> InvariantReport:
     """The plan's placement view: the matrix, then invariant errors and notes. Returns the report."""
-    report = check_layout(layout, inputs)
+    report = report or check_layout(layout, inputs)
     console.print(matrix_table(matrix_from_report(layout, report)))
     for note in report.notes:
         console.print(f"  note: {escape(note)}")
@@ -121,11 +123,6 @@ def render_placement(layout: Layout, console: Console, inputs: ProfileInputs | N
     else:
         console.print("  placement invariants: all hold")
     return report
-
-
-def render_stack_placement(cfg: StackConfig, layout: Layout, console: Console) -> InvariantReport:
-    """render_placement with the profiles built from what the stack exports to MLRun and Polyaxon."""
-    return render_placement(layout, console, ProfileInputs.for_stack(cfg, layout))
 
 
 def place_document(results: Sequence[PodPlacement]) -> dict[str, Any]:

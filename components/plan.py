@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ from rich.table import Table
 from .config import ConfigError, Problem, StackConfig, parse, read_stack_file
 from .engine import ProgramRun, Recorded, run_program
 from .layout import Layout, build_layout
-from .placement_report import render_stack_placement, stack_placement_section
+from .placement_report import placement_section, render_placement, stack_report
+from .profiles import InvariantReport
 from .scheduling import ROLE_LABEL, Taint
 from .workload_report import kubernetes_section, render_workload_layer
 from .workloads import build_workloads
@@ -38,6 +40,11 @@ class Plan:
     config: StackConfig
     layout: Layout
     run: ProgramRun
+
+    @cached_property
+    def placement(self) -> InvariantReport:
+        """The placement proof, computed once for the JSON, the tables and the check."""
+        return stack_report(self.config, self.layout)
 
 
 def project_root() -> Path:
@@ -139,7 +146,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
             for r in plan.run.resources
         ],
         "exports": plan.run.public_exports(),
-        "placement": stack_placement_section(cfg, plan.layout),
+        "placement": placement_section(plan.layout, report=plan.placement),
         "kubernetes": kubernetes_section(plan.run),
     }
 
@@ -195,7 +202,7 @@ def render(plan: Plan, console: Console) -> None:
     console.print()
     console.print(node_group_table(doc["nodeGroups"]))
     console.print()
-    render_stack_placement(cfg, plan.layout, console)
+    render_placement(plan.layout, console, report=plan.placement)
     console.print()
     render_workload_layer(doc, console)
     counts = Counter(r["type"] for r in doc["resources"])
