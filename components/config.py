@@ -12,6 +12,7 @@ import ipaddress
 import json
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
@@ -266,26 +267,27 @@ QUOTA_KEYS = frozenset({
 })
 
 
-def _cpu_quantity(value: Any) -> str:
-    """A cpu quantity as Kubernetes text; rejects what Kubernetes would refuse or silently round."""
+def _non_negative(value: Any, what: str) -> Fraction:
+    """A Kubernetes quantity as a number, as a validator error when it is malformed or negative."""
     try:
         q = parse_quantity(value)
     except QuantityError as exc:
         raise ValueError(str(exc)) from None
     if q < 0:
-        raise ValueError(f"{show(value)} is negative; cpu must be >= 0")
+        raise ValueError(f"{show(value)} is negative; {what} must be >= 0")
+    return q
+
+
+def _cpu_quantity(value: Any) -> str:
+    """A cpu quantity as Kubernetes text; rejects what Kubernetes would refuse or silently round."""
+    q = _non_negative(value, "cpu")
     if (q * 1000).denominator != 1:
         raise ValueError(f"{show(value)} is finer than 1m (a thousandth of a cpu); Kubernetes cannot apply it")
     return value if isinstance(value, str) else str(value)
 
 
 def _memory_quantity(value: Any) -> str:
-    try:
-        q = parse_quantity(value)
-    except QuantityError as exc:
-        raise ValueError(str(exc)) from None
-    if q < 0:
-        raise ValueError(f"{show(value)} is negative; memory must be >= 0")
+    q = _non_negative(value, "memory")
     if q.denominator != 1:
         hint = f"; did you mean {str(value)[:-1]}Mi?" if isinstance(value, str) and value.endswith("m") else ""
         raise ValueError(f"{show(value)} is not a whole number of bytes ('m' means thousandths){hint}")
@@ -293,11 +295,8 @@ def _memory_quantity(value: Any) -> str:
 
 
 def _count_quantity(value: Any) -> str:
-    try:
-        q = parse_quantity(value)
-    except QuantityError as exc:
-        raise ValueError(str(exc)) from None
-    if q < 0 or q.denominator != 1:
+    q = _non_negative(value, "a count")
+    if q.denominator != 1:
         raise ValueError(f"{show(value)} is not a whole number >= 0")
     return value if isinstance(value, str) else str(value)
 
