@@ -6,9 +6,9 @@ import importlib.machinery
 import importlib.util
 from pathlib import Path
 
+from components.placement_report import stack_report
 from components.config import parse
 from components.layout import build_layout
-from components.profiles import ProfileInputs, check_layout
 from components.workloads import build_workloads
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "run"
@@ -30,5 +30,5 @@ def test_generated_stacks_are_valid_and_keep_the_placement_invariants():
                                                          if not k.endswith("additionalNodeGroups")}), "b").groups) + 20
     workloads = build_workloads(cfg)
     assert {f"team-{i:02d}" for i in range(50)} <= {ns.name for ns in workloads.namespaces}
-    report = check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    report = stack_report(cfg, layout)
     assert report.ok, [str(f) for f in report.errors]

@@ -29,13 +29,13 @@ from typing import Any
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from components.placement_report import stack_report
 from components.check import placement_violations
 from components.cli import main
 from components.config import ConfigError, parse, read_stack_file, to_pulumi_config
 from components.engine import run_program
 from components.layout import DEFAULTS, build_layout
 from components.plan import Plan
-from components.profiles import ProfileInputs, check_layout
 from components.workloads import build_workloads
 from tests.conftest import stack_config
 
@@ -198,7 +198,7 @@ def test_a_tuned_layout_keeps_the_placement_invariants(case):
     result = accepted(stack, raw)
     assume(result is not None)
     cfg, layout = result
-    report = check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    report = stack_report(cfg, layout)
     assert report.ok, "\n".join(str(f) for f in report.errors)
 
 
@@ -210,7 +210,7 @@ def test_broken_placement_never_passes_the_check(case):
     result = accepted(stack, raw)
     assume(result is not None)
     cfg, layout = result
-    report = check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    report = stack_report(cfg, layout)
     event("invariants hold" if report.ok else "invariants broken")
     violations = placement_violations(Plan(stack, "generated", cfg, layout, run=None))  # the rule reads the layout
     if report.ok:
