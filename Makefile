@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 STACK ?= dev
 
-.PHONY: install plan test clean
+.PHONY: install plan lint format test clean
 
 install: $(STAMP)
 
@@ -20,8 +20,19 @@ $(STAMP): pyproject.toml
 plan: $(STAMP)
 	$(BIN)/mlplatform plan $(STACK)
 
-## make test: the whole test suite
-test: $(STAMP)
+## make lint: ruff (lint and format check) and the architecture's import contracts (import-linter)
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+## make format: apply ruff's fixes and formatting
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## make test: lint, then the whole test suite
+test: lint
 	$(BIN)/python -m pytest -q -n 2
 
 ## make check: the policy pack's rules on every stack in stacks/, offline (policies/config/<stack>.json applies)
@@ -33,4 +44,4 @@ check: $(STAMP)
 	done; exit $$status
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .import_linter_cache *.egg-info

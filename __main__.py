@@ -3,12 +3,13 @@
 import pulumi
 
 from components.cluster import Cluster
-from components.config import ConfigError, parse
-from components.layout import build_layout
-from components.mltools import mlrun_env, polyaxon_environments
 from components.node_group import NodeGroup
 from components.platform import Platform
-from components.workloads import build_workloads
+from mlplatform_core.model.config import ConfigError, parse
+from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.ml_settings.mlrun import mlrun_env
+from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
+from mlplatform_core.model.workloads import build_workloads
 
 
 def _stack_config() -> dict:

@@ -1,7 +1,6 @@
-"""ml-platform-eks: EKS clusters laid out for ML platforms (MLRun, Nuclio, Jupyter, Polyaxon).
+"""The thin Pulumi shell: ComponentResources that turn the pure model (mlplatform_core) into resources.
 
-Pure modules (no Pulumi import): config, layout, scheduling, instances, quantity,
-workloads, mltools, addons, placement, profiles, manifests.
-Pulumi components: cluster, network, node_group, platform.
-Offline tooling: engine (mocks), plan, placement_report, workload_report, check, cli.
+One component per module: `cluster` (control plane, KMS key, node role), `network`
+(the VPC), `node_group` (a managed node group), `platform` (the workload layer on the
+running cluster). __main__.py composes them; nothing here decides a layout.
 """

@@ -8,25 +8,16 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 
-from .config import StackConfig
-from .layout import Layout
+from mlplatform_core.model.cluster import (
+    CONTROL_PLANE_LOG_TYPES,
+    EC2_TRUST_POLICY,
+    NODE_MANAGED_POLICIES,
+    resource_tags,
+)
+from mlplatform_core.model.config import StackConfig
+from mlplatform_core.model.layout import Layout
+
 from .network import Vpc
-
-CONTROL_PLANE_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
-# Only what a kubelet and the VPC CNI need; anything broader belongs on a pod's IRSA role.
-NODE_MANAGED_POLICIES = {
-    "worker": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-    "cni": "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-    "ecr": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-}
-_EC2_TRUST = json.dumps({
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-})
-
-
-def resource_tags(cfg: StackConfig, layout: Layout) -> dict[str, str]:
-    return {**cfg.tags, "mlplatform.io/environment": cfg.environment, "mlplatform.io/cluster": layout.cluster_name}
 
 
 class Cluster(pulumi.ComponentResource):
@@ -61,7 +52,7 @@ class Cluster(pulumi.ComponentResource):
             tags=tags,
             opts=keep,
         )
-        node_role = aws.iam.Role(f"{name}-node", assume_role_policy=_EC2_TRUST, tags=tags, opts=child)
+        node_role = aws.iam.Role(f"{name}-node", assume_role_policy=json.dumps(EC2_TRUST_POLICY), tags=tags, opts=child)
         for short, arn in NODE_MANAGED_POLICIES.items():
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
 

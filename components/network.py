@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
-
 import pulumi
 import pulumi_aws as aws
 
-from .config import NetworkConfig
-
-
-def subnet_plan(vpc_cidr: str, zones: int) -> tuple[list[str], list[str]]:
-    """Private and public CIDR blocks: an eighth of the VPC per AZ for nodes and pods, small public ones for NAT."""
-    vpc = ipaddress.IPv4Network(vpc_cidr)
-    blocks = list(vpc.subnets(new_prefix=vpc.prefixlen + 3))
-    private = [str(b) for b in blocks[:zones]]
-    public = [str(b) for b in list(blocks[-1].subnets(new_prefix=blocks[-1].prefixlen + 3))[:zones]]
-    return private, public
+from mlplatform_core.model.config.network import NetworkConfig
+from mlplatform_core.model.network import DEFAULT_VPC_CIDR, DEFAULT_ZONES, nat_per_az, subnet_plan
 
 
 class Vpc(pulumi.ComponentResource):
@@ -25,21 +15,37 @@ class Vpc(pulumi.ComponentResource):
     vpc_id: pulumi.Output[str]
     private_subnet_ids: list[pulumi.Output[str]]
 
-    def __init__(self, name: str, net: NetworkConfig, environment: str, cluster_name: str,
-                 tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        net: NetworkConfig,
+        environment: str,
+        cluster_name: str,
+        tags: dict[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("mlplatform:network:Vpc", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        zones_wanted = net.availability_zone_count or 3
-        nat_per_az = (net.nat_gateways or ("perAz" if environment == "prod" else "single")) == "perAz"
-        cidr = net.vpc_cidr or "10.0.0.0/16"
+        zones_wanted = net.availability_zone_count or DEFAULT_ZONES
+        one_nat_per_az = nat_per_az(net, environment)
+        cidr = net.vpc_cidr or DEFAULT_VPC_CIDR
         private_cidrs, public_cidrs = subnet_plan(cidr, zones_wanted)
 
         azs = aws.get_availability_zones_output(state="available", opts=pulumi.InvokeOptions(parent=self))
-        vpc = aws.ec2.Vpc(f"{name}", cidr_block=cidr, enable_dns_hostnames=True, enable_dns_support=True,
-                          tags={**tags, "Name": f"{cluster_name}-vpc"}, opts=child)
+        vpc = aws.ec2.Vpc(
+            f"{name}",
+            cidr_block=cidr,
+            enable_dns_hostnames=True,
+            enable_dns_support=True,
+            tags={**tags, "Name": f"{cluster_name}-vpc"},
+            opts=child,
+        )
         igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=tags, opts=child)
         public_rt = aws.ec2.RouteTable(
-            f"{name}-public", vpc_id=vpc.id, tags=tags, opts=child,
+            f"{name}-public",
+            vpc_id=vpc.id,
+            tags=tags,
+            opts=child,
             routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)],
         )
         nats: list[aws.ec2.NatGateway] = []
@@ -47,25 +53,39 @@ class Vpc(pulumi.ComponentResource):
         for i in range(zones_wanted):
             az = azs.names[i]
             public = aws.ec2.Subnet(
-                f"{name}-public-{i}", vpc_id=vpc.id, cidr_block=public_cidrs[i], availability_zone=az,
-                tags={**tags, "kubernetes.io/role/elb": "1"}, opts=child,
+                f"{name}-public-{i}",
+                vpc_id=vpc.id,
+                cidr_block=public_cidrs[i],
+                availability_zone=az,
+                tags={**tags, "kubernetes.io/role/elb": "1"},
+                opts=child,
             )
-            aws.ec2.RouteTableAssociation(f"{name}-public-{i}", subnet_id=public.id, route_table_id=public_rt.id,
-                                          opts=child)
-            if i == 0 or nat_per_az:
+            aws.ec2.RouteTableAssociation(
+                f"{name}-public-{i}", subnet_id=public.id, route_table_id=public_rt.id, opts=child
+            )
+            if i == 0 or one_nat_per_az:
                 eip = aws.ec2.Eip(f"{name}-nat-{i}", domain="vpc", tags=tags, opts=child)
-                nats.append(aws.ec2.NatGateway(f"{name}-nat-{i}", subnet_id=public.id, allocation_id=eip.id,
-                                               tags=tags, opts=child))
+                nats.append(
+                    aws.ec2.NatGateway(
+                        f"{name}-nat-{i}", subnet_id=public.id, allocation_id=eip.id, tags=tags, opts=child
+                    )
+                )
             private = aws.ec2.Subnet(
-                f"{name}-private-{i}", vpc_id=vpc.id, cidr_block=private_cidrs[i], availability_zone=az,
-                tags={**tags, "kubernetes.io/role/internal-elb": "1"}, opts=child,
+                f"{name}-private-{i}",
+                vpc_id=vpc.id,
+                cidr_block=private_cidrs[i],
+                availability_zone=az,
+                tags={**tags, "kubernetes.io/role/internal-elb": "1"},
+                opts=child,
             )
             rt = aws.ec2.RouteTable(
-                f"{name}-private-{i}", vpc_id=vpc.id, tags=tags, opts=child,
+                f"{name}-private-{i}",
+                vpc_id=vpc.id,
+                tags=tags,
+                opts=child,
                 routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nats[-1].id)],
             )
-            aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=private.id, route_table_id=rt.id,
-                                          opts=child)
+            aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=private.id, route_table_id=rt.id, opts=child)
             self.private_subnet_ids.append(private.id)
         self.vpc_id = vpc.id
         self.register_outputs({"vpcId": vpc.id, "privateSubnetIds": self.private_subnet_ids})

@@ -10,12 +10,8 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
-from .layout import NodeGroupSpec, autoscaler_tags
-
-
-def root_device(ami_type: str) -> str:
-    # Bottlerocket boots from a small OS volume; containers and images live on the second one.
-    return "/dev/xvdb" if ami_type.startswith("BOTTLEROCKET") else "/dev/xvda"
+from mlplatform_core.model.layout import NodeGroupSpec, autoscaler_tags
+from mlplatform_core.model.layout.spec import root_device
 
 
 class NodeGroup(pulumi.ComponentResource):

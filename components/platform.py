@@ -1,23 +1,24 @@
 """The workload layer on a running cluster: Kubernetes objects, add-ons and the autoscaler's IAM role.
 
-A thin shell over the pure modules: workloads.manifests gives the objects,
-addons the chart versions, values and policies. Everything Kubernetes goes
+A thin shell over the pure core: mlplatform_core.model.workloads gives the objects,
+mlplatform_core.model.addons the chart versions, values and policies. Everything Kubernetes goes
 through one provider made from the cluster's kubeconfig.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from . import addons
-from .layout import Layout
-from .mltools import mlrun_env
-from .workloads import MANAGED_LABELS, Workloads, manifests
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
+from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.ml_settings.mlrun import mlrun_env
+from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
 
 MLRUN_SETTINGS_CONFIG_MAP = "mlrun-spot-settings"
 
@@ -41,8 +42,12 @@ def _k8s_resource(obj: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulum
     name = f"{kind.lower()}-{name}"
     if kind == "PriorityClass":
         return k8s.scheduling.v1.PriorityClass(
-            name, metadata=meta, value=obj["value"], preemption_policy=obj["preemptionPolicy"],
-            global_default=obj["globalDefault"], description=obj["description"],
+            name,
+            metadata=meta,
+            value=obj["value"],
+            preemption_policy=obj["preemptionPolicy"],
+            global_default=obj["globalDefault"],
+            description=obj["description"],
             opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**_PRIORITY_CLASS_OPTS)),
         )
     if kind == "Namespace":
@@ -80,8 +85,9 @@ class Platform(pulumi.ComponentResource):
         super().__init__("mlplatform:platform:Platform", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         on_nodes = pulumi.ResourceOptions(parent=self, depends_on=list(depends_on))
-        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=cluster.kubeconfig_json,
-                                     enable_server_side_apply=True, opts=child)
+        self.provider = k8s.Provider(
+            f"{name}-k8s", kubeconfig=cluster.kubeconfig_json, enable_server_side_apply=True, opts=child
+        )
         on_cluster = pulumi.ResourceOptions(parent=self, provider=self.provider)
         helm = pulumi.ResourceOptions.merge(on_cluster, on_nodes)
 
@@ -90,8 +96,11 @@ class Platform(pulumi.ComponentResource):
         self.objects: list[pulumi.CustomResource] = []
         for obj in manifests(workloads):
             ns = obj["metadata"].get("namespace")
-            opts_ = on_cluster if ns is None else pulumi.ResourceOptions.merge(
-                on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[ns]]))
+            opts_ = (
+                on_cluster
+                if ns is None
+                else pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[ns]]))
+            )
             res = _k8s_resource(obj, opts_)
             if obj["kind"] == "Namespace":
                 namespaces[obj["metadata"]["name"]] = res
@@ -101,57 +110,76 @@ class Platform(pulumi.ComponentResource):
         # can load it with envFrom, and the policy pack checks its tolerations against the spot taints.
         self.mlrun_settings = k8s.core.v1.ConfigMap(
             "configmap-mlrun-spot-settings",
-            metadata={"name": MLRUN_SETTINGS_CONFIG_MAP, "namespace": workloads.mlrun_namespace,
-                      "labels": dict(MANAGED_LABELS)},
+            metadata={
+                "name": MLRUN_SETTINGS_CONFIG_MAP,
+                "namespace": workloads.mlrun_namespace,
+                "labels": dict(MANAGED_LABELS),
+            },
             data=mlrun_env(layout, workloads),
             opts=pulumi.ResourceOptions.merge(
-                on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[workloads.mlrun_namespace]])),
+                on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[workloads.mlrun_namespace]])
+            ),
         )
 
         # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights.
-        chart = addons.CLUSTER_AUTOSCALER
+        chart = charts.CLUSTER_AUTOSCALER
         trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
-            lambda a: json.dumps(addons.irsa_trust_policy(a[0], a[1], chart.namespace,
-                                                          addons.AUTOSCALER_SERVICE_ACCOUNT)))
-        role = aws.iam.Role(f"{name}-autoscaler", assume_role_policy=trust,
-                            description=f"Cluster Autoscaler of {layout.cluster_name} (IRSA)",
-                            tags=dict(tags or {}), opts=child)
-        aws.iam.RolePolicy(f"{name}-autoscaler", role=role.id,
-                           policy=json.dumps(addons.autoscaler_policy(layout.cluster_name)), opts=child)
+            lambda a: json.dumps(
+                irsa.irsa_trust_policy(a[0], a[1], chart.namespace, autoscaler.AUTOSCALER_SERVICE_ACCOUNT)
+            )
+        )
+        role = aws.iam.Role(
+            f"{name}-autoscaler",
+            assume_role_policy=trust,
+            description=f"Cluster Autoscaler of {layout.cluster_name} (IRSA)",
+            tags=dict(tags or {}),
+            opts=child,
+        )
+        aws.iam.RolePolicy(
+            f"{name}-autoscaler",
+            role=role.id,
+            policy=json.dumps(autoscaler.autoscaler_policy(layout.cluster_name)),
+            opts=child,
+        )
         self.autoscaler_role_arn = role.arn
 
         names = dict(node_group_names or {})
-        priorities = pulumi.Output.all(**names).apply(lambda n: addons.expander_priorities(layout, n)) \
-            if names else addons.expander_priorities(layout)
-        values = addons.autoscaler_values(layout, region, role.arn, kubernetes_version)
+        priorities = (
+            pulumi.Output.all(**names).apply(lambda n: autoscaler.expander_priorities(layout, n))
+            if names
+            else autoscaler.expander_priorities(layout)
+        )
+        values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
         values["expanderPriorities"] = priorities
         self.autoscaler = self._release("cluster-autoscaler", chart, values, helm)
 
         self.device_plugin = None
-        plugin_values = addons.device_plugin_values(layout)
+        plugin_values = device_plugin.device_plugin_values(layout)
         if plugin_values is not None:
-            self.device_plugin = self._release("nvidia-device-plugin", addons.NVIDIA_DEVICE_PLUGIN, plugin_values,
-                                               helm)
+            self.device_plugin = self._release("nvidia-device-plugin", charts.NVIDIA_DEVICE_PLUGIN, plugin_values, helm)
 
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
         self.coredns = aws.eks.Addon(
             f"{name}-coredns",
             cluster_name=cluster.name,
             addon_name="coredns",
-            configuration_values=json.dumps(addons.coredns_configuration()),
+            configuration_values=json.dumps(coredns.coredns_configuration()),
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",
             tags=dict(tags or {}),
             opts=on_nodes,
         )
-        self.register_outputs({
-            "autoscalerRoleArn": role.arn,
-            "priorityClasses": [p.name for p in workloads.priority_classes],
-            "namespaces": [ns.name for ns in workloads.namespaces],
-        })
+        self.register_outputs(
+            {
+                "autoscalerRoleArn": role.arn,
+                "priorityClasses": [p.name for p in workloads.priority_classes],
+                "namespaces": [ns.name for ns in workloads.namespaces],
+            }
+        )
 
-    def _release(self, name: str, chart: addons.Chart, values: Mapping[str, Any],
-                 opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+    def _release(
+        self, name: str, chart: charts.Chart, values: Mapping[str, Any], opts: pulumi.ResourceOptions
+    ) -> k8s.helm.v3.Release:
         return k8s.helm.v3.Release(
             name,
             name=chart.name,

@@ -10,7 +10,7 @@ from pulumi_policy import EnforcementLevel, PolicyPack
 # The CLI runs the pack from its own venv, where the toolkit is not installed: import the rules from here.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mlplatform_policies import PACK_NAME, POLICIES  # noqa: E402
+from mlplatform_policies import PACK_NAME, POLICIES
 
 PolicyPack(
     name=PACK_NAME,

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from components.config import read_stack_file
-from components.engine import ProgramRun, run_program
+from mlplatform.engine import ProgramRun, run_program
+from mlplatform_core.model.config import read_stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
@@ -20,12 +20,12 @@ def stack_config(stack: str) -> dict:
     return copy.deepcopy(_stack_config(stack))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stack_config(stack: str) -> dict:
     return read_stack_file(STACKS / f"Pulumi.{stack}.yaml")
 
 
-@lru_cache(maxsize=None)
+@cache
 def shipped_run(stack: str) -> ProgramRun:
     return run_program(stack, stack_config(stack))
 

@@ -17,4 +17,4 @@ POLICIES: list[Policy] = [*layout.POLICIES, *workloads.POLICIES, *security.POLIC
 BY_NAME: dict[str, Policy] = {p.name: p for p in POLICIES}
 assert len(BY_NAME) == len(POLICIES), "policy names must be unique"
 
-__all__ = ["PACK_NAME", "POLICIES", "BY_NAME"]
+__all__ = ["BY_NAME", "PACK_NAME", "POLICIES"]

@@ -10,9 +10,9 @@ stack policy; rules treat UNKNOWN as "set, value not checkable yet".
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
@@ -76,9 +76,9 @@ def get(obj: Any, *path: Any, default: Any = MISSING) -> Any:
         if cur is UNKNOWN:
             return UNKNOWN
         try:
-            if isinstance(part, int) and isinstance(cur, Sequence) and not isinstance(cur, str):
-                cur = cur[part]
-            elif isinstance(cur, Mapping):
+            if (isinstance(part, int) and isinstance(cur, Sequence) and not isinstance(cur, str)) or isinstance(
+                cur, Mapping
+            ):
                 cur = cur[part]
             else:
                 return default
@@ -178,8 +178,7 @@ def taints_of(props: Any) -> list[tuple[str, str, str]]:
     out = []
     for t in items(get(props, "taints", default=[])):
         key, value, effect = get(t, "key"), get(t, "value", default=""), get(t, "effect")
-        out.append((key if isinstance(key, str) else "", value if isinstance(value, str) else "",
-                    k8s_effect(effect)))
+        out.append((key if isinstance(key, str) else "", value if isinstance(value, str) else "", k8s_effect(effect)))
     return out
 
 
@@ -214,11 +213,22 @@ def show_taint(taint: tuple[str, str, str]) -> str:
 # --- Kubernetes quantities ----------------------------------------------------------------------
 
 _SUFFIXES = {
-    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
-    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-    "P": Fraction(10**15), "E": Fraction(10**18),
-    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 1000),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+    "Ki": Fraction(2**10),
+    "Mi": Fraction(2**20),
+    "Gi": Fraction(2**30),
+    "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50),
+    "Ei": Fraction(2**60),
 }
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -35,10 +36,18 @@ def _settings(args: Any, defaults: Mapping[str, tuple[dict, Any]] | None) -> dic
     return {k: given.get(k, d) for k, (_, d) in (defaults or {}).items()}
 
 
-def resource_rule(name: str, description: str, *, types: Iterable[str], level: EnforcementLevel,
-                  severity: Severity, remediation: str, check: ResourceCheck,
-                  config: Mapping[str, tuple[dict, Any]] | None = None, tags: list[str] | None = None
-                  ) -> ResourceValidationPolicy:
+def resource_rule(
+    name: str,
+    description: str,
+    *,
+    types: Iterable[str],
+    level: EnforcementLevel,
+    severity: Severity,
+    remediation: str,
+    check: ResourceCheck,
+    config: Mapping[str, tuple[dict, Any]] | None = None,
+    tags: list[str] | None = None,
+) -> ResourceValidationPolicy:
     """A rule on single resources of the given types; `check` yields one message per violation."""
     wanted = frozenset(types)
 
@@ -48,14 +57,28 @@ def resource_rule(name: str, description: str, *, types: Iterable[str], level: E
                 report(message, None)
 
     return ResourceValidationPolicy(
-        name=name, description=description, validate=validate, enforcement_level=level, severity=severity,
-        remediation_steps=remediation, config_schema=_schema(config), tags=tags,
+        name=name,
+        description=description,
+        validate=validate,
+        enforcement_level=level,
+        severity=severity,
+        remediation_steps=remediation,
+        config_schema=_schema(config),
+        tags=tags,
     )
 
 
-def stack_rule(name: str, description: str, *, level: EnforcementLevel, severity: Severity, remediation: str,
-               check: StackCheck, config: Mapping[str, tuple[dict, Any]] | None = None,
-               tags: list[str] | None = None) -> StackValidationPolicy:
+def stack_rule(
+    name: str,
+    description: str,
+    *,
+    level: EnforcementLevel,
+    severity: Severity,
+    remediation: str,
+    check: StackCheck,
+    config: Mapping[str, tuple[dict, Any]] | None = None,
+    tags: list[str] | None = None,
+) -> StackValidationPolicy:
     """A rule over the whole stack; `check` yields (message, urn or None) per violation."""
 
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -63,6 +86,12 @@ def stack_rule(name: str, description: str, *, level: EnforcementLevel, severity
             report(message, urn)
 
     return StackValidationPolicy(
-        name=name, description=description, validate=validate, enforcement_level=level, severity=severity,
-        remediation_steps=remediation, config_schema=_schema(config), tags=tags,
+        name=name,
+        description=description,
+        validate=validate,
+        enforcement_level=level,
+        severity=severity,
+        remediation_steps=remediation,
+        config_schema=_schema(config),
+        tags=tags,
     )

@@ -7,8 +7,9 @@ scaling are plain inputs, visible offline and in a real preview alike.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ._props import (
     ASG_TAG,
@@ -18,9 +19,9 @@ from ._props import (
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
     LIFECYCLE_LABEL,
+    MISSING,
     NODE_GROUP,
     ROLE_LABEL,
-    MISSING,
     entries,
     environment,
     fmt,
@@ -90,9 +91,11 @@ class Group:
     @property
     def declared_gpu(self) -> bool:
         """Marked as a GPU group by any of the toolkit's markers: GPU label, GPU taint or GPU AMI."""
-        return (self.labels.get(GPU_PRESENT_LABEL) == "true"
-                or any(t[0] == GPU_RESOURCE for t in self.taints)
-                or get(self.props, "amiType") in GPU_AMI_TYPES)
+        return (
+            self.labels.get(GPU_PRESENT_LABEL) == "true"
+            or any(t[0] == GPU_RESOURCE for t in self.taints)
+            or get(self.props, "amiType") in GPU_AMI_TYPES
+        )
 
     @property
     def spot(self) -> bool:
@@ -106,7 +109,8 @@ def group_of(args: Any) -> Group:
 def groups_in(stack_args: Any) -> list[Group]:
     return [
         Group(r.name, r.urn, r.props, list(r.opts.ignore_changes or []), r.parent.urn if r.parent else None)
-        for r in stack_args.resources if r.resource_type == NODE_GROUP
+        for r in stack_args.resources
+        if r.resource_type == NODE_GROUP
     ]
 
 
@@ -117,35 +121,47 @@ def _initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str
     groups = groups_in(args)
     initial = [g for g in groups if g.is_initial]
     if groups and not initial:
-        yield (f"no node group is labelled {ROLE_LABEL}=initial; core services need a static on-demand group "
-               "of their own", None)
+        yield (
+            f"no node group is labelled {ROLE_LABEL}=initial; core services need a static on-demand group of their own",
+            None,
+        )
     for g in initial:
         prod = prod_rules(g.environment)
         minimum = cfg["minNodes"] if cfg["minNodes"] is not None else (2 if prod else 1)
         if g.capacity != "ON_DEMAND":
-            yield (f"node group {g.name} has capacityType {fmt(g.capacity)}; the initial group must be ON_DEMAND "
-                   "(spot nodes can be reclaimed at any time)", g.urn)
+            yield (
+                f"node group {g.name} has capacityType {fmt(g.capacity)}; the initial group must be ON_DEMAND "
+                "(spot nodes can be reclaimed at any time)",
+                g.urn,
+            )
         lo, hi, want = g.size("minSize"), g.size("maxSize"), g.size("desiredSize")
         if None not in (lo, hi, want) and not lo == hi == want:
-            yield (f"node group {g.name} scales {fmt(lo)}..{fmt(hi)} (desired {fmt(want)}); the initial group "
-                   "must be static: minSize = maxSize = desiredSize", g.urn)
+            yield (
+                f"node group {g.name} scales {fmt(lo)}..{fmt(hi)} (desired {fmt(want)}); the initial group "
+                "must be static: minSize = maxSize = desiredSize",
+                g.urn,
+            )
         if lo is not None and lo < minimum:
             env = "prod" if prod else "dev"
-            yield (f"node group {g.name} has {fmt(lo)} node(s); a {env} initial group needs at least "
-                   f"{minimum}", g.urn)
+            yield (f"node group {g.name} has {fmt(lo)} node(s); a {env} initial group needs at least {minimum}", g.urn)
         if not any(t[0] == CORE_TAINT_KEY and repels(t) for t in g.taints):
-            yield (f"node group {g.name} lacks the {CORE_TAINT_KEY} NoSchedule taint; without it user pods "
-                   "land on the core-services nodes", g.urn)
+            yield (
+                f"node group {g.name} lacks the {CORE_TAINT_KEY} NoSchedule taint; without it user pods "
+                "land on the core-services nodes",
+                g.urn,
+            )
 
 
 initial_node_group = stack_rule(
     "initial-node-group",
     "The initial node group for core services is static, on-demand, large enough "
     "(>= 1 node in dev, >= 2 in prod) and tainted so that nothing else runs there.",
-    level=MANDATORY, severity=HIGH, check=_initial_group,
+    level=MANDATORY,
+    severity=HIGH,
+    check=_initial_group,
     config={"minNodes": ({"type": ["integer", "null"], "minimum": 1}, None)},
     remediation="Keep nodeGroups.initial at capacityType ON_DEMAND with minSize = maxSize = desiredSize "
-                "(2 or more in prod) and do not remove the CriticalAddonsOnly taint the toolkit adds.",
+    "(2 or more in prod) and do not remove the CriticalAddonsOnly taint the toolkit adds.",
     tags=["layout"],
 )
 
@@ -159,14 +175,19 @@ def _lifecycle(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     have = g.labels.get(LIFECYCLE_LABEL)
     if known(have) and have != want:
         shown = "no label" if have is None else f"{LIFECYCLE_LABEL}={fmt(have)}"
-        yield (f"capacityType {fmt(g.capacity)} needs the node label {LIFECYCLE_LABEL}={want}, found {shown}; "
-               "MLRun tells spot from on-demand nodes by this label")
+        yield (
+            f"capacityType {fmt(g.capacity)} needs the node label {LIFECYCLE_LABEL}={want}, found {shown}; "
+            "MLRun tells spot from on-demand nodes by this label"
+        )
 
 
 node_lifecycle_label = resource_rule(
     "node-lifecycle-label",
     "Every node group is labelled app.iguazio.com/lifecycle = preemptible (SPOT) or non-preemptible (ON_DEMAND).",
-    types=[NODE_GROUP], level=MANDATORY, severity=MEDIUM, check=_lifecycle,
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_lifecycle,
     remediation="Do not override the app.iguazio.com/lifecycle label; the toolkit sets it from capacityType.",
     tags=["layout", "mlrun"],
 )
@@ -175,16 +196,21 @@ node_lifecycle_label = resource_rule(
 def _spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.spot and not any(repels(t) for t in g.taints):
-        yield ("spot node group has no NoSchedule/NoExecute taint; pods that never asked for interruptible "
-               "capacity (MLRun's prevent mode) would be scheduled on it")
+        yield (
+            "spot node group has no NoSchedule/NoExecute taint; pods that never asked for interruptible "
+            "capacity (MLRun's prevent mode) would be scheduled on it"
+        )
 
 
 spot_node_taint = resource_rule(
     "spot-node-taint",
     "Spot node groups carry a NoSchedule or NoExecute taint so that only pods tolerating preemption land there.",
-    types=[NODE_GROUP], level=MANDATORY, severity=HIGH, check=_spot_taint,
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_spot_taint,
     remediation="Keep spotTaint at effect NoSchedule or NoExecute (default app.iguazio.com/lifecycle="
-                "preemptible:NoSchedule).",
+    "preemptible:NoSchedule).",
     tags=["layout", "spot"],
 )
 
@@ -197,8 +223,10 @@ def _gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if not g.declared_gpu:
         return
     if not any(t[0] == GPU_RESOURCE and repels(t) for t in g.taints):
-        yield (f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint; pods that need no GPU would "
-               "occupy the GPU nodes")
+        yield (
+            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint; pods that need no GPU would "
+            "occupy the GPU nodes"
+        )
     ami = get(g.props, "amiType")
     if known(ami) and ami not in GPU_AMI_TYPES:
         yield f"GPU node group uses amiType {fmt(ami)}, which has no NVIDIA driver; use AL2023_x86_64_NVIDIA"
@@ -210,9 +238,12 @@ def _gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 gpu_node_group_dedicated = resource_rule(
     "gpu-node-group-dedicated",
     "GPU node groups are dedicated: GPU taint, NVIDIA GPU AMI and only NVIDIA GPU instance types.",
-    types=[NODE_GROUP], level=MANDATORY, severity=HIGH, check=_gpu_dedicated,
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_gpu_dedicated,
     remediation="Configure GPUs through nodeGroups.gpu or an additionalNodeGroups entry with gpu: true; the "
-                "toolkit adds the nvidia.com/gpu taint and the NVIDIA AMI.",
+    "toolkit adds the nvidia.com/gpu taint and the NVIDIA AMI.",
     tags=["layout", "gpu"],
 )
 
@@ -223,16 +254,21 @@ def _gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         return
     accelerated = [t for t in g.instance_types if isinstance(t, str) and is_accelerated(t)]
     if accelerated:
-        yield (f"instance types {', '.join(accelerated)} have accelerators but the group is not a GPU group "
-               "(no GPU taint, label or AMI): ordinary pods would fill the expensive nodes")
+        yield (
+            f"instance types {', '.join(accelerated)} have accelerators but the group is not a GPU group "
+            "(no GPU taint, label or AMI): ordinary pods would fill the expensive nodes"
+        )
 
 
 gpu_types_only_in_gpu_groups = resource_rule(
     "gpu-types-only-in-gpu-groups",
     "GPU and other accelerated instance types appear only in GPU node groups.",
-    types=[NODE_GROUP], level=MANDATORY, severity=HIGH, check=_gpu_types_elsewhere,
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_gpu_types_elsewhere,
     remediation="Move accelerated instance types (g*, p*, inf*, trn*) to the gpu group or to an "
-                "additionalNodeGroups entry with gpu: true.",
+    "additionalNodeGroups entry with gpu: true.",
     tags=["layout", "gpu", "cost"],
 )
 
@@ -254,7 +290,10 @@ def _bounds(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 node_group_scaling_bounds = resource_rule(
     "node-group-scaling-bounds",
     "Node group sizes are consistent: minSize <= desiredSize <= maxSize and maxSize >= 1.",
-    types=[NODE_GROUP], level=MANDATORY, severity=MEDIUM, check=_bounds,
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_bounds,
     remediation="Set minSize <= desiredSize <= maxSize for the group in the stack file.",
     tags=["layout", "autoscaling"],
 )
@@ -263,16 +302,21 @@ node_group_scaling_bounds = resource_rule(
 def _desired_ignored(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.autoscaled and not ({"scalingConfig.desiredSize", "scalingConfig"} & set(g.ignore_changes)):
-        yield ("autoscaled node group does not ignore changes to scalingConfig.desiredSize; every `pulumi up` "
-               "would reset the size the Cluster Autoscaler chose")
+        yield (
+            "autoscaled node group does not ignore changes to scalingConfig.desiredSize; every `pulumi up` "
+            "would reset the size the Cluster Autoscaler chose"
+        )
 
 
 autoscaled_desired_size_ignored = resource_rule(
     "autoscaled-desired-size-ignored",
     "Autoscaled node groups (minSize != maxSize) leave the desired size to the Cluster Autoscaler.",
-    types=[NODE_GROUP], level=MANDATORY, severity=MEDIUM, check=_desired_ignored,
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_desired_ignored,
     remediation="Register the node group with ResourceOptions(ignore_changes=['scalingConfig.desiredSize']) "
-                "(components/node_group.py does this for every autoscaled group).",
+    "(components/node_group.py does this for every autoscaled group).",
     tags=["layout", "autoscaling"],
 )
 
@@ -303,12 +347,18 @@ def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | No
         if g.declared_gpu:
             wanted[f"{template}/resources/{GPU_RESOURCE}"] = None
         missing = [k for k in wanted if k not in tags]
-        wrong = [f"{k}={fmt(tags[k])} (want {v})" for k, v in wanted.items()
-                 if k in tags and v is not None and known(tags[k]) and tags[k] != v]
+        wrong = [
+            f"{k}={fmt(tags[k])} (want {v})"
+            for k, v in wanted.items()
+            if k in tags and v is not None and known(tags[k]) and tags[k] != v
+        ]
         if missing:
-            yield (f"node group {g.name} is autoscaled but its Auto Scaling group lacks the tags "
-                   f"{', '.join(missing)}; the Cluster Autoscaler needs them to find the group and to scale it "
-                   "from zero", g.urn)
+            yield (
+                f"node group {g.name} is autoscaled but its Auto Scaling group lacks the tags "
+                f"{', '.join(missing)}; the Cluster Autoscaler needs them to find the group and to scale it "
+                "from zero",
+                g.urn,
+            )
         if wrong:
             yield f"node group {g.name}: Auto Scaling group tags disagree with the group: {', '.join(wrong)}", g.urn
 
@@ -317,9 +367,11 @@ autoscaler_asg_tags = stack_rule(
     "autoscaler-asg-tags",
     "Autoscaled node groups' Auto Scaling groups carry the Cluster Autoscaler discovery tags and node-template "
     "tags for every label, taint and GPU (EKS does not copy node-group tags to the ASG).",
-    level=MANDATORY, severity=MEDIUM, check=_asg_tags,
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_asg_tags,
     remediation="Create node groups through components.node_group.NodeGroup, which adds an "
-                "aws.autoscaling.Tag per discovery and node-template tag.",
+    "aws.autoscaling.Tag per discovery and node-template tag.",
     tags=["layout", "autoscaling"],
 )
 
@@ -335,16 +387,22 @@ def _dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     # Word match, so jupyter-gpu or gpu-dev count and devops does not.
     words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
     if words & forbidden:
-        yield (f"node group {g.name} (role {g.role}) is for development work; no Jupyter or dev groups on the "
-               "production cluster")
+        yield (
+            f"node group {g.name} (role {g.role}) is for development work; no Jupyter or dev groups on the "
+            "production cluster"
+        )
 
 
 no_dev_groups_in_prod = resource_rule(
     "no-dev-groups-in-prod",
     "The production cluster has no Jupyter or development node groups.",
-    types=[NODE_GROUP], level=MANDATORY, severity=HIGH, check=_dev_groups,
-    config={"forbiddenRoles": ({"type": "array", "items": {"type": "string"}},
-                               ["jupyter", "dev", "notebook", "notebooks"])},
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_dev_groups,
+    config={
+        "forbiddenRoles": ({"type": "array", "items": {"type": "string"}}, ["jupyter", "dev", "notebook", "notebooks"])
+    },
     remediation="Remove the group from the prod stack; run notebooks on the dev cluster.",
     tags=["layout", "prod"],
 )
@@ -353,16 +411,20 @@ no_dev_groups_in_prod = resource_rule(
 def _prod_on_demand(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if prod_rules(g.environment) and not g.is_initial and g.spot:
-        yield (f"prod workload group {g.name} runs on SPOT capacity; production jobs are stateful more often "
-               "than not and should run on ON_DEMAND nodes")
+        yield (
+            f"prod workload group {g.name} runs on SPOT capacity; production jobs are stateful more often "
+            "than not and should run on ON_DEMAND nodes"
+        )
 
 
 prod_workload_on_demand = resource_rule(
     "prod-workload-on-demand",
     "Production workload node groups run on on-demand capacity (recommended).",
-    types=[NODE_GROUP], level=ADVISORY, severity=LOW, check=_prod_on_demand,
-    remediation="Use capacityType ON_DEMAND for prod workload groups; keep spot for dev or clearly "
-                "interruptible work.",
+    types=[NODE_GROUP],
+    level=ADVISORY,
+    severity=LOW,
+    check=_prod_on_demand,
+    remediation="Use capacityType ON_DEMAND for prod workload groups; keep spot for dev or clearly interruptible work.",
     tags=["layout", "prod"],
 )
 

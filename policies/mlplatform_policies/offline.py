@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from inspect import isawaitable
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -112,22 +113,29 @@ def load_policy_config(path: str | Path) -> dict[str, Any]:
 
 def _level(value: Any, where: str) -> EnforcementLevel:
     if not isinstance(value, str) or value not in LEVELS:
-        raise PolicyConfigError(f"{where}: {json.dumps(value)} is not an enforcement level "
-                                f"({', '.join(LEVELS)})")
+        raise PolicyConfigError(f"{where}: {json.dumps(value)} is not an enforcement level ({', '.join(LEVELS)})")
     return LEVELS[value]
 
 
-_JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list,
-               "object": dict, "null": type(None)}
+_JSON_TYPES = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+    "null": type(None),
+}
 
 
 def _schema_errors(value: Any, schema: Mapping[str, Any], where: str) -> list[str]:
     """The small JSON-schema subset the pack's config schemas use (type, items, properties, minimum)."""
     types = schema.get("type")
     names = types if isinstance(types, list) else [types] if types else []
-    ok = not names or any(isinstance(value, _JSON_TYPES[n]) and not (n in ("integer", "number")
-                                                                      and isinstance(value, bool))
-                          for n in names)
+    ok = not names or any(
+        isinstance(value, _JSON_TYPES[n]) and not (n in ("integer", "number") and isinstance(value, bool))
+        for n in names
+    )
     if not ok:
         return [f"{where}: {json.dumps(value)} is not of type {' or '.join(names)}"]
     errs = []
@@ -193,8 +201,13 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] 
 
 def _options(r: Resource) -> PolicyResourceOptions:
     return PolicyResourceOptions(
-        protect=r.protect, ignore_changes=list(r.ignore_changes), delete_before_replace=None, aliases=[],
-        custom_timeouts=PolicyCustomTimeouts(0, 0, 0), additional_secret_outputs=[], parent=r.parent,
+        protect=r.protect,
+        ignore_changes=list(r.ignore_changes),
+        delete_before_replace=None,
+        aliases=[],
+        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
+        additional_secret_outputs=[],
+        parent=r.parent,
     )
 
 
@@ -207,8 +220,9 @@ def _run(result: Any) -> None:
             loop.close()
 
 
-def evaluate(resources: Iterable[Resource], config: Mapping[str, Any] | None = None,
-             policies: Sequence[Policy] = POLICIES) -> list[Violation]:
+def evaluate(
+    resources: Iterable[Resource], config: Mapping[str, Any] | None = None, policies: Sequence[Policy] = POLICIES
+) -> list[Violation]:
     """Every violation the policies report on `resources` under the policy `config`, mandatory first."""
     settings = resolve_config(config, policies)
     resources = list(resources)
@@ -218,12 +232,20 @@ def evaluate(resources: Iterable[Resource], config: Mapping[str, Any] | None = N
     def reporter(policy: Policy, level: EnforcementLevel, default_urn: str | None):
         def report(message: str, urn: str | None = None) -> None:
             target = by_urn.get(urn or default_urn or "")
-            out.append(Violation(
-                policy=policy.name, level=level.value, severity=policy.severity.value if policy.severity else None,
-                message=message or policy.description, urn=urn or default_urn,
-                resource_type=target.type if target else None, resource_name=target.name if target else None,
-                description=policy.description, remediation=policy.remediation_steps,
-            ))
+            out.append(
+                Violation(
+                    policy=policy.name,
+                    level=level.value,
+                    severity=policy.severity.value if policy.severity else None,
+                    message=message or policy.description,
+                    urn=urn or default_urn,
+                    resource_type=target.type if target else None,
+                    resource_name=target.name if target else None,
+                    description=policy.description,
+                    remediation=policy.remediation_steps,
+                )
+            )
+
         return report
 
     def attempt(policy: Policy, level: EnforcementLevel, urn: str | None, call) -> None:
@@ -233,7 +255,7 @@ def evaluate(resources: Iterable[Resource], config: Mapping[str, Any] | None = N
             reporter(policy, EnforcementLevel.ADVISORY, urn)(f"can't run policy during preview: {exc.message}")
         except _NotApplicableError:
             pass
-        except Exception as exc:  # noqa: BLE001 - a broken rule must fail the check, not vanish
+        except Exception as exc:
             reporter(policy, EnforcementLevel.MANDATORY, urn)(f"policy raised {type(exc).__name__}: {exc}")
 
     active = []
@@ -248,15 +270,29 @@ def evaluate(resources: Iterable[Resource], config: Mapping[str, Any] | None = N
         opts = _options(r)
         for policy, level in active:
             if isinstance(policy, ResourceValidationPolicy):
-                args = ResourceValidationArgs(r.type, props, r.urn, r.name, opts, None,
-                                              settings[policy.name].properties)
-                attempt(policy, level, r.urn, lambda p=policy, a=args, lv=level: p.validate(a, reporter(p, lv, r.urn)))
+                args = ResourceValidationArgs(
+                    r.type, props, r.urn, r.name, opts, None, settings[policy.name].properties
+                )
+                attempt(
+                    policy, level, r.urn, lambda p=policy, a=args, lv=level, u=r.urn: p.validate(a, reporter(p, lv, u))
+                )
 
-    stack = [PolicyResource(r.type, unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None
-                                                                             else r.props))),
-                            r.urn, r.name, _options(r), None, None, [], {}) for r in resources]
+    stack = [
+        PolicyResource(
+            r.type,
+            unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
+            r.urn,
+            r.name,
+            _options(r),
+            None,
+            None,
+            [],
+            {},
+        )
+        for r in resources
+    ]
     by_policy_urn = {pr.urn: pr for pr in stack}
-    for pr, r in zip(stack, resources):
+    for pr, r in zip(stack, resources, strict=True):
         pr.parent = by_policy_urn.get(r.parent or "")
     for policy, level in active:
         if isinstance(policy, StackValidationPolicy):

@@ -9,7 +9,8 @@ aws:eks/cluster:Cluster as well.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ._props import (
     AUTOSCALER_PREFIX,
@@ -65,8 +66,10 @@ def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if args.resource_type == LAUNCH_TEMPLATE:
         tokens = get(args.props, "metadataOptions", "httpTokens")
         if known(tokens) and tokens != "required":
-            yield (f"metadataOptions.httpTokens is {fmt(tokens) if tokens is not MISSING else 'unset'}; IMDSv1 "
-                   "lets any process (or SSRF) on the node read the node role's credentials")
+            yield (
+                f"metadataOptions.httpTokens is {fmt(tokens) if tokens is not MISSING else 'unset'}; IMDSv1 "
+                "lets any process (or SSRF) on the node read the node role's credentials"
+            )
         hops = get(args.props, "metadataOptions", "httpPutResponseHopLimit")
         if isinstance(hops, (int, float)) and hops > 2:
             yield f"metadataOptions.httpPutResponseHopLimit is {fmt(hops)}; more than 2 lets pods reach IMDS freely"
@@ -75,9 +78,12 @@ def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 imdsv2_required = resource_rule(
     "imdsv2-required",
     "Nodes require IMDSv2 (session tokens) for the instance metadata service.",
-    types=[LAUNCH_TEMPLATE, NODE_GROUP], level=MANDATORY, severity=HIGH, check=_imdsv2,
+    types=[LAUNCH_TEMPLATE, NODE_GROUP],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_imdsv2,
     remediation="Give every node group a launch template with metadata_options http_tokens='required' and a "
-                "hop limit of 1 (2 only if pods must reach IMDS).",
+    "hop limit of 1 (2 only if pods must reach IMDS).",
     tags=["security", "checkov:CKV_AWS_79", "checkov:CKV_AWS_341"],
 )
 
@@ -94,13 +100,17 @@ def _encrypted_volumes(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         for device, volume in ebs:
             enc = get(volume, "encrypted")
             if known(enc) and not truthy(enc):
-                yield f"EBS volume {fmt(device)} is not encrypted (encrypted={fmt(enc) if enc is not MISSING else 'unset'})"
+                shown = fmt(enc) if enc is not MISSING else "unset"
+                yield f"EBS volume {fmt(device)} is not encrypted (encrypted={shown})"
 
 
 encrypted_root_volumes = resource_rule(
     "encrypted-root-volumes",
     "Node root volumes are encrypted EBS volumes.",
-    types=[LAUNCH_TEMPLATE, NODE_GROUP], level=MANDATORY, severity=HIGH, check=_encrypted_volumes,
+    types=[LAUNCH_TEMPLATE, NODE_GROUP],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_encrypted_volumes,
     remediation="Map the root device in the node group's launch template with ebs encrypted='true' (gp3).",
     tags=["security", "checkov:CKV_AWS_8"],
 )
@@ -116,9 +126,12 @@ def _ssh(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 no_ssh_remote_access = resource_rule(
     "no-ssh-remote-access",
     "Nodes accept no SSH remote access.",
-    types=[NODE_GROUP, LAUNCH_TEMPLATE], level=MANDATORY, severity=HIGH, check=_ssh,
+    types=[NODE_GROUP, LAUNCH_TEMPLATE],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_ssh,
     remediation="Remove remote_access from node groups and key_name from launch templates; reach nodes with "
-                "SSM Session Manager.",
+    "SSM Session Manager.",
     tags=["security", "checkov:CKV_AWS_100"],
 )
 
@@ -139,9 +152,12 @@ def _log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 control_plane_logging = resource_rule(
     "control-plane-logging",
     "The EKS control plane sends all five log types (api, audit, authenticator, controllerManager, scheduler).",
-    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=MEDIUM, check=_log_types,
-    remediation="Pass enabled_cluster_log_types with all five types (components/cluster.py "
-                "CONTROL_PLANE_LOG_TYPES).",
+    types=[EKS_COMPONENT, EKS_CLUSTER],
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_log_types,
+    remediation="Pass enabled_cluster_log_types with all five types (mlplatform_core/model/cluster.py "
+    "CONTROL_PLANE_LOG_TYPES).",
     tags=["security", "checkov:CKV_AWS_37"],
 )
 
@@ -159,7 +175,7 @@ def _kms(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         yield "the cluster has no encryptionConfig; Kubernetes secrets are stored unencrypted in etcd"
         return
     resources = get(config, "resources", default=[])
-    if known(resources) and "secrets" not in [r for r in items(resources)]:
+    if known(resources) and "secrets" not in list(items(resources)):
         yield "encryptionConfig does not cover the secrets resource"
     if get(config, "provider", "keyArn") in (MISSING, None, ""):
         yield "encryptionConfig names no KMS key"
@@ -168,7 +184,10 @@ def _kms(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 secrets_kms_encryption = resource_rule(
     "secrets-kms-encryption",
     "Kubernetes secrets are envelope-encrypted with a KMS key.",
-    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=HIGH, check=_kms,
+    types=[EKS_COMPONENT, EKS_CLUSTER],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_kms,
     remediation="Create an aws.kms.Key with rotation and pass its ARN as encryption_config_key_arn.",
     tags=["security", "checkov:CKV_AWS_58"],
 )
@@ -183,8 +202,11 @@ def _endpoint(args: Any) -> tuple[Any, Any, Any]:
     private = get(src, *prefix, "endpointPrivateAccess", default=False)
     public = get(src, *prefix, "endpointPublicAccess", default=True)
     cidrs = get(src, *prefix, "publicAccessCidrs", default=["0.0.0.0/0"])
-    return (False if private is None else private, True if public is None else public,
-            ["0.0.0.0/0"] if cidrs is None else cidrs)
+    return (
+        False if private is None else private,
+        True if public is None else public,
+        ["0.0.0.0/0"] if cidrs is None else cidrs,
+    )
 
 
 def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
@@ -206,7 +228,10 @@ def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 endpoint_not_open = resource_rule(
     "eks-endpoint-not-open",
     "The EKS API endpoint is never public to 0.0.0.0/0.",
-    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=CRITICAL, check=_open_cidrs,
+    types=[EKS_COMPONENT, EKS_CLUSTER],
+    level=MANDATORY,
+    severity=CRITICAL,
+    check=_open_cidrs,
     remediation="Set endpoint.publicAccess: false, or list your office/VPN ranges in endpoint.publicAccessCidrs.",
     tags=["security", "checkov:CKV_AWS_38"],
 )
@@ -223,9 +248,12 @@ def _private(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 endpoint_private = resource_rule(
     "eks-endpoint-private",
     "The EKS API endpoint is private (mandatory by default; dev stacks relax it through policy config).",
-    types=[EKS_COMPONENT, EKS_CLUSTER], level=MANDATORY, severity=HIGH, check=_private,
+    types=[EKS_COMPONENT, EKS_CLUSTER],
+    level=MANDATORY,
+    severity=HIGH,
+    check=_private,
     remediation="Set endpoint.privateAccess: true and endpoint.publicAccess: false. A dev stack that needs a "
-                "public endpoint (restricted by CIDR) sets this rule to advisory in policies/config/<stack>.json.",
+    "public endpoint (restricted by CIDR) sets this rule to advisory in policies/config/<stack>.json.",
     tags=["security", "checkov:CKV_AWS_39"],
 )
 
@@ -234,8 +262,11 @@ endpoint_private = resource_rule(
 
 
 def _is_admin_arn(arn: Any) -> bool:
-    return isinstance(arn, str) and arn.startswith("arn:aws:iam::aws:policy/") and \
-        arn.rsplit("/", 1)[-1] in ADMIN_POLICY_NAMES
+    return (
+        isinstance(arn, str)
+        and arn.startswith("arn:aws:iam::aws:policy/")
+        and arn.rsplit("/", 1)[-1] in ADMIN_POLICY_NAMES
+    )
 
 
 def _grants_admin(doc: dict | None) -> bool:
@@ -262,15 +293,16 @@ def _trusts_ec2(role: Any) -> bool:
 def _node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     roles = [r for r in args.resources if r.resource_type == IAM_ROLE]
     # ARNs are unknown during a preview; only known ones may link a role to a node group.
-    node_arns = {a for r in args.resources if r.resource_type == NODE_GROUP
-                 if isinstance(a := get(r.props, "nodeRoleArn"), str)}
+    node_arns = {
+        a for r in args.resources if r.resource_type == NODE_GROUP if isinstance(a := get(r.props, "nodeRoleArn"), str)
+    }
     node_roles = [r for r in roles if _trusts_ec2(r) or get(r.props, "arn") in node_arns]
     policies = {get(p.props, "arn"): p for p in args.resources if p.resource_type == IAM_POLICY}
     for role in node_roles:
         name = get(role.props, "name")
         label = name if isinstance(name, str) else role.name
 
-        def attached(r: Any, prop: str) -> bool:
+        def attached(r: Any, prop: str, name: Any = name, role: Any = role) -> bool:
             # By name (offline, and in a preview once known), else by the engine's property dependency.
             value = get(r.props, prop)
             values = list(items(value)) if prop == "roles" else [value]
@@ -284,25 +316,34 @@ def _node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, s
             if _grants_admin(policy_document(get(inline, "policy"))):
                 yield f"node role {label} has an inline policy granting * on *", role.urn
         for r in args.resources:
-            if r.resource_type == IAM_ROLE_POLICY_ATTACHMENT and attached(r, "role") or \
-                    r.resource_type == IAM_POLICY_ATTACHMENT and attached(r, "roles"):
+            if (r.resource_type == IAM_ROLE_POLICY_ATTACHMENT and attached(r, "role")) or (
+                r.resource_type == IAM_POLICY_ATTACHMENT and attached(r, "roles")
+            ):
                 arn = get(r.props, "policyArn")
                 customer = policies.get(arn) if known(arn) else None
                 if _is_admin_arn(arn) or (customer and _grants_admin(policy_document(get(customer.props, "policy")))):
-                    yield (f"{r.name} attaches {arn} to node role {label}; every pod on the node could use it "
-                           "(pods that need AWS access get an IRSA role of their own)", r.urn)
-            elif r.resource_type == IAM_ROLE_POLICY and attached(r, "role"):
-                if _grants_admin(policy_document(get(r.props, "policy"))):
-                    yield f"inline policy {r.name} grants * on * to node role {label}", r.urn
+                    yield (
+                        f"{r.name} attaches {arn} to node role {label}; every pod on the node could use it "
+                        "(pods that need AWS access get an IRSA role of their own)",
+                        r.urn,
+                    )
+            elif (
+                r.resource_type == IAM_ROLE_POLICY
+                and attached(r, "role")
+                and _grants_admin(policy_document(get(r.props, "policy")))
+            ):
+                yield f"inline policy {r.name} grants * on * to node role {label}", r.urn
 
 
 node_role_no_admin = stack_rule(
     "node-role-no-admin-policies",
     "The node IAM role has no administrator-level policies (AdministratorAccess, PowerUserAccess, IAMFullAccess, "
     "or * on *).",
-    level=MANDATORY, severity=CRITICAL, check=_node_role_admin,
+    level=MANDATORY,
+    severity=CRITICAL,
+    check=_node_role_admin,
     remediation="Attach only AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and "
-                "AmazonEC2ContainerRegistryReadOnly to the node role; give pods IRSA roles.",
+    "AmazonEC2ContainerRegistryReadOnly to the node role; give pods IRSA roles.",
     tags=["security", "iam"],
 )
 
@@ -320,16 +361,16 @@ def _cluster_names(args: Any) -> set[str]:
 def _scoped(st: dict, clusters: set[str]) -> bool:
     resources = [x for x in as_list(st.get("Resource")) if isinstance(x, str)]
     # Listed ASGs: the ARN's group-id part is usually '*', the group name must not be.
-    if resources and all("*" not in x.partition(":autoScalingGroupName/")[2] and ":autoScalingGroupName/" in x
-                         for x in resources):
+    if resources and all(
+        "*" not in x.partition(":autoScalingGroupName/")[2] and ":autoScalingGroupName/" in x for x in resources
+    ):
         return True
     for conditions in (st.get("Condition") or {}).values():
         if not isinstance(conditions, dict):
             continue
         for key in conditions:
             tag = key.split("ResourceTag/", 1)[1] if "ResourceTag/" in key else None
-            if tag and tag.startswith(AUTOSCALER_PREFIX + "/") and \
-                    (tag.split("/", 2)[-1] in clusters or not clusters):
+            if tag and tag.startswith(AUTOSCALER_PREFIX + "/") and (tag.split("/", 2)[-1] in clusters or not clusters):
                 return True
     return False
 
@@ -353,16 +394,21 @@ def _autoscaler_scope(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
             granted = [s for s in SCALING_ACTIONS if any(action_matches(a, s) for a in actions)]
             if granted and not _scoped(st, clusters):
                 want = f"aws:ResourceTag/{AUTOSCALER_PREFIX}/{sorted(clusters)[0] if clusters else '<cluster>'}"
-                yield (f"{r.name} allows {', '.join(granted)} on every Auto Scaling group in the account; scope it "
-                       f"with a Condition on {want} (or list the ASG ARNs)", r.urn)
+                yield (
+                    f"{r.name} allows {', '.join(granted)} on every Auto Scaling group in the account; scope it "
+                    f"with a Condition on {want} (or list the ASG ARNs)",
+                    r.urn,
+                )
 
 
 autoscaler_iam_scoped = stack_rule(
     "autoscaler-iam-scoped",
     "The Cluster Autoscaler may resize and terminate only this cluster's Auto Scaling groups.",
-    level=MANDATORY, severity=HIGH, check=_autoscaler_scope,
+    level=MANDATORY,
+    severity=HIGH,
+    check=_autoscaler_scope,
     remediation="Give autoscaling:SetDesiredCapacity and TerminateInstanceInAutoScalingGroup a Condition "
-                "StringEquals aws:ResourceTag/k8s.io/cluster-autoscaler/<cluster> = owned; keep Describe* on *.",
+    "StringEquals aws:ResourceTag/k8s.io/cluster-autoscaler/<cluster> = owned; keep Describe* on *.",
     tags=["security", "iam", "autoscaling"],
 )
 
@@ -374,14 +420,19 @@ PROTECTED_TYPES = (EKS_COMPONENT, EKS_CLUSTER, KMS_KEY, VPC, SUBNET)
 
 def _protected(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if prod_rules(environment(args.props)) and not args.opts.protect:
-        yield (f"prod {args.resource_type.rsplit(':', 1)[-1]} is not protected; `pulumi destroy` or a replace "
-               "would delete it and every workload with it")
+        yield (
+            f"prod {args.resource_type.rsplit(':', 1)[-1]} is not protected; `pulumi destroy` or a replace "
+            "would delete it and every workload with it"
+        )
 
 
 prod_resources_protected = resource_rule(
     "prod-resources-protected",
     "Prod control plane, secrets key and network are protected from deletion (Pulumi protect).",
-    types=PROTECTED_TYPES, level=MANDATORY, severity=HIGH, check=_protected,
+    types=PROTECTED_TYPES,
+    level=MANDATORY,
+    severity=HIGH,
+    check=_protected,
     remediation="Leave protectResources unset (prod protects by default) or set it to true in the prod stack.",
     tags=["security", "prod"],
 )

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ._props import (
     EKS_CLUSTER,
@@ -86,30 +88,38 @@ def _priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
     for tier in TIERS:
         if not found[tier]:
             want = names.get(tier) or f"<prefix>-{tier} (e.g. igz-workload-{tier})"
-            yield (f"no PriorityClass for the {tier} tier: expected one named {want}; jobs cannot ask for "
-                   f"{tier} priority", None)
+            yield (
+                f"no PriorityClass for the {tier} tier: expected one named {want}; jobs cannot ask for {tier} priority",
+                None,
+            )
         for r in found[tier]:
             policy = get(r.props, "preemptionPolicy")
             if known(policy) and policy != "Never":
                 shown = "unset (PreemptLowerPriority)" if policy is None else fmt(policy)
-                yield (f"PriorityClass {object_name(r)} has preemptionPolicy {shown}; user workload classes must "
-                       "use Never so they go first in the queue without evicting running pods", r.urn)
+                yield (
+                    f"PriorityClass {object_name(r)} has preemptionPolicy {shown}; user workload classes must "
+                    "use Never so they go first in the queue without evicting running pods",
+                    r.urn,
+                )
     values = {t: number(get(found[t][0].props, "value")) for t in TIERS if found[t]}
     ranked = [(t, v) for t, v in values.items() if v is not None]
-    for (lo_tier, lo), (hi_tier, hi) in zip(ranked, ranked[1:]):
+    for (lo_tier, lo), (hi_tier, hi) in itertools.pairwise(ranked):
         if lo >= hi:
-            yield (f"PriorityClass values do not rank {lo_tier} < {hi_tier}: {fmt(lo)} >= {fmt(hi)}",
-                   found[hi_tier][0].urn)
+            yield (
+                f"PriorityClass values do not rank {lo_tier} < {hi_tier}: {fmt(lo)} >= {fmt(hi)}",
+                found[hi_tier][0].urn,
+            )
 
 
 priority_classes = stack_rule(
     "priority-classes",
     "User priority classes low, medium and high exist, rank low < medium < high and use preemptionPolicy Never.",
-    level=MANDATORY, severity=MEDIUM, check=_priority_classes,
-    config={"classNames": ({"type": ["object", "null"],
-                            "properties": {t: {"type": "string"} for t in TIERS}}, None)},
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_priority_classes,
+    config={"classNames": ({"type": ["object", "null"], "properties": {t: {"type": "string"} for t in TIERS}}, None)},
     remediation="Keep workloads.priorityClasses at preemptionPolicy Never with values ranking low < medium < "
-                "high; if you renamed the classes, set classNames in the policy config.",
+    "high; if you renamed the classes, set classNames in the policy config.",
     tags=["workloads", "scheduling"],
 )
 
@@ -135,20 +145,28 @@ def _namespace_limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
         name = object_name(r)
         if not isinstance(name, str) or name in exempt or name.startswith("kube-"):
             continue
-        containers = [lr for lr in by_ns.get(name, []) if any(
-            get(item, "type") == "Container" for item in items(get(lr.props, "spec", "limits", default=[])))]
+        containers = [
+            lr
+            for lr in by_ns.get(name, [])
+            if any(get(item, "type") == "Container" for item in items(get(lr.props, "spec", "limits", default=[])))
+        ]
         if not containers:
-            yield (f"namespace {name} has no LimitRange of type Container; pods that set no requests get none, "
-                   "and the autoscaler and scheduler cannot plan for them", r.urn)
+            yield (
+                f"namespace {name} has no LimitRange of type Container; pods that set no requests get none, "
+                "and the autoscaler and scheduler cannot plan for them",
+                r.urn,
+            )
 
 
 workload_namespace_limit_range = stack_rule(
     "workload-namespace-limit-range",
     "Every workload namespace has a LimitRange giving containers default requests and limits.",
-    level=MANDATORY, severity=MEDIUM, check=_namespace_limits,
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_namespace_limits,
     config={"exemptNamespaces": ({"type": "array", "items": {"type": "string"}}, [])},
     remediation="Declare the namespace under workloads.namespaces so the toolkit adds its LimitRange, or list "
-                "namespaces that hold no workloads in exemptNamespaces in the policy config.",
+    "namespaces that hold no workloads in exemptNamespaces in the policy config.",
     tags=["workloads"],
 )
 
@@ -171,18 +189,23 @@ def _guaranteed(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | 
                     if not (known(req) and known(lim)):
                         continue
                     if lim is None or quantity(req) != quantity(lim):
-                        yield (f"LimitRange {object_name(lr)} in namespace {ns}: default {res} request "
-                               f"{fmt(req) if req is not None else 'unset'} != limit "
-                               f"{fmt(lim) if lim is not None else 'unset'}; prod pods that set nothing would "
-                               "not be Guaranteed QoS", lr.urn)
+                        yield (
+                            f"LimitRange {object_name(lr)} in namespace {ns}: default {res} request "
+                            f"{fmt(req) if req is not None else 'unset'} != limit "
+                            f"{fmt(lim) if lim is not None else 'unset'}; prod pods that set nothing would "
+                            "not be Guaranteed QoS",
+                            lr.urn,
+                        )
 
 
 prod_guaranteed_qos_defaults = stack_rule(
     "prod-guaranteed-qos-defaults",
     "In prod, namespace defaults make pods Guaranteed QoS: default request = default limit for cpu and memory.",
-    level=MANDATORY, severity=MEDIUM, check=_guaranteed,
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_guaranteed,
     remediation="In the prod stack set workloads.namespaces.<ns>.limits.defaultRequest equal to "
-                "limits.default for cpu and memory (or set only one of them; the toolkit copies it).",
+    "limits.default for cpu and memory (or set only one of them; the toolkit copies it).",
     tags=["workloads", "prod"],
 )
 
@@ -204,11 +227,17 @@ def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, st
     spot = [g for g in groups if g.spot]
     if not spot:
         return
-    maps = [r for r in args.resources if r.resource_type == K8S_CONFIG_MAP
-            and TOLERATIONS_KEY in entries(get(r.props, "data", default={}))]
+    maps = [
+        r
+        for r in args.resources
+        if r.resource_type == K8S_CONFIG_MAP and TOLERATIONS_KEY in entries(get(r.props, "data", default={}))
+    ]
     if not maps:
-        yield (f"the stack has spot node groups but no ConfigMap carries {TOLERATIONS_KEY}; MLRun's preemption "
-               "modes do nothing without tolerations and a node selector for spot nodes", None)
+        yield (
+            f"the stack has spot node groups but no ConfigMap carries {TOLERATIONS_KEY}; MLRun's preemption "
+            "modes do nothing without tolerations and a node selector for spot nodes",
+            None,
+        )
         return
     on_demand = [g for g in groups if not g.spot]
     for cm in maps:
@@ -231,34 +260,49 @@ def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, st
             # The taints that mark spot capacity: repelling and on no on-demand group (a GPU taint is not one).
             for taint in (t for t in g.taints if repels(t) and t not in od_taints):
                 if tolerations and not any(tolerates(tol, taint) for tol in tolerations):
-                    yield (f"{where}: no MLRun toleration tolerates taint {show_taint(taint)} of spot group "
-                           f"{g.name}; allow/constrain-mode functions cannot be scheduled there", cm.urn)
+                    yield (
+                        f"{where}: no MLRun toleration tolerates taint {show_taint(taint)} of spot group "
+                        f"{g.name}; allow/constrain-mode functions cannot be scheduled there",
+                        cm.urn,
+                    )
         for taint in sorted(od_taints):
             opened = [tol for tol in tolerations if tolerates(tol, taint)]
             if opened:
-                yield (f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {show_taint(taint)} of an "
-                       "on-demand group, opening those nodes to every preemptible job", cm.urn)
+                yield (
+                    f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {show_taint(taint)} of an "
+                    "on-demand group, opening those nodes to every preemptible job",
+                    cm.urn,
+                )
         if not selector:
-            yield (f"{where}: {NODE_SELECTOR_KEY} is empty; constrain mode would not keep functions on spot "
-                   "nodes", cm.urn)
+            yield (
+                f"{where}: {NODE_SELECTOR_KEY} is empty; constrain mode would not keep functions on spot nodes",
+                cm.urn,
+            )
         for key, value in sorted(selector.items()):
             lacking = [g.name for g in spot if g.labels.get(key) != value]
             if lacking:
-                yield (f"{where}: node selector {key}={value} is not a label of spot group(s) "
-                       f"{', '.join(lacking)}", cm.urn)
+                yield (
+                    f"{where}: node selector {key}={value} is not a label of spot group(s) {', '.join(lacking)}",
+                    cm.urn,
+                )
             shared = [g.name for g in on_demand if g.labels.get(key) == value]
             if shared:
-                yield (f"{where}: node selector {key}={value} also matches on-demand group(s) "
-                       f"{', '.join(shared)}; constrain mode would not keep functions on spot nodes", cm.urn)
+                yield (
+                    f"{where}: node selector {key}={value} also matches on-demand group(s) "
+                    f"{', '.join(shared)}; constrain mode would not keep functions on spot nodes",
+                    cm.urn,
+                )
 
 
 mlrun_spot_settings = stack_rule(
     "mlrun-spot-settings",
     "When the cluster has spot groups, MLRun's preemptible-node tolerations and node selector (MLRUN_* settings "
     "in a ConfigMap) match exactly the spot groups' taints and labels.",
-    level=MANDATORY, severity=HIGH, check=_mlrun_settings,
-    remediation="Derive the MLRun settings from the layout (components/mltools.py mlrun_env) and register them "
-                "as a ConfigMap in the MLRun namespace; do not edit them by hand.",
+    level=MANDATORY,
+    severity=HIGH,
+    check=_mlrun_settings,
+    remediation="Derive the MLRun settings from the layout (mlplatform_core/model/ml_settings/mlrun.py mlrun_env) "
+    "and register them as a ConfigMap in the MLRun namespace; do not edit them by hand.",
     tags=["mlrun", "spot"],
 )
 

@@ -1,0 +1,122 @@
+"""`mlplatform check`: the policy pack's rules on the offline program run, no Pulumi CLI or cloud needed.
+
+The recording of plan.build_plan becomes the resources pulumi-policy would
+see (inputs for resource rules, inputs + outputs for stack rules, protect,
+ignoreChanges, parents), and mlplatform_policies.offline evaluates the very
+policy objects the pack serves to `pulumi preview --policy-pack policies`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mlplatform_policies import POLICIES, offline
+
+from .engine import ProgramRun
+from .plan import Plan
+from .project import project_root
+
+Violation = offline.Violation
+PolicyConfigError = offline.PolicyConfigError
+load_policy_config = offline.load_policy_config
+
+
+def policy_resources(run: ProgramRun) -> list[offline.Resource]:
+    return [
+        offline.Resource(
+            type=r.type,
+            name=r.name,
+            urn=r.urn,
+            props=r.inputs,
+            parent=r.parent,
+            protect=r.protect,
+            ignore_changes=tuple(r.ignore_changes),
+            # Stack policies see a resource's state; under mocks that is the inputs plus the mock's outputs.
+            state={**r.inputs, **r.outputs},
+        )
+        for r in run.resources
+    ]
+
+
+# The placement proof needs the layout, which a real preview's policy pack never sees: offline only.
+PLACEMENT_RULE = {
+    "name": "placement-invariants",
+    "level": "mandatory",
+    "defaultLevel": "mandatory",
+    "severity": "high",
+    "description": "Every built-in workload profile (MLRun jobs in each preemption mode, Nuclio, Jupyter, GPU "
+    "training, Polyaxon on spot, core services) lands only where it belongs (offline only).",
+    "remediation": "Run `mlplatform plan <stack>` to see the placement matrix; make spot groups share their "
+    "taints so MLRun's tolerations cover them, keep GPU types in GPU groups and core services "
+    "on the initial group.",
+}
+
+
+def placement_violations(plan: Plan) -> list[Violation]:
+    """The broken placement promises of the built-in profiles as violations of one mandatory rule."""
+    return [
+        Violation(
+            policy=PLACEMENT_RULE["name"],
+            level="mandatory",
+            severity=PLACEMENT_RULE["severity"],
+            message=f"{f.profile} {f.message}",
+            urn=None,
+            resource_type=None,
+            resource_name=None,
+            description=PLACEMENT_RULE["description"],
+            remediation=PLACEMENT_RULE["remediation"],
+        )
+        for f in plan.placement.errors
+    ]
+
+
+def run_checks(plan: Plan | ProgramRun, policy_config: Mapping[str, Any] | None = None) -> list[Violation]:
+    """Every violation of the pack's rules in a plan (or a bare program run), mandatory first.
+
+    A plan also carries its layout, so its placement invariants are checked too.
+    """
+    run = plan.run if isinstance(plan, Plan) else plan
+    violations = offline.evaluate(policy_resources(run), policy_config)
+    if isinstance(plan, Plan):
+        violations = placement_violations(plan) + violations
+    return violations
+
+
+def default_policy_config(stack: str) -> Path | None:
+    """policies/config/<stack>.json, the file CI passes as --policy-pack-config for that stack."""
+    path = project_root() / "policies" / "config" / f"{stack}.json"
+    return path if path.is_file() else None
+
+
+def effective_levels(policy_config: Mapping[str, Any] | None) -> dict[str, str]:
+    return {name: s.level.value for name, s in offline.resolve_config(policy_config).items()}
+
+
+def check_document(
+    plan: Plan, violations: list[Violation], config_path: Path | None, policy_config: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    levels = effective_levels(policy_config)
+    mandatory = sum(v.mandatory for v in violations)
+    return {
+        "stack": plan.stack,
+        "source": plan.source,
+        "policyConfig": str(config_path) if config_path else None,
+        "passed": mandatory == 0,
+        "mandatory": mandatory,
+        "advisory": len(violations) - mandatory,
+        "violations": [v.to_dict() for v in violations],
+        "rules": [
+            {
+                "name": p.name,
+                "level": levels[p.name],
+                "defaultLevel": p.enforcement_level.value,
+                "severity": p.severity.value if p.severity else None,
+                "description": p.description,
+                "remediation": p.remediation_steps,
+            }
+            for p in POLICIES
+        ]
+        + [PLACEMENT_RULE],
+    }

@@ -1,0 +1,48 @@
+"""`mlplatform`: offline plan, placement and policy check for the stacks of this project.
+
+Exit codes: 0 success, 1 the command ran and found a failure (e.g. a mandatory
+policy violation), 2 bad input (invalid config, unreadable file, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mlplatform_core.model.config import ConfigError
+
+from .commands import check, place, plan
+from .exit_codes import EXIT_BAD_INPUT, EXIT_OK
+
+# name -> command module (HELP, add_arguments, run).
+COMMANDS = {"plan": plan, "place": place, "check": check}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mlplatform", description="Offline tooling for ML-platform EKS stacks.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.HELP, description=command.HELP)
+        command.add_arguments(p)
+        p.set_defaults(handler=command.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 on bad arguments, like every argparse tool
+    if argv is None:  # the mlplatform process itself: one program run, then exit
+        from .engine import run as engine_run
+
+        engine_run.FREEZE_AFTER_RUN = True
+    try:
+        return args.handler(args)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `mlplatform plan dev | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

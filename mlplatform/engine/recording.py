@@ -1,0 +1,73 @@
+"""What a program run leaves behind: every registered resource with its inputs and options, and the outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi.runtime import rpc
+
+SECRET = "[secret]"
+
+
+@dataclass
+class Recorded:
+    urn: str
+    type: str
+    name: str
+    parent: str | None
+    custom: bool
+    remote: bool
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    protect: bool = False
+    ignore_changes: list[str] = field(default_factory=list)
+    provider: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "name": self.name,
+            "urn": self.urn,
+            "parent": self.parent,
+            "protect": self.protect,
+            "ignoreChanges": self.ignore_changes,
+            "inputs": self.inputs,
+        }
+
+
+@dataclass
+class ProgramRun:
+    stack: str
+    config: dict[str, Any]
+    resources: list[Recorded]
+    exports: dict[str, Any]
+    secret_exports: set[str]
+
+    def of_type(self, type_: str) -> list[Recorded]:
+        return [r for r in self.resources if r.type == type_]
+
+    def children(self, parent: Recorded) -> list[Recorded]:
+        return [r for r in self.resources if r.parent == parent.urn]
+
+    def one(self, type_: str, name: str) -> Recorded:
+        found = [r for r in self.resources if r.type == type_ and r.name == name]
+        if len(found) != 1:
+            raise KeyError(f"{len(found)} resources of type {type_} named {name}")
+        return found[0]
+
+    def public_exports(self) -> dict[str, Any]:
+        return {k: (SECRET if k in self.secret_exports else v) for k, v in self.exports.items()}
+
+
+def clean(value: Any) -> Any:
+    """Recorded inputs as a user reads them: secrets masked, integral floats (the wire format) as ints."""
+    if isinstance(value, dict):
+        if rpc.is_rpc_secret(value):
+            return SECRET
+        return {k: clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

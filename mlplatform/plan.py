@@ -1,0 +1,45 @@
+"""The offline plan of a stack: its validated configuration, layout and the recording of the real program.
+
+`build_plan` validates the stack file (clean ConfigError before anything runs),
+runs __main__.py through the offline engine and keeps the recording. The
+reports (mlplatform.reports) turn a Plan into the JSON document and the tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from mlplatform_core.model.config import ConfigError, StackConfig, parse, read_stack_file
+from mlplatform_core.model.layout import Layout, build_layout
+from mlplatform_core.model.workloads import build_workloads
+from mlplatform_core.placement.invariants import InvariantReport, stack_report
+
+from .engine import ProgramRun, run_program
+from .stacks import resolve_stack
+
+
+@dataclass
+class Plan:
+    stack: str
+    source: str
+    config: StackConfig
+    layout: Layout
+    run: ProgramRun
+
+    @cached_property
+    def placement(self) -> InvariantReport:
+        """The placement proof, computed once for the JSON, the tables and the check."""
+        return stack_report(self.config, self.layout)
+
+
+def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan:
+    name, path = resolve_stack(stack, config_file)
+    raw = read_stack_file(path)
+    cfg = parse(raw, source=str(path))
+    try:
+        layout = build_layout(cfg, name)
+        build_workloads(cfg)
+    except ConfigError as err:
+        raise ConfigError(err.problems, str(path)) from None
+    return Plan(stack=name, source=str(path), config=cfg, layout=layout, run=run_program(name, raw))

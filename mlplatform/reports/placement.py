@@ -1,0 +1,174 @@
+"""Placement for people and machines: the plan's matrix and JSON section, and `mlplatform place` output.
+
+`placement_matrix` and `placement_section` are plain data; the `*_table` and
+`render_*` functions draw them with rich. The plan calls `placement_section` for
+its JSON and `render_placement` for its human view, so the wording lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.model.layout import Layout
+from mlplatform_core.placement.filters import PodPlacement, place
+from mlplatform_core.placement.invariants import InvariantReport, check_layout
+from mlplatform_core.placement.profiles import Profile, ProfileInputs
+from mlplatform_core.placement.templates import node_templates
+
+
+@dataclass(frozen=True)
+class Cell:
+    schedulable: bool
+    short: str  # "" when schedulable; else e.g. "taint app.iguazio.com/lifecycle; affinity"
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    profile: str
+    description: str
+    cells: tuple[Cell, ...]  # one per group, in the matrix's group order
+
+
+@dataclass(frozen=True)
+class PlacementMatrix:
+    groups: tuple[str, ...]
+    rows: tuple[MatrixRow, ...]
+
+    def cell(self, profile: str, group: str) -> Cell:
+        row = next(r for r in self.rows if r.profile == profile)
+        return row.cells[self.groups.index(group)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "groups": list(self.groups),
+            "rows": [
+                {
+                    "profile": r.profile,
+                    "description": r.description,
+                    "cells": {
+                        g: {"schedulable": c.schedulable, "short": c.short, "reasons": list(c.reasons)}
+                        for g, c in zip(self.groups, r.cells, strict=True)
+                    },
+                }
+                for r in self.rows
+            ],
+        }
+
+
+def _row(profile: Profile, result: PodPlacement) -> MatrixRow:
+    cells = tuple(Cell(g.schedulable, g.short, tuple(r.message for r in g.reasons)) for g in result.groups)
+    return MatrixRow(profile.name, profile.description, cells)
+
+
+def placement_matrix(layout: Layout, profiles: Sequence[Profile]) -> PlacementMatrix:
+    """Profiles x node groups: whether each profile's pods can land, with a short reason where not."""
+    groups = tuple(g.name for g in layout.groups)
+    return PlacementMatrix(groups, tuple(_row(p, place(p.pod(), layout)) for p in profiles))
+
+
+def matrix_from_report(layout: Layout, report: InvariantReport) -> PlacementMatrix:
+    return PlacementMatrix(
+        tuple(g.name for g in layout.groups), tuple(_row(p, result) for p, result in report.placements)
+    )
+
+
+def placement_section(
+    layout: Layout, inputs: ProfileInputs | None = None, report: InvariantReport | None = None
+) -> dict[str, Any]:
+    """The `placement` key of `mlplatform plan --json`: templates, the matrix, invariant errors and notes."""
+    report = report or check_layout(layout, inputs)
+    matrix = matrix_from_report(layout, report)
+    return {
+        "nodeTemplates": [t.to_dict() for t in node_templates(layout)],
+        "profiles": [
+            {
+                "name": p.name,
+                "description": p.description,
+                "reaches": list(result.reachable),
+                "groups": [g.to_dict() for g in result.groups],
+            }
+            for p, result in report.placements
+        ],
+        "matrix": matrix.to_dict(),
+        "ok": report.ok,
+        "errors": [{"profile": f.profile, "message": f.message} for f in report.errors],
+        "notes": list(report.notes),
+    }
+
+
+# --- rich views -----------------------------------------------------------------------------------
+
+
+def matrix_table(matrix: PlacementMatrix) -> Table:
+    table = Table(title="Placement (profiles x node groups)", title_justify="left", show_lines=True)
+    table.add_column("profile")
+    for g in matrix.groups:
+        table.add_column(g)
+    for row in matrix.rows:
+        cells = ["[green]yes[/green]" if c.schedulable else f"[red]no[/red]: {escape(c.short)}" for c in row.cells]
+        table.add_row(escape(row.profile), *cells)
+    return table
+
+
+def render_placement(
+    layout: Layout, console: Console, inputs: ProfileInputs | None = None, report: InvariantReport | None = None
+) -> InvariantReport:
+    """The plan's placement view: the matrix, then invariant errors and notes. Returns the report."""
+    report = report or check_layout(layout, inputs)
+    console.print(matrix_table(matrix_from_report(layout, report)))
+    for note in report.notes:
+        console.print(f"  note: {escape(note)}")
+    if report.errors:
+        console.print("[bold red]Placement invariants broken:[/bold red]")
+        for f in report.errors:
+            console.print(f"  [red]error[/red] {escape(str(f))}")
+    else:
+        console.print("  placement invariants: all hold")
+    return report
+
+
+def place_document(results: Sequence[PodPlacement]) -> dict[str, Any]:
+    """`mlplatform place --json`: {"pods": [{"name", "groups": [{"name", "schedulable", "reasons"}]}]}."""
+    return {"pods": [r.to_dict() for r in results]}
+
+
+def place_table(result: PodPlacement) -> Table:
+    table = Table(title=f"{result.pod.name}", title_justify="left", show_lines=True)
+    for col in ("node group", "schedulable", "reasons"):
+        table.add_column(col)
+    ok = [g for g in result.groups if g.schedulable]
+    # Only worth saying when preferences tell the groups apart.
+    levels = sorted({(-g.score, len(g.prefer_not)) for g in ok})
+    for g in result.groups:
+        if g.schedulable:
+            verdict = "[green]yes[/green]"
+            detail = [f"on {', '.join(g.instance_types)}"]
+            if len(levels) > 1:
+                rank = levels.index((-g.score, len(g.prefer_not))) + 1
+                detail.append(
+                    ("preferred" if rank == 1 else f"preference rank {rank}") + f" (node affinity score {g.score})"
+                )
+            detail += [f"untolerated PreferNoSchedule taint {t} lowers its rank" for t in g.prefer_not]
+        else:
+            verdict = "[red]no[/red]"
+            detail = [r.message for r in g.reasons]
+        detail += [f"note: {n}" for n in g.notes]
+        table.add_row(escape(g.group), verdict, escape("\n".join(detail)))
+    return table
+
+
+def render_place(results: Sequence[PodPlacement], console: Console) -> None:
+    for result in results:
+        console.print(place_table(result))
+        for w in result.pod.warnings:
+            console.print(f"  [yellow]warning[/yellow] {escape(w)}")
+        if not result.reachable:
+            console.print("  [bold red]no node group can run this pod; it would stay Pending[/bold red]")
+        console.print()

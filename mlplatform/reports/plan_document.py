@@ -1,0 +1,91 @@
+"""The document of `mlplatform plan --json`: what the stack builds, read back from the recording."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
+
+from ..engine import ProgramRun, Recorded
+from ..plan import Plan
+from .placement import placement_section
+from .workload_layer import kubernetes_section
+
+NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
+ASG_TAG_TYPE = "aws:autoscaling/tag:Tag"
+LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
+EKS_CLUSTER_TYPE = "eks:index:Cluster"
+
+
+def _by_parent(run: ProgramRun, *types: str) -> dict[tuple[str | None, str], list[Recorded]]:
+    """Resources of the given types grouped by (parent, type): one pass, not one per node group."""
+    index: dict[tuple[str | None, str], list[Recorded]] = {}
+    for r in run.resources:
+        if r.type in types:
+            index.setdefault((r.parent, r.type), []).append(r)
+    return index
+
+
+def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every registered aws.eks.NodeGroup with the ASG tags and launch template of its component.
+
+    Registration order is asynchronous; `order` (the layout's) keeps the output stable.
+    """
+    out = []
+    rank = {name: i for i, name in enumerate(order or [])}
+    found = sorted(run.of_type(NODE_GROUP_TYPE), key=lambda r: (rank.get(r.name, len(rank)), r.name))
+    siblings = _by_parent(run, ASG_TAG_TYPE, LAUNCH_TEMPLATE_TYPE)
+    for ng in found:
+        i = ng.inputs
+        scaling = i.get("scalingConfig", {})
+        asg_tags = siblings.get((ng.parent, ASG_TAG_TYPE), [])
+        tags = {t.inputs["tag"]["key"]: t.inputs["tag"]["value"] for t in asg_tags}
+        lts = siblings.get((ng.parent, LAUNCH_TEMPLATE_TYPE), [])
+        out.append(
+            {
+                "name": ng.name,
+                "role": i.get("labels", {}).get(ROLE_LABEL, ng.name),
+                "capacityType": i.get("capacityType"),
+                "instanceTypes": i.get("instanceTypes", []),
+                "amiType": i.get("amiType"),
+                "minSize": scaling.get("minSize"),
+                "maxSize": scaling.get("maxSize"),
+                "desiredSize": scaling.get("desiredSize"),
+                "desiredSizeIgnored": "scalingConfig.desiredSize" in ng.ignore_changes,
+                "labels": dict(sorted(i.get("labels", {}).items())),
+                "taints": [
+                    Taint.from_eks(t["key"], t.get("value"), t["effect"]).to_dict() for t in i.get("taints", [])
+                ],
+                "autoscalerTags": dict(sorted(tags.items())),
+                "launchTemplate": lts[0].inputs if lts else None,
+            }
+        )
+    return out
+
+
+def plan_document(plan: Plan) -> dict[str, Any]:
+    cfg = plan.config
+    return {
+        "stack": plan.stack,
+        "environment": cfg.environment,
+        "source": plan.source,
+        "clusterName": plan.layout.cluster_name,
+        "region": cfg.region,
+        "kubernetesVersion": cfg.kubernetes_version,
+        "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
+        "resourceCount": len(plan.run.resources),
+        "resources": [
+            {
+                "type": r.type,
+                "name": r.name,
+                "parent": r.parent,
+                "inputs": r.inputs,
+                "protect": r.protect,
+                "ignoreChanges": r.ignore_changes,
+            }
+            for r in plan.run.resources
+        ],
+        "exports": plan.run.public_exports(),
+        "placement": placement_section(plan.layout, report=plan.placement),
+        "kubernetes": kubernetes_section(plan.run),
+    }

@@ -1,0 +1,83 @@
+"""The plan for people: the stack's summary, node groups, placement matrix, workload layer and resources."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.model.config import StackConfig
+from mlplatform_core.model.scheduling import Taint
+
+from ..plan import Plan
+from .placement import render_placement
+from .plan_document import plan_document
+from .workload_layer import render_workload_layer
+
+
+def _endpoint(cfg: StackConfig) -> str:
+    ep = cfg.endpoint
+    parts = ["private"] if ep.private_access else []
+    if ep.public_access:
+        parts.append(f"public from {', '.join(ep.public_access_cidrs)}")
+    return " + ".join(parts)
+
+
+def _network(cfg: StackConfig) -> str:
+    net = cfg.network
+    if not net.creates_vpc:
+        return f"existing VPC {net.vpc_id}, subnets {', '.join(net.private_subnet_ids or [])}"
+    nat = net.nat_gateways or ("perAz" if cfg.environment == "prod" else "single")
+    return (
+        f"new VPC {net.vpc_cidr or '10.0.0.0/16'} across {net.availability_zone_count or 3} AZs, "
+        f"NAT: {'one per AZ' if nat == 'perAz' else 'single'}"
+    )
+
+
+def node_group_table(groups: list[dict[str, Any]]) -> Table:
+    table = Table(title="Node groups", title_justify="left", show_lines=True)
+    for col in ("group", "role", "capacity", "instance types", "min/desired/max", "AMI", "labels", "taints"):
+        table.add_column(col)
+    for g in groups:
+        sizes = f"{g['minSize']}/{g['desiredSize']}/{g['maxSize']}"
+        if g["desiredSizeIgnored"]:
+            sizes += "\n(autoscaled)"
+        table.add_row(
+            g["name"],
+            g["role"],
+            g["capacityType"],
+            "\n".join(g["instanceTypes"]),
+            sizes,
+            g["amiType"],
+            "\n".join(f"{k}={v}" for k, v in g["labels"].items()),
+            "\n".join(str(Taint(**t)) for t in g["taints"]) or "-",
+        )
+    return table
+
+
+def render(plan: Plan, console: Console) -> None:
+    cfg, doc = plan.config, plan_document(plan)
+    console.print(f"[bold]Plan for stack {plan.stack}[/bold] ({cfg.environment}) from {plan.source}")
+    console.print(f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}")
+    console.print(f"  API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
+    console.print(f"  network: {_network(cfg)}")
+    console.print()
+    console.print(node_group_table(doc["nodeGroups"]))
+    console.print()
+    render_placement(plan.layout, console, report=plan.placement)
+    console.print()
+    render_workload_layer(doc, console)
+    counts = Counter(r["type"] for r in doc["resources"])
+    console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create")
+    for type_, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        console.print(f"  {n:4d}  {type_}")
+    console.print("\n[bold]Stack outputs:[/bold]")
+    for key, value in doc["exports"].items():
+        text = str(value)
+        if isinstance(value, dict) and len(text) > 120:  # the settings tables above show these in full
+            keys = ", ".join(value)
+            text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
+        console.print(f"  {key}: {escape(text)}")

@@ -1,0 +1,136 @@
+"""The Cluster Autoscaler: its image per Kubernetes minor, its IAM policy and its Helm values.
+
+Pure Python. The autoscaler runs where core services run (the initial group) and its
+priority expander tries spot groups first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..layout import AUTOSCALER_PREFIX, Layout
+from .core_services import core_services_placement
+
+AUTOSCALER_IMAGE_TAGS = {
+    "1.29": "v1.29.5",
+    "1.30": "v1.30.6",
+    "1.31": "v1.31.4",
+    "1.32": "v1.32.3",
+    "1.33": "v1.33.1",
+    "1.34": "v1.34.0",
+}
+AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+
+# Priority expander: a pending pod that fits both goes to spot first, then on-demand.
+SPOT_PRIORITY = 50
+ON_DEMAND_PRIORITY = 10
+FALLBACK_PRIORITY = 1  # groups matching no pattern would otherwise never be scaled
+
+
+def autoscaler_image_tag(kubernetes_version: str) -> str:
+    """The autoscaler release for the cluster's minor; the nearest known one for a minor not in the table."""
+    if kubernetes_version in AUTOSCALER_IMAGE_TAGS:
+        return AUTOSCALER_IMAGE_TAGS[kubernetes_version]
+    minor = int(kubernetes_version.split(".")[1])
+    nearest = min(AUTOSCALER_IMAGE_TAGS, key=lambda v: abs(int(v.split(".")[1]) - minor))
+    return AUTOSCALER_IMAGE_TAGS[nearest]
+
+
+# --- IAM ------------------------------------------------------------------------------------------
+
+_READ_ACTIONS = (
+    "autoscaling:DescribeAutoScalingGroups",
+    "autoscaling:DescribeAutoScalingInstances",
+    "autoscaling:DescribeLaunchConfigurations",
+    "autoscaling:DescribeScalingActivities",
+    "autoscaling:DescribeTags",
+    "ec2:DescribeImages",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeLaunchTemplateVersions",
+    "ec2:GetInstanceTypesFromInstanceRequirements",
+    "eks:DescribeNodegroup",
+)
+MUTATING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
+
+
+def autoscaler_policy(cluster_name: str) -> dict[str, Any]:
+    """Read anything; resize or terminate only Auto Scaling groups tagged as this cluster's (layout tags them)."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "Discover", "Effect": "Allow", "Action": list(_READ_ACTIONS), "Resource": "*"},
+            {
+                "Sid": "ScaleThisClustersGroups",
+                "Effect": "Allow",
+                "Action": list(MUTATING_ACTIONS),
+                "Resource": "*",
+                "Condition": {"StringEquals": {f"aws:ResourceTag/{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}},
+            },
+        ],
+    }
+
+
+# --- Helm values ----------------------------------------------------------------------------------
+
+
+def asg_name_pattern(node_group_name: str) -> str:
+    """EKS names a managed node group's Auto Scaling group eks-<node group name>-<uuid>."""
+    # Escape only what RE2 (the autoscaler's regex engine) treats as special; names are [A-Za-z0-9_-].
+    escaped = re.sub(r"([^A-Za-z0-9_-])", r"\\\1", node_group_name)
+    return f"^eks-{escaped}-[0-9a-f-]+$"
+
+
+def expander_priorities(layout: Layout, node_group_names: Mapping[str, str] | None = None) -> dict[str, list[str]]:
+    """Priority expander config: ASG name patterns per priority, spot groups above on-demand ones.
+
+    `node_group_names` maps layout group names to EKS node group names (Pulumi
+    may add a suffix); without it the layout names are used as they are.
+    """
+    names = node_group_names or {}
+    spot, on_demand = [], []
+    for g in layout.groups:
+        if not g.autoscaled:  # the static initial group is not discovered by the autoscaler at all
+            continue
+        (spot if g.preemptible else on_demand).append(asg_name_pattern(names.get(g.name, g.name)))
+    # String keys: Helm values are JSON objects; the autoscaler reads them back as integers.
+    out: dict[str, list[str]] = {}
+    if spot:
+        out[str(SPOT_PRIORITY)] = spot
+    if on_demand:
+        out[str(ON_DEMAND_PRIORITY)] = on_demand
+    out[str(FALLBACK_PRIORITY)] = [".*"]
+    return out
+
+
+def autoscaler_values(
+    layout: Layout,
+    region: str,
+    role_arn: Any,
+    kubernetes_version: str,
+    node_group_names: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Values for the cluster-autoscaler chart. `role_arn` may be a Pulumi Output."""
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": region,
+        "autoDiscovery": {"clusterName": layout.cluster_name},
+        "image": {"tag": autoscaler_image_tag(kubernetes_version)},
+        "fullnameOverride": AUTOSCALER_SERVICE_ACCOUNT,
+        "rbac": {
+            "serviceAccount": {
+                "create": True,
+                "name": AUTOSCALER_SERVICE_ACCOUNT,
+                "annotations": {"eks.amazonaws.com/role-arn": role_arn},
+            }
+        },
+        "extraArgs": {
+            "balance-similar-node-groups": True,
+            # priority first; least-waste breaks ties within a priority.
+            "expander": "priority,least-waste",
+        },
+        "expanderPriorities": expander_priorities(layout, node_group_names),
+        "priorityClassName": "system-cluster-critical",
+        **core_services_placement(),
+    }

@@ -1,0 +1,27 @@
+"""What a platform team may set in stacks/Pulumi.<stack>.yaml, and how it is read and checked.
+
+- `stack_file`: reading a stack file safely (size, nesting, YAML alias limits);
+- `stack`: the StackConfig model and `parse` (namespaced keys to a validated model);
+- `node_groups`, `network`, `workloads`: the settings sections;
+- `errors`: ConfigError / Problem, which name the key path, the bad value and what would be valid;
+- `pulumi_format`: the settings as the Pulumi engine hands them to a program.
+"""
+
+from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
+from .pulumi_format import to_pulumi_config
+from .stack import StackConfig, parse
+from .stack_file import load_stack_file, read_stack_file
+
+__all__ = [
+    "PROJECT",
+    "REGION_KEY",
+    "ConfigError",
+    "Problem",
+    "StackConfig",
+    "key_path",
+    "load_stack_file",
+    "parse",
+    "read_stack_file",
+    "show",
+    "to_pulumi_config",
+]

@@ -1,0 +1,56 @@
+"""Configuration errors: every problem names the full key path, the bad value and what would be valid.
+
+Pure Python. Raised before any resource is registered, by the settings model, the
+stack-file reader, the layout and the workload layer alike.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+PROJECT = "ml-platform-eks"  # the Pulumi project: every setting lives under `ml-platform-eks:<key>`
+REGION_KEY = "aws:region"
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str  # full key path, e.g. ml-platform-eks:nodeGroups.jupyter.minSize
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class ConfigError(ValueError):
+    """Invalid stack configuration. Raised before any resource is registered."""
+
+    def __init__(self, problems: list[Problem], source: str | None = None):
+        self.problems = problems
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f" in {self.source}" if self.source else ""
+        shown = self.problems[:20]
+        lines = [f"invalid stack configuration{where}:"] + [f"  - {p}" for p in shown]
+        if len(self.problems) > len(shown):
+            lines.append(f"  ... and {len(self.problems) - len(shown)} more")
+        return "\n".join(lines)
+
+
+def show(value: Any) -> str:
+    """A short, safe rendering of a user value for error messages."""
+    text = json.dumps(value, default=str, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def key_path(*parts: Any) -> str:
+    """`ml-platform-eks:nodeGroups.jupyter.minSize` from ("nodeGroups", "jupyter", "minSize")."""
+    if parts and parts[0] == "region":
+        return REGION_KEY
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return f"{PROJECT}:{out}"

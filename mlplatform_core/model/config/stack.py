@@ -1,0 +1,168 @@
+"""The stack configuration model and `parse`: from a stack's `config:` mapping to a validated StackConfig.
+
+Pure Python (pydantic, no Pulumi import). Every setting lives under the project
+namespace (`ml-platform-eks:<key>`), except the region, read from `aws:region`.
+Invalid input becomes a ConfigError that names the key path, the bad value and
+what would be valid; the layout adds the checks that need defaults merged in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from ..scheduling import DEFAULT_SPOT_TAINT
+from .base import SettingsModel
+from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
+from .network import EndpointConfig, NetworkConfig
+from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
+from .workloads import WorkloadsConfig
+
+SUPPORTED_KUBERNETES_VERSIONS = ("1.29", "1.30", "1.31", "1.32", "1.33", "1.34")
+
+
+class StackConfig(SettingsModel):
+    environment: Literal["dev", "prod"]
+    region: str
+    cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+    kubernetes_version: str = "1.33"
+    endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    imds_hop_limit: int = Field(default=1, ge=1, le=2)
+    spot_taint: TaintSettings = Field(
+        default_factory=lambda: TaintSettings(
+            key=DEFAULT_SPOT_TAINT.key, value=DEFAULT_SPOT_TAINT.value, effect=DEFAULT_SPOT_TAINT.effect
+        )
+    )
+    node_groups: dict[str, NodeGroupSettings] = Field(default_factory=dict)
+    additional_node_groups: list[AdditionalNodeGroup] = Field(default_factory=list, max_length=1000)
+    protect_resources: bool | None = None
+    tags: dict[str, str] = Field(default_factory=dict, max_length=40)
+    workloads: WorkloadsConfig = Field(default_factory=WorkloadsConfig)
+
+    @field_validator("region", mode="before")
+    @classmethod
+    def _region(cls, v: Any) -> Any:
+        if not isinstance(v, str) or not re.match(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$", v):
+            raise ValueError(f"{show(v)} is not an AWS region name such as us-west-2 or eu-central-1")
+        return v
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _version(cls, v: Any) -> Any:
+        if not isinstance(v, str):
+            raise ValueError(f'{show(v)} must be a quoted string such as "1.33" (YAML reads 1.30 as the number 1.3)')
+        if v not in SUPPORTED_KUBERNETES_VERSIONS:
+            raise ValueError(
+                f"{show(v)} is not a supported EKS version; use one of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}"
+            )
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _aws_tags(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            if not 1 <= len(key) <= 128 or len(value) > 256:
+                raise ValueError(f"tag {show(key)}: AWS tag keys have 1-128 characters and values at most 256")
+            if key.lower().startswith("aws:"):
+                raise ValueError(f"tag {show(key)}: the aws: prefix is reserved for AWS")
+        return v
+
+    @field_validator("spot_taint")
+    @classmethod
+    def _spot_taint_repels(cls, v: TaintSettings) -> TaintSettings:
+        if v.effect == "PreferNoSchedule":
+            raise ValueError(
+                "spotTaint effect PreferNoSchedule would not keep prevent-mode jobs off spot nodes; "
+                "use NoSchedule or NoExecute"
+            )
+        return v
+
+    def cluster_name_for(self, stack: str) -> str:
+        """The EKS cluster's name: stable, because IAM conditions, ASG tags and kubeconfigs refer to it."""
+        return self.cluster_name or f"mlp-{stack}"[:100]
+
+    @property
+    def protected(self) -> bool:
+        return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+
+def _unknown_key_hint(loc: tuple, model: type[BaseModel]) -> str:
+    """List the valid settings at the location of an unknown key."""
+    cls: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or cls is None:
+            continue
+        field = next((f for n, f in cls.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:  # a dict key such as a group name
+            continue
+        ann = field.annotation
+        cls = next(
+            (a for a in getattr(ann, "__args__", (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)), None
+        )
+        if cls is None:
+            args = [a for a in getattr(ann, "__args__", ()) for a in getattr(a, "__args__", (a,))]
+            cls = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), None)
+    if cls is None:
+        return "unknown setting"
+    valid = sorted(f.alias or n for n, f in cls.model_fields.items())
+    return f"unknown setting; valid settings here: {', '.join(valid)}"
+
+
+def _problems(exc: ValidationError) -> list[Problem]:
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden":
+            msg = _unknown_key_hint(loc, StackConfig)
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] not in ("value_error", "missing"):
+                msg = f"{msg} (got {show(err['input'])})"
+        if err["type"] == "missing" and loc == ("region",):
+            msg = "missing; set aws:region (e.g. us-west-2)"
+        elif err["type"] == "missing":
+            msg = "missing; this setting is required"
+        out.append(Problem(key_path(*loc) if loc else PROJECT, msg))
+    return out
+
+
+def _decode(value: Any) -> Any:
+    """Pulumi hands structured config to programs as JSON text; YAML files hold it as objects."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
+    """Build the model from a stack's `config:` mapping (namespaced keys). Raises ConfigError."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("config", f"must be a mapping of settings (got {show(raw)})")], source)
+    data: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            problems.append(Problem(show(key), "config keys must be strings such as ml-platform-eks:environment"))
+        elif key == REGION_KEY:
+            data["region"] = _decode(value)
+        elif key.startswith(PROJECT + ":"):
+            data[key[len(PROJECT) + 1 :]] = _decode(value)
+        elif ":" not in key:
+            problems.append(Problem(key, f"config keys need a namespace; did you mean {PROJECT}:{key}?"))
+        # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
+    if problems:
+        raise ConfigError(problems, source)
+    try:
+        return StackConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(exc), source) from None

@@ -1,0 +1,256 @@
+"""Building the layout: defaults merged with a stack's overrides, into node-group specs.
+
+Pure Python. Checks that need defaults merged in (min <= max, a static initial
+group, GPU types only in GPU groups, ...) live here and raise ConfigError,
+every problem of a stack at once.
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+
+from .. import instances
+from ..config import ConfigError, Problem, StackConfig, key_path, show
+from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
+from ..scheduling import (
+    CRITICAL_ADDONS_TAINT,
+    ENVIRONMENT_LABEL,
+    GPU_PRESENT_LABEL,
+    GPU_TAINT,
+    LIFECYCLE_LABEL,
+    MAX_TAINTS,
+    NON_PREEMPTIBLE,
+    PREEMPTIBLE,
+    ROLE_LABEL,
+    Taint,
+)
+from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
+from .defaults import DEFAULTS, GroupDefaults
+from .spec import INITIAL, Layout, NodeGroupSpec
+
+EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
+RESERVED_LABEL_KEYS = {LIFECYCLE_LABEL, ROLE_LABEL, ENVIRONMENT_LABEL, GPU_PRESENT_LABEL}
+RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/", "kubernetes.io/", "k8s.io/")
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, path: tuple, message: str) -> None:
+        self.problems.append(Problem(key_path(*path), message))
+
+
+def _ami_arch(ami_type: str) -> str:
+    return "arm64" if "ARM" in ami_type else "x86_64"
+
+
+def _merge(
+    name: str,
+    role: str,
+    base: GroupDefaults,
+    o: NodeGroupSettings,
+    path: tuple,
+    cfg: StackConfig,
+    gpu: bool,
+    errs: _Collector,
+) -> NodeGroupSpec:
+    capacity = o.capacity_type or base.capacity_type
+    types = tuple(o.instance_types) if o.instance_types else base.instance_types
+    min_size = o.min_size if o.min_size is not None else base.min_size
+    max_size = o.max_size if o.max_size is not None else base.max_size
+    # Unset: keep the default, pulled into a range the user may have moved.
+    desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
+    ami = o.ami_type or ("AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD")
+
+    if name == INITIAL:
+        if o.dedicated:
+            errs.add(
+                path + ("dedicated",),
+                "true: the initial group is already reserved for core services by the "
+                "CriticalAddonsOnly taint; a second taint would keep them off it",
+            )
+        if capacity != "ON_DEMAND":
+            errs.add(
+                path + ("capacityType",),
+                f"{show(capacity)}: the initial group hosts core services and must be "
+                "ON_DEMAND (spot nodes can be reclaimed at any time)",
+            )
+        if not (min_size == max_size == desired):
+            errs.add(
+                path + ("minSize",),
+                f"the initial group must be static, but minSize={min_size}, "
+                f"maxSize={max_size}, desiredSize={desired}; set all three to one value",
+            )
+        if cfg.environment == "prod" and max_size < 2:
+            errs.add(
+                path + ("maxSize",),
+                f"{max_size}: a prod initial group needs at least 2 nodes for high "
+                "availability; set minSize = maxSize = desiredSize >= 2",
+            )
+    if min_size > max_size:
+        errs.add(path + ("minSize",), f"{min_size} is greater than maxSize {max_size}; minSize must be <= maxSize")
+    elif not min_size <= desired <= max_size:
+        errs.add(path + ("desiredSize",), f"{desired} is outside [minSize, maxSize] = [{min_size}, {max_size}]")
+
+    for i, itype in enumerate(types):
+        tpath = path + ("instanceTypes", i) if o.instance_types else path + ("instanceTypes",)
+        if gpu and not instances.is_nvidia_gpu(itype):
+            fams = ", ".join(sorted(instances.NVIDIA_GPU_FAMILIES))
+            errs.add(tpath, f"{show(itype)} has no NVIDIA GPU; a GPU group needs types from the families {fams}")
+        elif not gpu and instances.is_accelerated(itype):
+            errs.add(
+                tpath,
+                f"{show(itype)} is an accelerated (GPU) instance type; GPU types belong only in the gpu "
+                "group or an additional group with gpu: true",
+            )
+        known = instances.lookup(itype)
+        if known and known.arch != _ami_arch(ami):
+            errs.add(tpath, f"{show(itype)} is {known.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
+    if gpu and ami not in GPU_AMI_TYPES:
+        errs.add(
+            path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"
+        )
+    if not gpu and ami in GPU_AMI_TYPES:
+        errs.add(path + ("amiType",), f"{show(ami)} is a GPU AMI; use it only for GPU groups")
+    if capacity == "SPOT":
+        sizes = {(t.vcpu, t.memory_mib) for t in map(instances.lookup, types) if t}
+        if len(sizes) > 1:
+            errs.add(
+                path + ("instanceTypes",),
+                f"spot types {show(list(types))} differ in vCPU/memory; use one size "
+                "class so the autoscaler's node template is true for every node",
+            )
+
+    for key, value in o.labels.items():
+        if key in RESERVED_LABEL_KEYS or key.startswith(RESERVED_LABEL_PREFIXES):
+            errs.add(path + ("labels", key), "is set by the toolkit or by EKS; choose another label key")
+        # The EKS API is stricter than Kubernetes: `pulumi up` would fail on these.
+        if len(key) > EKS_MAX_LABEL_KEY:
+            errs.add(
+                path + ("labels", key),
+                f"is {len(key)} characters; EKS node-group label keys, prefix "
+                f"included, allow at most {EKS_MAX_LABEL_KEY}",
+            )
+        if value == "":
+            errs.add(path + ("labels", key), "has an empty value, which the EKS API refuses for node-group labels")
+    for i, t in enumerate(o.taints):
+        if len(t.key) > EKS_MAX_LABEL_KEY:
+            errs.add(
+                path + ("taints", i, "key"),
+                f"{show(t.key)} is {len(t.key)} characters; EKS taint keys, prefix "
+                f"included, allow at most {EKS_MAX_LABEL_KEY}",
+            )
+
+    labels = {
+        LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
+        ROLE_LABEL: role,
+        ENVIRONMENT_LABEL: cfg.environment,
+    }
+    taints: list[Taint] = []
+    if name == INITIAL:
+        taints.append(CRITICAL_ADDONS_TAINT)
+    if capacity == "SPOT":
+        taints.append(Taint(cfg.spot_taint.key, cfg.spot_taint.value, cfg.spot_taint.effect))
+    if gpu:
+        labels[GPU_PRESENT_LABEL] = "true"
+        taints.append(GPU_TAINT)
+    if (o.dedicated if o.dedicated is not None else base.dedicated) and name != INITIAL:
+        taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
+    labels.update(o.labels)
+    taints.extend(Taint(t.key, t.value, t.effect) for t in o.taints)
+
+    seen: set[tuple[str, str]] = set()
+    for t in taints:
+        if (t.key, t.effect) in seen:
+            errs.add(path + ("taints",), f"taint {t} repeats key {t.key} with effect {t.effect}; Kubernetes allows one")
+        seen.add((t.key, t.effect))
+    if len(taints) > MAX_TAINTS:
+        errs.add(path + ("taints",), f"{len(taints)} taints (with the toolkit's own); EKS allows at most {MAX_TAINTS}")
+
+    spec = NodeGroupSpec(
+        name=name,
+        role=role,
+        capacity_type=capacity,
+        instance_types=types,
+        ami_type=ami,
+        min_size=min_size,
+        max_size=max_size,
+        desired_size=desired,
+        disk_size_gib=o.disk_size_gib or base.disk_size_gib,
+        max_unavailable=o.max_unavailable or 1,
+        labels=MappingProxyType(labels),
+        taints=tuple(taints),
+        gpu=gpu,
+        config_path=key_path(*path),
+    )
+    ntags = len(autoscaler_tags(spec, cfg.cluster_name_for("x" * 40)))
+    if ntags > MAX_ASG_TAGS:
+        errs.add(
+            path + ("labels",),
+            f"the group needs {ntags} Auto Scaling group tags for its labels and taints; "
+            f"at most {MAX_ASG_TAGS} fit, so drop some labels or taints",
+        )
+    return spec
+
+
+def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
+    """The node groups of a stack, defaults merged with overrides. Raises ConfigError listing every problem."""
+    errs = _Collector()
+    defaults = DEFAULTS[cfg.environment]
+    for name in cfg.node_groups:
+        if name not in defaults:
+            hint = (
+                " (no development work such as Jupyter on the production cluster)"
+                if cfg.environment == "prod" and name in DEFAULTS["dev"]
+                else ""
+            )
+            errs.add(
+                ("nodeGroups", name),
+                f"unknown {cfg.environment} node group{hint}; valid groups: "
+                f"{', '.join(defaults)}; add others under additionalNodeGroups",
+            )
+
+    groups: list[NodeGroupSpec] = []
+    for name, base in defaults.items():
+        o = cfg.node_groups.get(name, NodeGroupSettings())
+        enabled = o.enabled if o.enabled is not None else base.enabled
+        if name == INITIAL and not enabled:
+            errs.add(("nodeGroups", INITIAL, "enabled"), "false: the initial group for core services is required")
+        if enabled:
+            groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
+
+    taken = set(defaults)
+    for i, extra in enumerate(cfg.additional_node_groups):
+        path = ("additionalNodeGroups", i)
+        if extra.name in taken:
+            errs.add(path + ("name",), f"{show(extra.name)} is already a node group name; names must be unique")
+            continue
+        taken.add(extra.name)
+        if not extra.instance_types:
+            errs.add(path + ("instanceTypes",), "missing; additional groups must list their instance types")
+            continue
+        if extra.enabled is False:
+            continue
+        base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types), 0, 3, 0, gpu=extra.gpu)
+        groups.append(_merge(extra.name, extra.role or extra.name, base, extra, path, cfg, extra.gpu, errs))
+
+    derived = cfg.cluster_name_for(stack)
+    if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):
+        errs.add(
+            ("clusterName",),
+            f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
+            "(letters, digits, '-' and '_'); set clusterName",
+        )
+    if errs.problems:
+        raise ConfigError(errs.problems)
+    spot = cfg.spot_taint
+    return Layout(
+        environment=cfg.environment,
+        cluster_name=cfg.cluster_name_for(stack),
+        groups=tuple(groups),
+        spot_taint=Taint(spot.key, spot.value, spot.effect),
+        imds_hop_limit=cfg.imds_hop_limit,
+    )

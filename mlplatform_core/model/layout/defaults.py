@@ -1,0 +1,47 @@
+"""The best-practice layout per environment: which groups exist and their default capacity, types and sizes.
+
+The defaults follow Iguazio's cluster best practices (seed 003): an initial
+on-demand group of static size reserved for core services, dev workload groups
+for Jupyter and for jobs, a prod workload group, dedicated GPU groups and spot
+groups. A new built-in node-group kind starts here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .spec import INITIAL
+
+
+@dataclass(frozen=True)
+class GroupDefaults:
+    enabled: bool
+    capacity_type: str
+    instance_types: tuple[str, ...]
+    min_size: int
+    max_size: int
+    desired_size: int
+    gpu: bool = False
+    disk_size_gib: int = 100
+    dedicated: bool = False
+
+
+_SPOT_TYPES = ("m5.2xlarge", "m5a.2xlarge", "m5d.2xlarge", "m6i.2xlarge")  # one size class: 8 vCPU, 32 GiB
+
+DEFAULTS: Mapping[str, Mapping[str, GroupDefaults]] = {
+    "dev": {
+        INITIAL: GroupDefaults(True, "ON_DEMAND", ("m5.xlarge",), 2, 2, 2),
+        # Dedicated: notebooks get their own nodes, jobs and functions do not crowd them out.
+        "jupyter": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 5, 1, dedicated=True),
+        "jobs": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 10, 1),
+        "spot": GroupDefaults(True, "SPOT", _SPOT_TYPES, 0, 10, 0),
+        "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.xlarge", "g5.2xlarge"), 0, 4, 0, gpu=True, disk_size_gib=200),
+    },
+    "prod": {
+        INITIAL: GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 2, 2, 2),
+        "workload": GroupDefaults(True, "ON_DEMAND", ("m5.4xlarge",), 1, 20, 2),
+        "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.2xlarge", "g5.4xlarge"), 0, 8, 0, gpu=True, disk_size_gib=200),
+        "spot": GroupDefaults(False, "SPOT", _SPOT_TYPES, 0, 10, 0),
+    },
+}

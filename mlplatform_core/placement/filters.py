@@ -1,0 +1,275 @@
+"""Where a pod can land: the Kubernetes scheduler's filters against a layout's node templates.
+
+Pure Python, no Pulumi import. A node group becomes a node template (the labels
+the toolkit sets plus those EKS and the kubelet add, its taints, and the
+allocatable resources of each instance type). A PodSpec becomes a Pod model. The
+filters follow kube-scheduler (domain-facts section 3):
+
+- TaintToleration: every NoSchedule / NoExecute taint must be tolerated;
+  PreferNoSchedule only lowers the group's rank.
+- NodeAffinity: every nodeSelector pair must equal a node label; required node
+  affinity terms are ORed, a term's expressions ANDed, an empty term matches
+  nothing; NotIn and DoesNotExist match nodes that lack the key; Gt/Lt compare
+  integers and never match non-integers. Preferred terms only rank.
+- NodeResourcesFit: a pod that asks for more cpu, memory, GPUs (or any extended
+  resource) than an instance type allocates cannot land on it; a group fits
+  when one of its instance types fits.
+- ExtendedResourceToleration (an EKS admission plugin) adds an `<resource>`
+  Exists NoSchedule toleration to pods that request extended resources such as
+  nvidia.com/gpu, which is what lets GPU pods past the GPU taint.
+
+Reasons are worded like the scheduler's own event messages, followed by detail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.layout import Layout
+from ..model.quantity import format_bytes, format_cpu
+from ..model.scheduling import CPU, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, ROLE_LABEL, Taint, Toleration
+from .pods import Pod, is_extended_resource
+from .templates import PER_NODE_LABELS, NodeTemplate, NodeVariant, node_templates
+
+_UNCHECKED_RESOURCES = ("ephemeral-storage", "pods")
+_NATIVE_PREFIX = "kubernetes.io/"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a pod cannot land on a group: the scheduler's wording plus detail, and a short form for tables."""
+
+    kind: str  # taint | affinity | resources
+    message: str
+    short: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def untolerated_taints(taints: Iterable[Taint], tolerations: Iterable[Toleration]) -> list[Taint]:
+    """The NoSchedule / NoExecute taints no toleration tolerates (what the TaintToleration filter refuses)."""
+    tols = tuple(tolerations)
+    return [t for t in taints if t.repels and not any(tol.tolerates(t) for tol in tols)]
+
+
+def _taint_reason(t: Taint) -> Reason:
+    return Reason(
+        "taint",
+        f"node(s) had untolerated taint {{{t.key}: {t.value}}} (effect {t.effect})",
+        f"taint {t.key.rsplit('/', 1)[-1]}",
+    )
+
+
+def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None, list[str]]:
+    """Why the nodeSelector / required affinity refuse `labels` (None when they match), and notes."""
+    notes: list[str] = []
+    keys = set(pod.node_selector) | {r.key for t in pod.required_terms or () for r in t.expressions}
+    if EKS_NODEGROUP_LABEL in keys:
+        notes.append(
+            f"{EKS_NODEGROUP_LABEL} is taken to be the group name, but Pulumi names EKS node groups "
+            f"<group>-<suffix>; select {ROLE_LABEL} instead"
+        )
+    for key, want in pod.node_selector.items():
+        if key in PER_NODE_LABELS:
+            notes.append(f"nodeSelector {key}={want} depends on the node; assumed to match some node")
+        elif key not in labels:
+            return f"nodeSelector needs {key}={want}, the nodes have no {key} label", notes
+        elif labels[key] != want:
+            return f"nodeSelector needs {key}={want}, the nodes have {key}={labels[key]}", notes
+    if pod.required_terms is None:
+        return None, notes
+    failures = []
+    for i, term in enumerate(pod.required_terms):
+        if term.empty:
+            failures.append(
+                f"term {i + 1} is empty and matches nothing"
+                if len(pod.required_terms) > 1
+                else "its only term is empty and matches nothing"
+            )
+            continue
+        missed = None
+        for req in term.expressions:
+            if req.key in PER_NODE_LABELS:  # every node has the label, with a value of its own
+                if req.operator == "DoesNotExist":
+                    missed = f"{req}, every node has a {req.key} label"
+                    break
+                notes.append(f"{req} depends on the node; assumed to match some node")
+                continue
+            if not req.matches(labels):
+                have = f"{req.key}={labels[req.key]}" if req.key in labels else f"no {req.key} label"
+                missed = f"{req}, the nodes have {have}"
+                break
+        if missed is None:
+            return None, notes
+        failures.append(f"term {i + 1} needs {missed}" if len(pod.required_terms) > 1 else f"needs {missed}")
+    if not failures:
+        return "required node affinity has no nodeSelectorTerms", notes
+    if len(failures) == 1:
+        return f"required node affinity {failures[0]}", notes
+    return "no required node affinity term matches: " + "; ".join(failures), notes
+
+
+def _shortfalls(pod: Pod, alloc: Mapping[str, int]) -> list[tuple[str, int, int]]:
+    """(resource, requested, allocatable) for every resource the instance type cannot provide."""
+    out = []
+    for rname, amount in sorted(pod.requests.items()):
+        if amount == 0 or rname in _UNCHECKED_RESOURCES or rname.startswith("hugepages-"):
+            continue
+        if rname in (CPU, MEMORY, GPU_RESOURCE) or is_extended_resource(rname):
+            have = alloc.get(rname, 0)
+            if amount > have:
+                out.append((rname, amount, have))
+    return out
+
+
+def _fmt(rname: str, amount: int) -> str:
+    if rname == CPU:
+        return format_cpu(amount)
+    if rname == MEMORY:
+        return format_bytes(amount)
+    return str(amount)
+
+
+@dataclass(frozen=True)
+class GroupPlacement:
+    """The filters' verdict for one pod on one node group."""
+
+    group: str
+    schedulable: bool
+    reasons: tuple[Reason, ...] = ()
+    instance_types: tuple[str, ...] = ()  # the group's instance types the pod can land on
+    score: int = 0  # sum of the weights of matching preferred node affinity terms
+    prefer_not: tuple[Taint, ...] = ()  # untolerated PreferNoSchedule taints: lower rank, still schedulable
+    notes: tuple[str, ...] = ()
+
+    @property
+    def short(self) -> str:
+        return "; ".join(dict.fromkeys(r.short for r in self.reasons))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.group,
+            "schedulable": self.schedulable,
+            "reasons": [r.message for r in self.reasons],
+        }
+        if self.schedulable:
+            out["instanceTypes"] = list(self.instance_types)
+            out["preferenceScore"] = self.score
+            if self.prefer_not:
+                out["untoleratedPreferNoSchedule"] = [str(t) for t in self.prefer_not]
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(frozen=True)
+class PodPlacement:
+    pod: Pod
+    groups: tuple[GroupPlacement, ...]
+
+    @property
+    def reachable(self) -> tuple[str, ...]:
+        return tuple(g.group for g in self.groups if g.schedulable)
+
+    @property
+    def ranking(self) -> tuple[str, ...]:
+        """Schedulable groups, preferred first: higher affinity score, then fewer PreferNoSchedule taints."""
+        ok = [g for g in self.groups if g.schedulable]
+        return tuple(g.group for g in sorted(ok, key=lambda g: (-g.score, len(g.prefer_not))))
+
+    def group(self, name: str) -> GroupPlacement:
+        return next(g for g in self.groups if g.group == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.pod.name, "groups": [g.to_dict() for g in self.groups]}
+        out["ranking"] = list(self.ranking)
+        if self.pod.warnings:
+            out["warnings"] = list(self.pod.warnings)
+        return out
+
+
+def preference_score(pod: Pod, labels: Mapping[str, str]) -> int:
+    """NodeAffinity scoring: the summed weights of the preferred terms the labels match (empty terms match none)."""
+    return sum(
+        p.weight for p in pod.preferred_terms if not p.term.empty and all(r.matches(labels) for r in p.term.expressions)
+    )
+
+
+def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
+    """Run the filters for `pod` against every instance type of a group; the group fits if one type does."""
+    reasons: list[Reason] = [_taint_reason(t) for t in untolerated_taints(template.taints, pod.effective_tolerations)]
+    notes: list[str] = []
+
+    matched: list[NodeVariant] = []
+    mismatch = None
+    for v in template.variants:
+        why, vnotes = _selector_mismatch(pod, v.labels)
+        notes.extend(vnotes)
+        if why is None:
+            matched.append(v)
+        elif mismatch is None:
+            mismatch = why
+    if not matched:
+        reasons.append(
+            Reason(
+                "affinity",
+                f"node(s) didn't match Pod's node affinity/selector: {mismatch}",
+                "selector" if mismatch and mismatch.startswith("nodeSelector") else "affinity",
+            )
+        )
+
+    # Resource fit over the variants the selectors allow (all of them when none does, to report every reason).
+    candidates = matched or list(template.variants)
+    fits = [v for v in candidates if v.allocatable is None or not _shortfalls(pod, v.allocatable)]
+    unknown = [v.instance_type for v in candidates if v.allocatable is None]
+    if unknown:
+        notes.append(
+            f"instance type(s) {', '.join(unknown)} not in the instance table; resource fit not checked for them"
+        )
+    known = [v for v in candidates if v.allocatable is not None]
+    if not fits and known:
+        # Report against the type that comes closest: fewest shortfalls, then the largest.
+        best = min(known, key=lambda v: (len(_shortfalls(pod, v.allocatable)), -v.allocatable[CPU]))
+        for rname, amount, have in _shortfalls(pod, best.allocatable):
+            reasons.append(
+                Reason(
+                    "resources",
+                    f"Insufficient {rname}: the pod requests {_fmt(rname, amount)}, "
+                    f"{best.instance_type} allocates {_fmt(rname, have)}",
+                    f"insufficient {rname.rsplit('/', 1)[-1]}",
+                )
+            )
+    landing = [v for v in fits if v in matched]
+    schedulable = not reasons
+    score, prefer_not = 0, ()
+    if schedulable:
+        score = max(preference_score(pod, v.labels) for v in landing)
+        prefer_not = tuple(
+            t
+            for t in template.taints
+            if t.effect == "PreferNoSchedule" and not any(tol.tolerates(t) for tol in pod.effective_tolerations)
+        )
+    return GroupPlacement(
+        group=template.group,
+        schedulable=schedulable,
+        reasons=tuple(reasons),
+        instance_types=tuple(v.instance_type for v in landing) if schedulable else (),
+        score=score,
+        prefer_not=prefer_not,
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def place(pod: Pod, layout_or_templates: Layout | Iterable[NodeTemplate]) -> PodPlacement:
+    """The verdict for `pod` on every node group of a layout (or on the given templates)."""
+    templates = (
+        node_templates(layout_or_templates) if isinstance(layout_or_templates, Layout) else tuple(layout_or_templates)
+    )
+    return PodPlacement(pod, tuple(place_on(pod, t) for t in templates))
+
+
+def place_spec(spec: Mapping[str, Any], layout: Layout, name: str = "pod") -> PodPlacement:
+    return place(Pod.from_spec(spec, name), layout)

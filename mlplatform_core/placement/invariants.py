@@ -1,0 +1,131 @@
+"""The placement invariants every stack must satisfy: the built-in profiles through the scheduler's filters.
+
+`check_invariants` places every profile and reports each broken promise as an error:
+
+- every profile reaches at least one group;
+- prevent and none never reach a spot group;
+- constrain (and the Polyaxon spot experiment) reach spot groups only, at least one;
+- allow reaches a spot group and an on-demand workload group;
+- GPU jobs reach GPU groups only, and CPU-only user workloads stay off them;
+- no user workload reaches the initial group;
+- system pods reach exactly their groups (core services: initial; device plugin: every GPU group).
+
+Stacks without a spot group. Then the toolkit exports empty preemptible-node
+settings and MLRun ignores preemption modes altogether ("with both empty every
+preemption mode is a no-op"): a constrain-mode job runs on on-demand nodes
+instead of waiting for spot nodes that can never come. That is a property of
+the stack, not a defect, so it is reported as a note, the spot promises of
+allow and constrain are not checked, and the spot Polyaxon profile is left out
+(there is no spot environment to use). If MLRun settings name spot nodes that
+the layout does not have, constrain reaches no group and that IS an error.
+Likewise the GPU profile needs a GPU group and the Jupyter profile a Jupyter
+group (no development work on prod): without them they are left out with a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..model.config import StackConfig
+from ..model.layout import Layout
+from .filters import PodPlacement, place
+from .mlrun_preemption import MLRunPreemption
+from .profiles import Profile, ProfileInputs, builtin_profiles
+from .templates import node_templates
+
+
+@dataclass(frozen=True)
+class Finding:
+    profile: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.profile}: {self.message}"
+
+
+@dataclass(frozen=True)
+class InvariantReport:
+    placements: tuple[tuple[Profile, PodPlacement], ...]
+    errors: tuple[Finding, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def _names(names: Iterable[str]) -> str:
+    return ", ".join(names) or "none"
+
+
+def check_invariants(
+    layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPreemption, notes: Sequence[str] = ()
+) -> InvariantReport:
+    """Place every profile and report each broken placement promise as an error."""
+    spot = {g.name for g in layout.spot_groups}
+    gpu = {g.name for g in layout.gpu_groups}
+    initial = {g.name for g in layout.groups if g.is_initial}
+    errors: list[Finding] = []
+    placements = []
+    templates = node_templates(layout)  # once, not once per profile
+    for profile in profiles:
+        result = place(profile.pod(), templates)
+        placements.append((profile, result))
+        reach = set(result.reachable)
+
+        def err(message: str, name: str = profile.name) -> None:
+            errors.append(Finding(name, message))
+
+        if not reach:
+            err("reaches no node group; its pods would stay Pending")
+        mode = profile.preemption_mode
+        if mode in ("prevent", "none") and reach & spot:
+            err(f"preemption mode {mode} reaches spot group(s) {_names(sorted(reach & spot))}")
+        if (mode == "constrain" and mlrun.configured) or profile.spot_only:
+            if reach - spot:
+                err(f"must run on spot nodes only but reaches on-demand group(s) {_names(sorted(reach - spot))}")
+            if not reach & spot:
+                err("must run on spot nodes but reaches no spot group")
+        if mode == "allow" and mlrun.configured and not profile.gpu:
+            if not reach & spot:
+                err("preemption mode allow reaches no spot group")
+            if not reach - spot - initial:
+                err("preemption mode allow reaches no on-demand workload group")
+        if profile.gpu and reach - gpu:
+            err(f"GPU job reaches non-GPU group(s) {_names(sorted(reach - gpu))}")
+        if profile.user and not profile.gpu and reach & gpu:
+            err(
+                f"CPU-only workload reaches GPU group(s) {_names(sorted(reach & gpu))}; "
+                "GPU nodes would fill up with pods that do not use their GPUs"
+            )
+        if profile.expected_groups is not None and reach != set(profile.expected_groups):
+            missing, extra = set(profile.expected_groups) - reach, reach - set(profile.expected_groups)
+            if missing:
+                err(f"must run on {_names(sorted(missing))} but cannot")
+            if extra:
+                err(f"must stay off {_names(sorted(extra))} but can land there")
+        if profile.user and reach & initial:
+            err(
+                f"user workload reaches the initial group {_names(sorted(reach & initial))}, "
+                "which is reserved for core services"
+            )
+    unknown = [
+        f"group {t.group}: instance type(s) {', '.join(t.unknown_instance_types)} not in the instance table; "
+        "resource fit is not checked for them"
+        for t in templates
+        if t.unknown_instance_types
+    ]
+    return InvariantReport(tuple(placements), tuple(errors), tuple(notes) + tuple(unknown))
+
+
+def check_layout(layout: Layout, inputs: ProfileInputs | None = None) -> InvariantReport:
+    """Build the built-in profiles for a layout and check the invariants."""
+    inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
+    profiles, notes = builtin_profiles(layout, inputs)
+    return check_invariants(layout, profiles, inputs.mlrun, notes)
+
+
+def stack_report(cfg: StackConfig, layout: Layout) -> InvariantReport:
+    """The invariant check with the profiles built from what the stack exports to MLRun and Polyaxon."""
+    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))

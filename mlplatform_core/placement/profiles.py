@@ -1,0 +1,228 @@
+"""Built-in workload profiles: PodSpecs built the way each tool builds them, and what each is promised.
+
+Pure Python, no Pulumi import. MLRun jobs in each preemption mode enriched from the
+stack's MLRun preemptible-node settings (mlrun_preemption), a Nuclio function, a
+Jupyter server, a GPU training job, a Polyaxon experiment in the spot environment,
+a core platform service placed like the toolkit's add-ons and the NVIDIA device plugin.
+
+Profiles a layout cannot host (no spot, GPU or Jupyter group) are left out with a note.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model.addons import coredns, device_plugin
+from ..model.config import StackConfig
+from ..model.layout import Layout
+from ..model.ml_settings import mlrun as mlrun_settings
+from ..model.ml_settings import polyaxon
+from ..model.scheduling import GPU_RESOURCE
+from ..model.workloads import build_workloads
+from .mlrun_preemption import PREEMPTION_MODES, MLRunPreemption, enrich_preemption
+from .pods import Pod
+
+USER_PRIORITY_CLASS = "igz-workload-medium"
+DEFAULT_NODE_SELECTOR_ENV = "MLRUN_DEFAULT_FUNCTION_NODE_SELECTOR"  # base64 JSON, like the preemptible settings
+SYSTEM_PRIORITY_CLASS = "igz-system-critical"
+JUPYTER_ROLE = "jupyter"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A kind of workload, as the PodSpec its tool would submit, plus what it is promised."""
+
+    name: str
+    description: str
+    spec: Mapping[str, Any]
+    user: bool = True  # user workloads must never reach the initial group
+    preemption_mode: str | None = None  # MLRun's mode when MLRun built the pod
+    gpu: bool = False  # must reach GPU groups only
+    spot_only: bool = False  # asked for spot nodes outside MLRun (Polyaxon's spot environment)
+    expected_groups: tuple[str, ...] | None = None  # system pods: exactly these groups, no more, no fewer
+
+    def pod(self) -> Pod:
+        return Pod.from_spec(self.spec, self.name)
+
+
+@dataclass(frozen=True)
+class ProfileInputs:
+    """What the profiles are built from besides the layout. Defaults follow the tools' own defaults."""
+
+    mlrun: MLRunPreemption
+    # MLRUN_DEFAULT_FUNCTION_POD_RESOURCES as a container `resources` dict; {} leaves it to the LimitRange.
+    job_resources: Mapping[str, Any] = field(default_factory=dict)
+    priority_class: str = USER_PRIORITY_CLASS
+    # MLRUN_DEFAULT_FUNCTION_NODE_SELECTOR: merged under every MLRun function's own selector before enrichment.
+    mlrun_node_selector: Mapping[str, str] = field(default_factory=dict)
+    jupyter_node_selector: Mapping[str, str] | None = None  # None: select the jupyter group when there is one
+    polyaxon_spot_environment: Mapping[str, Any] | None = None  # nodeSelector + tolerations; None: from the layout
+
+    @classmethod
+    def for_stack(cls, cfg: StackConfig, layout: Layout) -> ProfileInputs:
+        """Inputs from what the stack exports: the MLRUN_* env (decoded as MLRun decodes it) and Polyaxon's
+        environments, so the profiles prove the settings users get, not a second derivation of them."""
+        workloads = build_workloads(cfg)
+        env = mlrun_settings.mlrun_env(layout, workloads)
+        decoded = mlrun_settings.decode_mlrun_env(env)
+        resources = {kind: dict(v) for kind, v in decoded["resources"].items() if v}
+        environments = polyaxon.polyaxon_environments(layout)
+        spot = next((environments[g.name] for g in layout.spot_groups if g.name in environments), None)
+        raw_selector = env.get(DEFAULT_NODE_SELECTOR_ENV)
+        selector = json.loads(base64.b64decode(raw_selector)) if raw_selector else {}
+        return cls(
+            MLRunPreemption.from_env(env),
+            resources,
+            decoded["default_priority_class"] or USER_PRIORITY_CLASS,
+            mlrun_node_selector=selector or {},
+            polyaxon_spot_environment=spot,
+        )
+
+
+def _container(name: str, image: str, resources: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    c: dict[str, Any] = {"name": name, "image": image}
+    if resources:
+        c["resources"] = copy.deepcopy(dict(resources))
+    return c
+
+
+def mlrun_pod_spec(
+    inputs: ProfileInputs, mode: str, image: str = "mlrun/mlrun", gpus: int = 0, restart_policy: str = "Never"
+) -> dict[str, Any]:
+    """The PodSpec MLRun submits for a function: default resources, priority class and node selector
+    (config < function, empty values dropped, as MLRun merges them), then the preemption enrichment."""
+    resources = _with_gpu(inputs.job_resources, gpus) if gpus else inputs.job_resources
+    spec: dict[str, Any] = {
+        "containers": [_container("base", image, resources)],
+        "priorityClassName": inputs.priority_class,
+        "restartPolicy": restart_policy,
+    }
+    selector = {k: v for k, v in inputs.mlrun_node_selector.items() if v}
+    if selector:
+        spec["nodeSelector"] = selector
+    return enrich_preemption(spec, mode, inputs.mlrun)
+
+
+def _with_gpu(resources: Mapping[str, Any], gpus: int) -> dict[str, Any]:
+    """MLRun's gpus()/with_limits(gpus=): the GPU goes into limits (the API server copies it to requests)."""
+    out = copy.deepcopy(dict(resources))
+    out.setdefault("limits", {})[GPU_RESOURCE] = gpus
+    return out
+
+
+def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tuple[list[Profile], list[str]]:
+    """The built-in profiles for a layout, and notes on profiles left out because the layout cannot host them."""
+    inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
+    mlrun, pc = inputs.mlrun, inputs.priority_class
+    default_mode = mlrun.default_mode
+    notes: list[str] = []
+    profiles: list[Profile] = []
+
+    for mode in PREEMPTION_MODES:
+        profiles.append(
+            Profile(
+                f"mlrun-job-{mode}",
+                f"MLRun job, preemption mode {mode}",
+                mlrun_pod_spec(inputs, mode),
+                preemption_mode=mode,
+            )
+        )
+
+    nuclio = mlrun_pod_spec(inputs, default_mode, "nuclio/processor", restart_policy="Always")
+    profiles.append(
+        Profile(
+            "nuclio-function",
+            f"Nuclio function deployed by MLRun (default mode {default_mode})",
+            nuclio,
+            preemption_mode=default_mode,
+        )
+    )
+
+    jupyter_groups = [g for g in layout.groups if g.role == JUPYTER_ROLE]
+    selector = inputs.jupyter_node_selector
+    placement: dict[str, Any] | None = None
+    if selector is not None:
+        placement = {"nodeSelector": dict(selector)} if selector else {}
+    elif jupyter_groups:
+        # Deployed with the group's exported environment: its selector and the toleration of a dedicated group.
+        placement = polyaxon.polyaxon_environment(jupyter_groups[0], layout)
+    if placement is None:
+        notes.append(
+            "no Jupyter group in this layout (no development work on a production cluster): "
+            "the Jupyter profile is left out"
+        )
+    else:
+        spec = {"containers": [_container("jupyter", "quay.io/jupyter/base-notebook")], "priorityClassName": pc}
+        spec.update({k: copy.deepcopy(v) for k, v in placement.items() if v})
+        profiles.append(Profile("jupyter-server", "Jupyter notebook server", spec))
+
+    if layout.gpu_groups:
+        gpu = mlrun_pod_spec(inputs, default_mode, "mlrun/mlrun-gpu", gpus=1)
+        profiles.append(
+            Profile(
+                "gpu-training-job",
+                f"MLRun job with gpus(1) (default mode {default_mode})",
+                gpu,
+                preemption_mode=default_mode,
+                gpu=True,
+            )
+        )
+    else:
+        notes.append("no GPU group in this layout: GPU jobs would stay Pending; the GPU profile is left out")
+
+    env = inputs.polyaxon_spot_environment
+    if env is None and layout.spot_groups:
+        env = polyaxon.polyaxon_environment(layout.spot_groups[0], layout)
+    if env is None:
+        notes.append("no spot group in this layout: the Polyaxon spot-environment profile is left out")
+    else:
+        spec = {"containers": [_container("polyaxon-main", "polyaxon/polyaxon-examples")], "restartPolicy": "Never"}
+        spec.update(copy.deepcopy(dict(env)))
+        profiles.append(
+            Profile("polyaxon-spot-experiment", "Polyaxon experiment using the spot environment", spec, spot_only=True)
+        )
+
+    # Core services are placed like the toolkit places CoreDNS and the autoscaler (model/addons).
+    initial = tuple(g.name for g in layout.groups if g.is_initial)
+    core = {
+        "containers": [_container("service", "mlrun/mlrun-api")],
+        "priorityClassName": SYSTEM_PRIORITY_CLASS,
+        **coredns.coredns_configuration(),
+    }
+    profiles.append(
+        Profile(
+            "core-platform-service",
+            "Core platform service (MLRun API, CoreDNS, autoscaler, ...)",
+            core,
+            user=False,
+            expected_groups=initial,
+        )
+    )
+    plugin = device_plugin.device_plugin_values(layout)
+    if plugin is not None:
+        spec = {
+            "containers": [_container("nvidia-device-plugin-ctr", "nvcr.io/nvidia/k8s-device-plugin")],
+            "priorityClassName": "system-node-critical",
+            **plugin,
+        }
+        profiles.append(
+            Profile(
+                "nvidia-device-plugin",
+                "NVIDIA device plugin DaemonSet (must run on every GPU node)",
+                spec,
+                user=False,
+                expected_groups=tuple(g.name for g in layout.gpu_groups),
+            )
+        )
+    if not mlrun.configured:
+        why = "no spot group" if not layout.spot_groups else "although the layout has spot groups"
+        notes.append(
+            f"MLRun's preemptible-node settings are empty ({why}): MLRun ignores preemption modes, "
+            "so allow and constrain behave like none and constrain-mode jobs run on on-demand nodes"
+        )
+    return profiles, notes

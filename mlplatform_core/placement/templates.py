@@ -1,0 +1,141 @@
+"""Node templates: what every node of a group looks like to the scheduler, before any node exists.
+
+A node group becomes a template: the labels the toolkit sets plus those EKS and
+the kubelet add, its taints, and the allocatable resources of each instance type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from ..model import instances
+from ..model.layout import Layout, NodeGroupSpec
+from ..model.quantity import format_bytes, format_cpu
+from ..model.scheduling import CPU, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, Taint
+
+OS_LABEL = "kubernetes.io/os"
+ARCH_LABEL = "kubernetes.io/arch"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+# Labels every node has but with a value of its own; a template cannot know them.
+PER_NODE_LABELS = frozenset(
+    {
+        "kubernetes.io/hostname",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "topology.ebs.csi.aws.com/zone",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+    }
+)
+
+
+@dataclass(frozen=True)
+class NodeVariant:
+    """A node of the group running one of its instance types."""
+
+    instance_type: str
+    labels: Mapping[str, str]
+    allocatable: Mapping[str, int] | None  # cpu (millicores), memory (bytes), nvidia.com/gpu; None: type unknown
+
+
+@dataclass(frozen=True)
+class NodeTemplate:
+    """What every node of a group looks like to the scheduler."""
+
+    group: str
+    labels: Mapping[str, str]  # common to all nodes (the instance-type label is per variant)
+    taints: tuple[Taint, ...]
+    variants: tuple[NodeVariant, ...]
+    preemptible: bool
+    gpu: bool
+    initial: bool
+
+    @property
+    def instance_types(self) -> tuple[str, ...]:
+        return tuple(v.instance_type for v in self.variants)
+
+    @property
+    def unknown_instance_types(self) -> tuple[str, ...]:
+        return tuple(v.instance_type for v in self.variants if v.allocatable is None)
+
+    @property
+    def largest(self) -> NodeVariant | None:
+        """The known instance type with the most GPUs, then cpu, then memory."""
+        known = [v for v in self.variants if v.allocatable is not None]
+        return max(
+            known,
+            key=lambda v: (v.allocatable.get(GPU_RESOURCE, 0), v.allocatable[CPU], v.allocatable[MEMORY]),
+            default=None,
+        )
+
+    @property
+    def allocatable(self) -> Mapping[str, int] | None:
+        """Allocatable resources of the largest known instance type."""
+        big = self.largest
+        return big.allocatable if big else None
+
+    def to_dict(self) -> dict[str, Any]:
+        alloc = self.allocatable
+        return {
+            "name": self.group,
+            "labels": dict(self.labels),
+            "taints": [t.to_dict() for t in self.taints],
+            "instanceTypes": list(self.instance_types),
+            "largestInstanceType": self.largest.instance_type if self.largest else None,
+            "allocatable": None
+            if alloc is None
+            else {
+                CPU: format_cpu(alloc[CPU]),
+                MEMORY: format_bytes(alloc[MEMORY]),
+                GPU_RESOURCE: alloc[GPU_RESOURCE],
+            },
+            "unknownInstanceTypes": list(self.unknown_instance_types),
+        }
+
+
+def _k8s_arch(arch: str) -> str:
+    return {"x86_64": "amd64", "arm64": "arm64"}.get(arch, arch)
+
+
+def node_template(spec: NodeGroupSpec) -> NodeTemplate:
+    """The node template of one group. The EKS node group label carries the toolkit's group name."""
+    ami_arch = "arm64" if "ARM" in spec.ami_type else "amd64"
+    labels = {
+        **spec.labels,
+        EKS_CAPACITY_LABEL: spec.capacity_type,
+        EKS_NODEGROUP_LABEL: spec.name,
+        OS_LABEL: "linux",
+        ARCH_LABEL: ami_arch,
+    }
+    variants = []
+    for name in spec.instance_types:
+        info = instances.lookup(name)
+        alloc = None
+        if info is not None:
+            alloc = MappingProxyType(
+                {
+                    CPU: info.allocatable_cpu_millis,
+                    MEMORY: info.allocatable_memory_mib * 2**20,
+                    GPU_RESOURCE: info.gpus,
+                }
+            )
+        vlabels = {**labels, INSTANCE_TYPE_LABEL: name}
+        if info is not None:
+            vlabels[ARCH_LABEL] = _k8s_arch(info.arch)
+        variants.append(NodeVariant(name, MappingProxyType(vlabels), alloc))
+    return NodeTemplate(
+        group=spec.name,
+        labels=MappingProxyType(labels),
+        taints=tuple(spec.taints),
+        variants=tuple(variants),
+        preemptible=spec.preemptible,
+        gpu=spec.gpu,
+        initial=spec.is_initial,
+    )
+
+
+def node_templates(layout: Layout) -> tuple[NodeTemplate, ...]:
+    return tuple(node_template(g) for g in layout.groups)

@@ -1,0 +1,136 @@
+"""The workload layer as the real program registers it under mocks, for both shipped stacks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mlplatform.engine import ProgramRun, run_program
+from mlplatform_core.model.addons import autoscaler, charts, coredns
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
+from mlplatform_core.model.workloads import build_workloads, manifests
+from tests.conftest import shipped_run, stack_config
+
+PLATFORM = "mlplatform:platform:Platform"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+K8S_KINDS = {
+    "kubernetes:scheduling.k8s.io/v1:PriorityClass": "PriorityClass",
+    "kubernetes:core/v1:Namespace": "Namespace",
+    "kubernetes:core/v1:LimitRange": "LimitRange",
+    "kubernetes:core/v1:ResourceQuota": "ResourceQuota",
+}
+
+
+def objects(run: ProgramRun) -> list[dict]:
+    """The recorded Kubernetes resources as (kind, name, namespace, body) manifests."""
+    out = []
+    for r in run.resources:
+        if r.type in K8S_KINDS:
+            body = {k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}
+            out.append({"kind": K8S_KINDS[r.type], **body})
+    return out
+
+
+def expected(stack: str) -> list[dict]:
+    return [
+        {k: v for k, v in m.items() if k != "apiVersion"}
+        for m in manifests(build_workloads(parse(stack_config(stack))))
+    ]
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_kubernetes_objects_are_the_manifests(stack):
+    run = shipped_run(stack)
+
+    def key(obj: dict) -> str:
+        return json.dumps(obj, sort_keys=True)
+
+    assert sorted(objects(run), key=key) == sorted(expected(stack), key=key)
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_everything_lives_under_the_platform_component_and_its_provider(stack):
+    run = shipped_run(stack)
+    (platform,) = run.of_type(PLATFORM)
+    (provider,) = [r for r in run.children(platform) if r.type == "pulumi:providers:kubernetes"]
+    assert provider.inputs["kubeconfig"] == "[secret]"
+    for r in run.resources:
+        if r.type.startswith("kubernetes:") and r.type != "pulumi:providers:kubernetes":
+            assert r.parent == platform.urn, r.name
+            assert r.provider and r.provider.startswith(provider.urn), r.name
+
+
+def test_dev_installs_autoscaler_and_device_plugin(dev_run):
+    releases = {r.name: r.inputs for r in dev_run.of_type(RELEASE)}
+    assert set(releases) == {"cluster-autoscaler", "nvidia-device-plugin"}
+    for chart in charts.CHARTS:
+        rel = releases[chart.name]
+        assert (rel["chart"], rel["version"], rel["repositoryOpts"]["repo"]) == (chart.name, chart.version, chart.repo)
+
+
+def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
+    values = dev_run.one(RELEASE, "cluster-autoscaler").inputs["values"]
+    role = dev_run.one("aws:iam/role:Role", "platform-autoscaler")
+    arn = values["rbac"]["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"]
+    assert arn == role.outputs["arn"]
+    trust = json.loads(role.inputs["assumeRolePolicy"])
+    (stmt,) = trust["Statement"]
+    assert stmt["Principal"]["Federated"].startswith("arn:aws:iam::")
+    assert any(
+        v == "system:serviceaccount:kube-system:cluster-autoscaler" for v in stmt["Condition"]["StringEquals"].values()
+    )
+    policy = json.loads(dev_run.one("aws:iam/rolePolicy:RolePolicy", "platform-autoscaler").inputs["policy"])
+    assert policy == autoscaler.autoscaler_policy("mlp-dev")
+    # Priorities name the EKS node groups the program created, spot first.
+    spot_name = dev_run.exports["nodeGroups"]["spot"]
+    assert values["expanderPriorities"][str(autoscaler.SPOT_PRIORITY)] == [autoscaler.asg_name_pattern(spot_name)]
+
+
+def test_prod_without_gpu_group_skips_the_device_plugin():
+    raw = stack_config("prod")
+    raw["ml-platform-eks:nodeGroups"]["gpu"]["enabled"] = False
+    run = run_program("prod", raw)
+    assert [r.name for r in run.of_type(RELEASE)] == ["cluster-autoscaler"]
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_coredns_addon_is_placed_on_the_initial_group(stack):
+    run = shipped_run(stack)
+    (addon,) = run.of_type("aws:eks/addon:Addon")
+    assert addon.inputs["addonName"] == "coredns"
+    assert addon.inputs["clusterName"] == run.exports["clusterName"]
+    assert json.loads(addon.inputs["configurationValues"]) == coredns.coredns_configuration()
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_exported_mlrun_env_decodes_to_the_layout(stack):
+    run = shipped_run(stack)
+    layout = build_layout(parse(stack_config(stack)), stack)
+    decoded = decode_mlrun_env(run.exports["mlrunEnv"])
+    spot = layout.spot_groups
+    if spot:
+        assert all(decoded["node_selector"].items() <= g.labels.items() for g in spot)
+        assert [t["key"] for t in decoded["tolerations"]] == [layout.spot_taint.key]
+    else:
+        assert decoded["node_selector"] == {} and decoded["tolerations"] == []
+    names = {r.inputs["metadata"]["name"] for r in run.of_type("kubernetes:scheduling.k8s.io/v1:PriorityClass")}
+    assert decoded["default_priority_class"] in names
+    assert set(decoded["valid_priority_classes"]) <= names
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_polyaxon_environments_are_exported_per_workload_group(stack):
+    run = shipped_run(stack)
+    layout = build_layout(parse(stack_config(stack)), stack)
+    assert set(run.exports["polyaxonEnvironments"]) == {g.name for g in layout.groups if not g.is_initial}
+
+
+def test_invalid_workloads_stop_the_program_with_the_key_path():
+    raw = stack_config("dev")
+    raw["ml-platform-eks:workloads"] = {"namespaces": {"mlrun": {"limits": {"default": {"cpu": "100m"}}}}}
+    with pytest.raises(Exception) as err:
+        run_program("dev", raw)
+    assert "ml-platform-eks:workloads.namespaces.mlrun.limits.default.cpu" in str(err.value)

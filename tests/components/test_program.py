@@ -1,0 +1,175 @@
+"""The real Pulumi program under mocks: the resources and inputs each shipped stack registers."""
+
+from __future__ import annotations
+
+import pytest
+
+from mlplatform.engine import run_program
+from mlplatform_core.model.cluster import CONTROL_PLANE_LOG_TYPES, NODE_MANAGED_POLICIES
+from tests.conftest import shipped_run, stack_config
+
+NG = "aws:eks/nodeGroup:NodeGroup"
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+TAG = "aws:autoscaling/tag:Tag"
+CA = "k8s.io/cluster-autoscaler"
+
+
+def groups(run):
+    return {r.name: r for r in run.of_type(NG)}
+
+
+def asg_tags(run, group):
+    return {t.inputs["tag"]["key"]: t.inputs["tag"]["value"] for t in run.of_type(TAG) if t.parent == group.parent}
+
+
+def launch_template(run, group):
+    (lt,) = [r for r in run.of_type(LT) if r.parent == group.parent]
+    return lt
+
+
+def test_dev_node_groups_carry_capacity_labels_and_taints(dev_run):
+    ng = groups(dev_run)
+    assert set(ng) == {"initial", "jupyter", "jobs", "spot", "gpu"}
+    spot = ng["spot"].inputs
+    assert spot["capacityType"] == "SPOT"
+    assert spot["labels"]["app.iguazio.com/lifecycle"] == "preemptible"
+    assert spot["taints"] == [{"key": "app.iguazio.com/lifecycle", "value": "preemptible", "effect": "NO_SCHEDULE"}]
+    initial = ng["initial"].inputs
+    assert initial["capacityType"] == "ON_DEMAND"
+    assert initial["taints"] == [{"key": "CriticalAddonsOnly", "value": "true", "effect": "NO_SCHEDULE"}]
+    gpu = ng["gpu"].inputs
+    assert gpu["amiType"] == "AL2023_x86_64_NVIDIA"
+    assert {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"} in gpu["taints"]
+    assert gpu["labels"]["nvidia.com/gpu.present"] == "true"
+    for name in ("jupyter", "jobs"):
+        assert ng[name].inputs["labels"]["app.iguazio.com/lifecycle"] == "non-preemptible"
+    # Notebooks get their own nodes; jobs and functions go to the jobs group.
+    assert ng["jupyter"].inputs["taints"] == [
+        {"key": "mlplatform.io/node-role", "value": "jupyter", "effect": "NO_SCHEDULE"}
+    ]
+    assert ng["jobs"].inputs["taints"] == []
+
+
+def test_prod_node_groups(prod_run):
+    ng = groups(prod_run)
+    assert set(ng) == {"initial", "workload", "gpu"}
+    assert ng["initial"].inputs["scalingConfig"] == {"minSize": 3, "maxSize": 3, "desiredSize": 3}
+    assert ng["workload"].inputs["capacityType"] == "ON_DEMAND"
+    assert ng["workload"].inputs["scalingConfig"]["minSize"] >= 1
+
+
+def test_autoscaled_groups_leave_desired_size_to_the_autoscaler(dev_run):
+    ng = groups(dev_run)
+    assert ng["initial"].ignore_changes == []
+    for name in ("jupyter", "jobs", "spot", "gpu"):
+        assert ng[name].ignore_changes == ["scalingConfig.desiredSize"]
+
+
+def test_asg_tags_let_groups_scale_from_zero(dev_run):
+    ng = groups(dev_run)
+    gpu = asg_tags(dev_run, ng["gpu"])
+    assert gpu[f"{CA}/enabled"] == "true" and gpu[f"{CA}/mlp-dev"] == "owned"
+    assert gpu[f"{CA}/node-template/resources/nvidia.com/gpu"] == "1"
+    assert gpu[f"{CA}/node-template/taint/nvidia.com/gpu"] == "true:NoSchedule"
+    spot = asg_tags(dev_run, ng["spot"])
+    assert spot[f"{CA}/node-template/label/app.iguazio.com/lifecycle"] == "preemptible"
+    assert spot[f"{CA}/node-template/taint/app.iguazio.com/lifecycle"] == "preemptible:NoSchedule"
+    # Every tag sits on the group's own Auto Scaling group and is not copied to instances.
+    for tag in dev_run.of_type(TAG):
+        assert tag.inputs["autoscalingGroupName"].startswith("eks-")
+        assert tag.inputs["tag"]["propagateAtLaunch"] is False
+    assert f"{CA}/enabled" not in asg_tags(dev_run, ng["initial"])
+
+
+def test_launch_templates_enforce_imdsv2_encrypted_gp3_and_no_ssh(dev_run):
+    for name, group in groups(dev_run).items():
+        lt = launch_template(dev_run, group).inputs
+        assert lt["metadataOptions"] == {
+            "httpEndpoint": "enabled",
+            "httpTokens": "required",
+            "httpPutResponseHopLimit": 1,
+        }
+        (disk,) = lt["blockDeviceMappings"]
+        assert disk["ebs"]["encrypted"] == "true" and disk["ebs"]["volumeType"] == "gp3"
+        assert "keyName" not in lt and "remoteAccess" not in group.inputs
+        assert group.inputs["launchTemplate"]["id"].startswith(f"{name}-lt-")
+        assert group.inputs["updateConfig"] == {"maxUnavailable": 1}
+
+
+def test_control_plane_baseline(dev_run, prod_run):
+    for run in (dev_run, prod_run):
+        (cluster,) = run.of_type("eks:index:Cluster")
+        i = cluster.inputs
+        assert i["skipDefaultNodeGroup"] is True
+        assert i["authenticationMode"] == "API"
+        assert i["createOidcProvider"] is True
+        assert i["enabledClusterLogTypes"] == CONTROL_PLANE_LOG_TYPES
+        assert i["encryptionConfigKeyArn"].startswith("arn:aws:kms:")
+        # CoreDNS has one owner: the workload layer's add-on, not pulumi_eks.
+        assert i["corednsAddonOptions"]["enabled"] is False
+    dev = dev_run.one("eks:index:Cluster", "cluster").inputs
+    assert dev["endpointPublicAccess"] is True and dev["publicAccessCidrs"] == ["203.0.113.0/24"]
+    prod = prod_run.one("eks:index:Cluster", "cluster")
+    assert prod.inputs["endpointPublicAccess"] is False and prod.inputs["endpointPrivateAccess"] is True
+    assert prod.protect and not dev_run.one("eks:index:Cluster", "cluster").protect
+    assert prod_run.one("aws:kms/key:Key", "cluster-secrets").inputs["enableKeyRotation"] is True
+
+
+def test_node_role_has_only_the_node_policies(dev_run):
+    attached = {
+        r.inputs["policyArn"]
+        for r in dev_run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        if r.name.startswith("cluster-node-")
+    }
+    assert attached == set(NODE_MANAGED_POLICIES.values())
+
+
+def test_components_parent_their_children(dev_run):
+    (cluster,) = dev_run.of_type("mlplatform:cluster:Cluster")
+    assert dev_run.one("eks:index:Cluster", "cluster").parent == cluster.urn
+    for group in dev_run.of_type(NG):
+        assert "mlplatform:node_group:NodeGroup" in group.parent
+
+
+def test_new_vpc_spans_the_requested_zones_with_private_node_subnets(prod_run):
+    subnets = prod_run.of_type("aws:ec2/subnet:Subnet")
+    private = [s for s in subnets if "kubernetes.io/role/internal-elb" in s.inputs["tags"]]
+    assert len(private) == 3 and len({s.inputs["availabilityZone"] for s in private}) == 3
+    assert len(prod_run.of_type("aws:ec2/natGateway:NatGateway")) == 3  # perAz in prod
+    (cluster,) = prod_run.of_type("eks:index:Cluster")
+    assert len(cluster.inputs["privateSubnetIds"]) == 3
+
+
+def test_existing_vpc_is_used_as_given():
+    raw = stack_config("dev")
+    raw["ml-platform-eks:network"] = {
+        "vpcId": "vpc-0123456789abcdef0",
+        "privateSubnetIds": ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"],
+    }
+    run = run_program("dev", raw)
+    assert not run.of_type("aws:ec2/vpc:Vpc")
+    cluster = run.one("eks:index:Cluster", "cluster").inputs
+    assert cluster["vpcId"] == "vpc-0123456789abcdef0"
+    for group in run.of_type(NG):
+        assert group.inputs["subnetIds"] == ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]
+
+
+def test_stack_outputs(dev_run):
+    assert dev_run.exports["clusterName"] == "mlp-dev"
+    assert "kubeconfig" in dev_run.secret_exports
+    assert dev_run.public_exports()["kubeconfig"] == "[secret]"
+    assert set(dev_run.exports["nodeGroups"]) == {"initial", "jupyter", "jobs", "spot", "gpu"}
+
+
+def test_invalid_config_stops_the_program_before_any_resource():
+    import pulumi
+
+    raw = stack_config("dev")
+    raw["ml-platform-eks:nodeGroups"]["jobs"]["minSize"] = 50
+    with pytest.raises(pulumi.RunError, match=r"nodeGroups\.jobs\.minSize"):
+        run_program("dev", raw)
+
+
+def test_runs_are_independent():
+    again = run_program("dev", stack_config("dev"))
+    assert len(again.resources) == len(shipped_run("dev").resources)

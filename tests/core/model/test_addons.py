@@ -1,0 +1,144 @@
+"""Add-on values and IAM: pure functions of the layout."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.scheduling import CRITICAL_ADDONS_TAINT, GPU_TAINT, ROLE_LABEL, Toleration
+from tests.conftest import stack_config
+
+
+def layout_of(name: str, **overrides):
+    raw = stack_config(name)
+    raw.update(overrides)
+    return build_layout(parse(raw), name)
+
+
+def tolerates(values: dict, taint) -> bool:
+    return any(Toleration.from_dict(t).tolerates(taint) for t in values["tolerations"])
+
+
+def test_autoscaler_mutations_are_limited_to_this_clusters_groups():
+    policy = autoscaler.autoscaler_policy("mlp-dev")
+    mutating = [s for s in policy["Statement"] if set(s["Action"]) & set(autoscaler.MUTATING_ACTIONS)]
+    assert len(mutating) == 1
+    (stmt,) = mutating
+    assert set(stmt["Action"]) == {"autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"}
+    assert stmt["Condition"] == {"StringEquals": {"aws:ResourceTag/k8s.io/cluster-autoscaler/mlp-dev": "owned"}}
+    for s in policy["Statement"]:
+        assert s["Effect"] == "Allow"
+        assert not any(a.endswith("*") for a in s["Action"]), "no wildcard actions"
+        if s is not stmt:
+            assert all(a.split(":")[1].startswith(("Describe", "Get")) for a in s["Action"]), s
+
+
+def test_autoscaler_scope_tag_is_the_one_layout_puts_on_autoscaled_groups():
+    from mlplatform_core.model.layout import autoscaler_tags
+
+    layout = layout_of("dev")
+    (stmt,) = [s for s in autoscaler.autoscaler_policy(layout.cluster_name)["Statement"] if "Condition" in s]
+    ((tag_key, tag_value),) = stmt["Condition"]["StringEquals"].items()
+    for group in layout.groups:
+        tags = autoscaler_tags(group, layout.cluster_name)
+        assert (tags.get(tag_key.removeprefix("aws:ResourceTag/")) == tag_value) == group.autoscaled
+
+
+def test_irsa_trust_names_one_service_account():
+    trust = irsa.irsa_trust_policy(
+        "arn:aws:iam::1:oidc-provider/oidc.eks.x/id/AB", "https://oidc.eks.x/id/AB", "kube-system", "cluster-autoscaler"
+    )
+    (stmt,) = trust["Statement"]
+    assert stmt["Action"] == "sts:AssumeRoleWithWebIdentity"
+    assert stmt["Principal"] == {"Federated": "arn:aws:iam::1:oidc-provider/oidc.eks.x/id/AB"}
+    assert stmt["Condition"]["StringEquals"] == {
+        "oidc.eks.x/id/AB:sub": "system:serviceaccount:kube-system:cluster-autoscaler",
+        "oidc.eks.x/id/AB:aud": "sts.amazonaws.com",
+    }
+
+
+def test_autoscaler_runs_on_the_initial_group_and_discovers_this_cluster():
+    layout = layout_of("dev")
+    values = autoscaler.autoscaler_values(layout, "us-west-2", "arn:role", "1.33")
+    assert values["autoDiscovery"] == {"clusterName": layout.cluster_name}
+    assert values["awsRegion"] == "us-west-2"
+    assert values["rbac"]["serviceAccount"]["annotations"] == {"eks.amazonaws.com/role-arn": "arn:role"}
+    assert values["rbac"]["serviceAccount"]["name"] == autoscaler.AUTOSCALER_SERVICE_ACCOUNT
+    assert values["extraArgs"]["balance-similar-node-groups"] is True
+    assert values["extraArgs"]["expander"].split(",")[0] == "priority"
+    initial = layout.group("initial")
+    assert values["nodeSelector"].items() <= initial.labels.items()
+    assert all(tolerates(values, t) for t in initial.taints if t.repels)
+    assert values["image"]["tag"].startswith("v1.33.")
+
+
+def test_priority_expander_tries_spot_before_on_demand():
+    layout = layout_of("dev")
+    names = {g.name: f"{g.name}-abc1234" for g in layout.groups}
+    prio = {int(k): v for k, v in autoscaler.expander_priorities(layout, names).items()}
+
+    def priority_of(asg: str) -> int:
+        return max(p for p, patterns in prio.items() if any(re.match(x, asg) for x in patterns))
+
+    asg = {g.name: f"eks-{names[g.name]}-0ac5f2f0-1d2e-4b1a-9c3d-112233445566" for g in layout.groups}
+    spot = [priority_of(asg[g.name]) for g in layout.groups if g.autoscaled and g.preemptible]
+    on_demand = [priority_of(asg[g.name]) for g in layout.groups if g.autoscaled and not g.preemptible]
+    assert spot and on_demand
+    assert min(spot) > max(on_demand) > autoscaler.FALLBACK_PRIORITY
+    assert priority_of("eks-someone-elses-group-1") == autoscaler.FALLBACK_PRIORITY
+
+
+def test_no_spot_group_means_no_spot_priority():
+    prio = autoscaler.expander_priorities(layout_of("prod"))
+    assert str(autoscaler.SPOT_PRIORITY) not in prio
+
+
+def test_device_plugin_only_on_gpu_nodes():
+    layout = layout_of("dev")
+    values = device_plugin.device_plugin_values(layout)
+    assert values["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["tolerations"]
+    for g in layout.groups:
+        on_node = values["nodeSelector"].items() <= g.labels.items()
+        assert on_node == g.gpu
+        if g.gpu:
+            assert all(tolerates(values, t) for t in g.taints if t.repels)
+    assert not tolerates(values, CRITICAL_ADDONS_TAINT)
+
+
+def test_device_plugin_tolerates_a_spot_gpu_group():
+    groups = stack_config("dev")["ml-platform-eks:nodeGroups"]
+    groups["gpu"].update(capacityType="SPOT", instanceTypes=["g5.2xlarge"])
+    layout = layout_of("dev", **{"ml-platform-eks:nodeGroups": groups})
+    values = device_plugin.device_plugin_values(layout)
+    assert all(tolerates(values, t) for t in layout.group("gpu").taints)
+
+
+def test_device_plugin_skipped_without_gpu_group():
+    groups = stack_config("prod")["ml-platform-eks:nodeGroups"]
+    groups["gpu"]["enabled"] = False
+    assert device_plugin.device_plugin_values(layout_of("prod", **{"ml-platform-eks:nodeGroups": groups})) is None
+
+
+def test_coredns_tolerates_and_targets_the_initial_group():
+    layout = layout_of("prod")
+    config = coredns.coredns_configuration()
+    assert config["nodeSelector"] == {ROLE_LABEL: "initial"}
+    assert config["nodeSelector"].items() <= layout.group("initial").labels.items()
+    assert tolerates(config, CRITICAL_ADDONS_TAINT)
+    assert not tolerates(config, GPU_TAINT)
+
+
+@pytest.mark.parametrize("version, tag", [("1.33", "v1.33.1"), ("1.31", "v1.31.4"), ("1.39", "v1.34.0")])
+def test_autoscaler_image_follows_the_kubernetes_minor(version, tag):
+    assert autoscaler.autoscaler_image_tag(version) == tag
+
+
+def test_chart_versions_are_pinned():
+    for chart in charts.CHARTS:
+        assert re.fullmatch(r"\d+\.\d+\.\d+", chart.version), chart
+        assert chart.repo.startswith("https://")

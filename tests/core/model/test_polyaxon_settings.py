@@ -1,0 +1,56 @@
+"""Polyaxon environments: each reaches exactly its group, and groups that share a role are told apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
+from mlplatform_core.model.scheduling import ROLE_LABEL, Toleration
+from mlplatform_core.model.workloads import build_workloads
+from tests.conftest import stack_config
+
+
+def stack(name: str, **overrides):
+    raw = stack_config(name)
+    raw.update(overrides)
+    cfg = parse(raw)
+    return build_layout(cfg, name), build_workloads(cfg)
+
+
+def tolerations_of(decoded: dict) -> list[Toleration]:
+    return [Toleration.from_dict(t) for t in decoded["tolerations"]]
+
+
+def admits(group, node_selector: dict, tolerations: list[Toleration]) -> bool:
+    """The scheduler's filters for a group's nodes: every repelling taint tolerated, every selector pair matched."""
+    labels_ok = all(group.labels.get(k) == v for k, v in node_selector.items())
+    taints_ok = all(any(t.tolerates(taint) for t in tolerations) for taint in group.taints if taint.repels)
+    return labels_ok and taints_ok
+
+
+@pytest.mark.parametrize("name", ["dev", "prod"])
+def test_each_polyaxon_environment_reaches_exactly_its_group(name):
+    layout, _ = stack(name)
+    envs = polyaxon_environments(layout)
+    assert set(envs) == {g.name for g in layout.groups if not g.is_initial}
+    for group_name, env in envs.items():
+        tolerations = [Toleration.from_dict(t) for t in env["tolerations"]]
+        reached = [g.name for g in layout.groups if admits(g, env["nodeSelector"], tolerations)]
+        assert reached == [group_name]
+
+
+def test_polyaxon_tells_apart_groups_that_share_a_role():
+    raw = {
+        "ml-platform-eks:additionalNodeGroups": [
+            {"name": "jobs-large", "role": "jobs", "instanceTypes": ["m5.4xlarge"], "labels": {"size": "large"}},
+        ]
+    }
+    layout, _ = stack("dev", **raw)
+    envs = polyaxon_environments(layout)
+    assert envs["jobs-large"]["nodeSelector"] == {ROLE_LABEL: "jobs", "size": "large"}
+    tolerations = [Toleration.from_dict(t) for t in envs["jobs-large"]["tolerations"]]
+    assert [g.name for g in layout.groups if admits(g, envs["jobs-large"]["nodeSelector"], tolerations)] == [
+        "jobs-large"
+    ]

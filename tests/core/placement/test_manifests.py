@@ -1,0 +1,74 @@
+"""Pod specs out of manifests: every workload kind, and unusable input named by document and kind."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mlplatform.cli import main
+from mlplatform_core.placement.manifests import ManifestError, read_manifests, read_pods
+from tests.conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "manifests"
+DATA = ROOT / "tests" / "data" / "manifests"
+
+
+def run_place(capsys, *argv):
+    code = main(["place", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def place_json(capsys, stack: str, manifest) -> dict:
+    code, out, err = run_place(capsys, stack, "-f", str(manifest), "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def verdicts(doc: dict) -> dict[str, dict[str, dict]]:
+    return {p["name"]: {g["name"]: g for g in p["groups"]} for p in doc["pods"]}
+
+
+# --- reading manifests ---------------------------------------------------------------------------
+
+
+def test_every_workload_kind_yields_its_pod_spec():
+    pods = read_manifests((DATA / "mixed-kinds.yaml").read_text())
+    assert [(p.name, p.kind, p.document) for p in pods] == [
+        ("DaemonSet/node-exporter", "DaemonSet", 1),
+        ("ReplicaSet/legacy", "ReplicaSet", 2),
+        ("Pod/worker-", "Pod", 2),
+        ("podspec-4", "PodSpec", 4),
+    ]
+
+
+def test_examples_cover_pod_deployment_statefulset_job_cronjob_and_bare_specs():
+    kinds = {m.kind for f in EXAMPLES.glob("*.yaml") for m in read_manifests(f.read_text())}
+    assert {"Pod", "Deployment", "StatefulSet", "Job", "CronJob", "PodSpec"} <= kinds
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ((DATA / "service-and-deployment.yaml").read_text(), "document 2 (Service): kind Service has no pods to place"),
+        ((DATA / "not-yaml.yaml").read_text(), "is not valid YAML at line"),
+        (
+            (DATA / "bad-quantity.yaml").read_text(),
+            "document 1 (Job): Job/greedy: spec.containers[0].resources.requests.memory: '4GB' is not a quantity",
+        ),
+        (
+            "kind: Deployment\nmetadata: {name: x}\nspec: {replicas: 1}\n",
+            "document 1 (Deployment): has no spec.template; a Deployment keeps its PodSpec at spec.template.spec",
+        ),
+        ("- a\n- b\n", "document 1: must be a mapping"),
+        ("metadata: {name: x}\n", "document 1: has no 'kind' and no 'containers'"),
+        ("", "no pod specs found"),
+        ("---\n---\n", "no pod specs found"),
+        ("kind: List\nitems: {}\n", "document 1 (List): a List needs an 'items' list"),
+    ],
+)
+def test_unusable_input_names_the_document_and_kind(text, fragment):
+    with pytest.raises(ManifestError) as exc:
+        read_pods(text)
+    assert fragment in str(exc.value)

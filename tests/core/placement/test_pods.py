@@ -1,0 +1,91 @@
+"""Reading PodSpecs: malformed fields name their path; what the API server rejects is a warning."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+import pytest
+
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.layout import Layout, build_layout
+from mlplatform_core.placement.pods import Pod, PodSpecError
+from mlplatform_core.placement.templates import node_template
+from tests.conftest import stack_config
+
+
+@cache
+def shipped_layout(stack: str) -> Layout:
+    return build_layout(parse(stack_config(stack)), stack)
+
+
+def container(**resources) -> dict:
+    return {"name": "c", "image": "busybox", "resources": resources} if resources else {"name": "c", "image": "busybox"}
+
+
+def pod(**spec) -> Pod:
+    spec.setdefault("containers", [container()])
+    return Pod.from_spec(spec, "test")
+
+
+def group_with(name: str = "jobs", stack: str = "dev", **changes):
+    """A node template of a shipped group with some fields replaced (labels merged, taints replaced)."""
+    spec = shipped_layout(stack).group(name)
+    if "labels" in changes:
+        changes["labels"] = {**spec.labels, **changes["labels"]}
+    return node_template(dataclasses.replace(spec, **changes))
+
+
+def required(*terms) -> dict:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
+
+
+def expr(key, operator, *values) -> dict:
+    out = {"key": key, "operator": operator}
+    if values:
+        out["values"] = list(values)
+    return out
+
+
+# --- reading PodSpecs ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec, path",
+    [
+        ({"containers": []}, "spec.containers"),
+        ({}, "spec"),
+        ({"containers": "c"}, "spec.containers"),
+        ({"containers": [container()], "nodeSelector": ["a"]}, "spec.nodeSelector"),
+        ({"containers": [container()], "nodeSelector": {"gpu": True}}, "spec.nodeSelector.gpu"),
+        ({"containers": [container(requests={"cpu": "lots"})]}, "spec.containers[0].resources.requests.cpu"),
+        ({"containers": [container(requests={"memory": "-1Gi"})]}, "spec.containers[0].resources.requests.memory"),
+        ({"containers": [container()], "tolerations": {"key": "a"}}, "spec.tolerations"),
+        (
+            {"containers": [container()], "affinity": required({"matchExpressions": [expr("a", "Gt", 3)]})},
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+            ".matchExpressions[0].values[0]",
+        ),
+    ],
+)
+def test_malformed_specs_name_the_field(spec, path):
+    with pytest.raises(PodSpecError) as exc:
+        Pod.from_spec(spec)
+    assert exc.value.path == path
+
+
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        ({"tolerations": [{"operator": "Equal", "value": "x"}]}, "empty key needs operator Exists"),
+        ({"tolerations": [{"key": "a", "operator": "Exists", "value": "x"}]}, "Exists takes no value"),
+        ({"tolerations": [{"key": "a", "effect": "NoScheduled"}]}, "is not one of"),
+        ({"affinity": required({"matchExpressions": [expr("a", "In")]})}, "needs at least one value"),
+        ({"affinity": required({"matchExpressions": [expr("a", "Gt", "1", "2")]})}, "exactly one value"),
+        ({"affinity": required()}, "nodeSelectorTerms is empty"),
+        ({"containers": [container(requests={"nvidia.com/gpu": 1}, limits={"nvidia.com/gpu": 2})]}, "must equal"),
+    ],
+)
+def test_specs_the_api_server_would_reject_are_placed_with_a_warning(spec, fragment):
+    p = pod(**spec)
+    assert any(fragment in w for w in p.warnings), p.warnings

@@ -1,0 +1,67 @@
+"""Node templates: the labels EKS and the kubelet add, and allocatable resources per instance type."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.layout import Layout, build_layout
+from mlplatform_core.model.scheduling import EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, Taint
+from mlplatform_core.placement.pods import Pod
+from mlplatform_core.placement.templates import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, node_template, node_templates
+from tests.conftest import stack_config
+
+
+@cache
+def shipped_layout(stack: str) -> Layout:
+    return build_layout(parse(stack_config(stack)), stack)
+
+
+def container(**resources) -> dict:
+    return {"name": "c", "image": "busybox", "resources": resources} if resources else {"name": "c", "image": "busybox"}
+
+
+def pod(**spec) -> Pod:
+    spec.setdefault("containers", [container()])
+    return Pod.from_spec(spec, "test")
+
+
+def group_with(name: str = "jobs", stack: str = "dev", **changes):
+    """A node template of a shipped group with some fields replaced (labels merged, taints replaced)."""
+    spec = shipped_layout(stack).group(name)
+    if "labels" in changes:
+        changes["labels"] = {**spec.labels, **changes["labels"]}
+    return node_template(dataclasses.replace(spec, **changes))
+
+
+def required(*terms) -> dict:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
+
+
+def expr(key, operator, *values) -> dict:
+    out = {"key": key, "operator": operator}
+    if values:
+        out["values"] = list(values)
+    return out
+
+
+# --- node templates --------------------------------------------------------------------------------
+
+
+def test_templates_carry_the_labels_eks_and_the_kubelet_add():
+    spot = node_template(shipped_layout("dev").group("spot"))
+    assert spot.labels[EKS_CAPACITY_LABEL] == "SPOT"
+    assert spot.labels[EKS_NODEGROUP_LABEL] == "spot"
+    assert spot.labels[OS_LABEL] == "linux" and spot.labels[ARCH_LABEL] == "amd64"
+    assert spot.labels["app.iguazio.com/lifecycle"] == "preemptible"
+    assert {v.labels[INSTANCE_TYPE_LABEL] for v in spot.variants} == set(spot.instance_types)
+    assert spot.taints == (Taint("app.iguazio.com/lifecycle", "preemptible", "NoSchedule"),)
+
+
+def test_template_allocatable_is_the_largest_instance_type():
+    gpu = node_template(shipped_layout("prod").group("gpu"))  # g5.2xlarge, g5.4xlarge
+    assert gpu.largest.instance_type == "g5.4xlarge"
+    assert gpu.allocatable["nvidia.com/gpu"] == 1
+    assert gpu.allocatable["cpu"] == 15890  # 16 vCPU minus the EKS kube-reserved cpu
+    assert [t.group for t in node_templates(shipped_layout("prod"))] == ["initial", "workload", "gpu"]

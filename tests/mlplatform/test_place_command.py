@@ -1,0 +1,141 @@
+"""`mlplatform place`: manifests in, per-group verdicts with the scheduler's reasons out; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mlplatform.cli import main
+from tests.conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "manifests"
+DATA = ROOT / "tests" / "data" / "manifests"
+
+
+def run_place(capsys, *argv):
+    code = main(["place", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def place_json(capsys, stack: str, manifest) -> dict:
+    code, out, err = run_place(capsys, stack, "-f", str(manifest), "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def verdicts(doc: dict) -> dict[str, dict[str, dict]]:
+    return {p["name"]: {g["name"]: g for g in p["groups"]} for p in doc["pods"]}
+
+
+# --- placing real manifests ----------------------------------------------------------------------
+
+
+def test_mlrun_jobs_on_dev(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "mlrun-jobs.yaml")
+    v = verdicts(doc)
+    prevent, constrain = v["Pod/train-prevent"], v["Pod/train-constrain"]
+    assert [g for g, r in prevent.items() if r["schedulable"]] == ["jobs"]
+    assert prevent["jupyter"]["reasons"] == [
+        "node(s) had untolerated taint {mlplatform.io/node-role: jupyter} (effect NoSchedule)"
+    ]
+    assert prevent["spot"]["reasons"] == [
+        "node(s) had untolerated taint {app.iguazio.com/lifecycle: preemptible} (effect NoSchedule)"
+    ]
+    assert prevent["initial"]["reasons"] == [
+        "node(s) had untolerated taint {CriticalAddonsOnly: true} (effect NoSchedule)"
+    ]
+    assert [g for g, r in constrain.items() if r["schedulable"]] == ["spot"]
+    assert constrain["jobs"]["reasons"][0].startswith("node(s) didn't match Pod's node affinity/selector")
+
+
+def test_gpu_jobs_land_only_where_their_gpus_fit(capsys):
+    v = verdicts(place_json(capsys, "prod", EXAMPLES / "gpu-training.yaml"))
+    train, nightly = v["Job/train-resnet"], v["CronJob/nightly-retrain"]
+    assert [g for g, r in train.items() if r["schedulable"]] == ["gpu"]
+    assert train["gpu"]["instanceTypes"] == ["g5.2xlarge", "g5.4xlarge"]
+    assert "Insufficient nvidia.com/gpu: the pod requests 1, m5.4xlarge allocates 0" in train["workload"]["reasons"]
+    assert not any(r["schedulable"] for r in nightly.values())  # 2 GPUs: no g5.2xlarge/4xlarge has them
+    assert nightly["gpu"]["reasons"] == ["Insufficient nvidia.com/gpu: the pod requests 2, g5.4xlarge allocates 1"]
+
+
+def test_polyaxon_spot_experiment_needs_a_spot_group(capsys):
+    dev = verdicts(place_json(capsys, "dev", EXAMPLES / "polyaxon-spot-experiment.yaml"))["podspec-1"]
+    assert [g for g, r in dev.items() if r["schedulable"]] == ["spot"]
+    prod = verdicts(place_json(capsys, "prod", EXAMPLES / "polyaxon-spot-experiment.yaml"))["podspec-1"]
+    assert not any(r["schedulable"] for r in prod.values())
+
+
+def test_allow_mode_nuclio_prefers_spot(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "nuclio-function.yaml")
+    (pod,) = doc["pods"]
+    assert pod["ranking"][0] == "spot"
+    assert {g["name"] for g in pod["groups"] if g["schedulable"]} == {"jobs", "spot"}
+
+
+def test_json_shape(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "oversized-statefulset.yaml")
+    assert list(doc) == ["pods"]
+    (pod,) = doc["pods"]
+    assert pod["name"] == "StatefulSet/feature-store-cache"
+    for group in pod["groups"]:
+        assert {"name", "schedulable", "reasons"} <= set(group)
+        assert isinstance(group["schedulable"], bool) and not group["schedulable"]
+        assert any(r.startswith("Insufficient cpu") for r in group["reasons"])
+
+
+def test_table_output_lists_every_reason(capsys):
+    code, out, _ = run_place(capsys, "dev", "-f", str(EXAMPLES / "oversized-statefulset.yaml"))
+    assert code == 0
+    assert "StatefulSet/feature-store-cache" in out
+    assert "Insufficient memory: the pod requests 96Gi, m5.2xlarge allocates 31775Mi" in out
+    assert "no node group can run this pod" in out
+
+
+def test_reads_standard_input(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO((EXAMPLES / "mlrun-jobs.yaml").read_text()))
+    code, out, _ = run_place(capsys, "--config-file", str(ROOT / "stacks" / "Pulumi.dev.yaml"), "-f", "-", "--json")
+    assert code == 0 and len(json.loads(out)["pods"]) == 2
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["dev", "-f", str(DATA / "service-and-deployment.yaml")], "kind Service has no pods to place"),
+        (["dev", "-f", str(DATA / "not-yaml.yaml")], "is not valid YAML"),
+        (["dev", "-f", str(DATA / "does-not-exist.yaml")], "cannot read"),
+        (["nosuchstack", "-f", str(EXAMPLES / "mlrun-jobs.yaml")], "no stack file"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(capsys, argv, fragment):
+    code, out, err = run_place(capsys, *argv)
+    assert code == 2
+    assert fragment in err and out == ""
+
+
+def test_missing_filename_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["place", "dev"])
+    assert exc.value.code == 2
+
+
+# --- the plan shows placement for both shipped stacks -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stack, groups", [("dev", ["initial", "jupyter", "jobs", "spot", "gpu"]), ("prod", ["initial", "workload", "gpu"])]
+)
+def test_plan_shows_the_placement_matrix_and_json_section(capsys, stack, groups):
+    assert main(["plan", stack]) == 0
+    out = capsys.readouterr().out
+    assert "Placement (profiles x node groups)" in out and "placement invariants: all hold" in out
+    assert "mlrun-job-prevent" in out and "no: taint CriticalAddonsOnly" in out
+    assert main(["plan", stack, "--json"]) == 0
+    placement = json.loads(capsys.readouterr().out)["placement"]
+    assert placement["ok"] is True and placement["errors"] == []
+    assert placement["matrix"]["groups"] == groups
+    prevent = next(p for p in placement["profiles"] if p["name"] == "mlrun-job-prevent")
+    assert "spot" not in prevent["reaches"] and "initial" not in prevent["reaches"]
