@@ -227,7 +227,8 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
     unknown = [v.instance_type for v in candidates if v.allocatable is None]
     if unknown:
         notes.append(
-            f"instance type(s) {', '.join(unknown)} not in the instance table; resource fit not checked for them"
+            f"instance type(s) {', '.join(unknown)} described only by network limits in the instance catalog; "
+            "resource fit not checked for them"
         )
     known = [v for v in candidates if v.allocatable is not None]
     if not fits and known:

@@ -111,8 +111,8 @@ def check_invariants(
                 "which is reserved for core services"
             )
     unknown = [
-        f"group {t.group}: instance type(s) {', '.join(t.unknown_instance_types)} not in the instance table; "
-        "resource fit is not checked for them"
+        f"group {t.group}: instance type(s) {', '.join(t.unknown_instance_types)} described only by network limits "
+        "in the instance catalog; resource fit is not checked for them"
         for t in templates
         if t.unknown_instance_types
     ]

@@ -114,16 +114,18 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
     for name in spec.instance_types:
         info = instances.lookup(name)
         alloc = None
-        if info is not None:
+        if info is not None and info.known and info.allocatable_memory_mib is not None:
+            # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit.
             alloc = MappingProxyType(
                 {
+                    **info.devices,
                     CPU: info.allocatable_cpu_millis,
                     MEMORY: info.allocatable_memory_mib * 2**20,
                     GPU_RESOURCE: info.gpus,
                 }
             )
         vlabels = {**labels, INSTANCE_TYPE_LABEL: name}
-        if info is not None:
+        if info is not None and info.arch:
             vlabels[ARCH_LABEL] = _k8s_arch(info.arch)
         variants.append(NodeVariant(name, MappingProxyType(vlabels), alloc))
     return NodeTemplate(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
@@ -39,14 +40,20 @@ GPU_RESOURCE = "nvidia.com/gpu"
 CORE_TAINT_KEY = "CriticalAddonsOnly"
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
 # AL2 GPU AMIs reached end of support on 2025-11-26: not accepted.
-GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
+GPU_AMI_TYPES = (
+    "AL2023_x86_64_NVIDIA",
+    "AL2023_ARM_64_NVIDIA",
+    "BOTTLEROCKET_x86_64_NVIDIA",
+    "BOTTLEROCKET_ARM_64_NVIDIA",
+)
 CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 
-# Kept here rather than imported from the toolkit: the pack runs in its own venv (pulumi_policy + stdlib).
-NVIDIA_GPU_FAMILIES = frozenset(
-    {"g4dn", "g5", "g6", "g6e", "gr6", "p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200"}
-)
-OTHER_ACCELERATOR_FAMILIES = frozenset({"g4ad", "g5g", "inf1", "inf2", "trn1", "trn1n", "trn2", "dl1"})
+# The pack runs in its own venv (pulumi_policy + stdlib), so it keeps its own copy of the accelerated
+# instance types, generated with the toolkit's instance catalog (scripts/generate_instance_catalog.py);
+# a test keeps the two equal.
+_ACCELERATED = json.loads((Path(__file__).resolve().parent / "accelerated_instance_types.json").read_text())
+NVIDIA_GPU_TYPES = frozenset(_ACCELERATED["nvidia_gpu"])  # pods can request nvidia.com/gpu on them
+ACCELERATED_TYPES = frozenset(_ACCELERATED["accelerated"])  # any GPU (fractional too) or other accelerator
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -153,17 +160,12 @@ def prod_rules(env: str | None) -> bool:
     return env != "dev"
 
 
-def instance_family(itype: str) -> str:
-    return itype.split(".", 1)[0]
-
-
 def is_nvidia_gpu(itype: str) -> bool:
-    return instance_family(itype) in NVIDIA_GPU_FAMILIES
+    return itype in NVIDIA_GPU_TYPES
 
 
 def is_accelerated(itype: str) -> bool:
-    fam = instance_family(itype)
-    return fam in NVIDIA_GPU_FAMILIES or fam in OTHER_ACCELERATOR_FAMILIES
+    return itype in ACCELERATED_TYPES
 
 
 # --- taints and tolerations (Kubernetes semantics) ------------------------------------------

@@ -106,10 +106,11 @@ def test_profiles_are_pods_as_the_scheduler_sees_them():
 
 def test_unknown_instance_types_are_reported_in_the_notes():
     raw = stack_config("dev")
-    raw["ml-platform-eks:additionalNodeGroups"] = [{"name": "mem", "instanceTypes": ["x2idn.16xlarge"]}]
+    # A type the catalog knows only by its network limits (no vCPU/memory data upstream).
+    raw["ml-platform-eks:additionalNodeGroups"] = [{"name": "mem", "instanceTypes": ["u-6tb1.metal"]}]
     layout = build_layout(parse(raw), "dev")
     report = check_layout(layout)
     assert (
-        "group mem: instance type(s) x2idn.16xlarge not in the instance table; "
+        "group mem: instance type(s) u-6tb1.metal described only by network limits in the instance catalog; "
         "resource fit is not checked for them" in report.notes
     )

@@ -255,5 +255,6 @@ def test_pack_constants_match_the_toolkit():
     assert _props.AUTOSCALER_PREFIX == layout.AUTOSCALER_PREFIX
     assert set(_props.GPU_AMI_TYPES) == set(node_groups.GPU_AMI_TYPES)
     assert tuple(_props.CONTROL_PLANE_LOG_TYPES) == tuple(cluster.CONTROL_PLANE_LOG_TYPES)
-    assert _props.NVIDIA_GPU_FAMILIES == instances.NVIDIA_GPU_FAMILIES
-    assert _props.OTHER_ACCELERATOR_FAMILIES == instances.OTHER_ACCELERATOR_FAMILIES
+    catalog = instances.catalog().values()
+    assert {t.name for t in catalog if t.nvidia_gpu} == _props.NVIDIA_GPU_TYPES
+    assert {t.name for t in catalog if t.accelerated} == _props.ACCELERATED_TYPES

@@ -13,13 +13,18 @@ from typing import Any
 from ..layout import AUTOSCALER_PREFIX, Layout
 from .core_services import core_services_placement
 
+# The autoscaler's minor must match Kubernetes' (its scheduler simulation is version-specific): the newest
+# patch of each minor EKS still creates clusters on (kubernetes/autoscaler tags cluster-autoscaler-1.X.Y,
+# read 2026-08-22; a minor the calendar adds needs its row here, which a test checks).
 AUTOSCALER_IMAGE_TAGS = {
     "1.29": "v1.29.5",
-    "1.30": "v1.30.6",
-    "1.31": "v1.31.4",
-    "1.32": "v1.32.3",
-    "1.33": "v1.33.1",
-    "1.34": "v1.34.0",
+    "1.30": "v1.30.7",
+    "1.31": "v1.31.5",
+    "1.32": "v1.32.7",
+    "1.33": "v1.33.6",
+    "1.34": "v1.34.5",
+    "1.35": "v1.35.2",
+    "1.36": "v1.36.1",
 }
 AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
 

@@ -11,7 +11,13 @@ from ..scheduling import EFFECTS, MAX_TAINTS, label_value_error, qualified_name_
 from .base import SettingsModel, check_labels
 from .errors import show
 
-GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
+# EKS managed node group AMI types (the EKS API's spelling); AL2 reached end of support on 2025-11-26.
+GPU_AMI_TYPES = (
+    "AL2023_x86_64_NVIDIA",
+    "AL2023_ARM_64_NVIDIA",
+    "BOTTLEROCKET_x86_64_NVIDIA",
+    "BOTTLEROCKET_ARM_64_NVIDIA",
+)
 STANDARD_AMI_TYPES = ("AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD", "BOTTLEROCKET_x86_64", "BOTTLEROCKET_ARM_64")
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from .. import eks_versions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from .base import SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
@@ -22,14 +23,15 @@ from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .workloads import WorkloadsConfig
 
-SUPPORTED_KUBERNETES_VERSIONS = ("1.29", "1.30", "1.31", "1.32", "1.33", "1.34")
+DEFAULT_KUBERNETES_VERSION = "1.35"
 
 
 class StackConfig(SettingsModel):
     environment: Literal["dev", "prod"]
     region: str
     cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
-    kubernetes_version: str = "1.33"
+    # A deliberate pin, moved one minor at a time (EKS upgrades go one minor at a time): in standard support.
+    kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     imds_hop_limit: int = Field(default=1, ge=1, le=2)
@@ -55,11 +57,9 @@ class StackConfig(SettingsModel):
     @classmethod
     def _version(cls, v: Any) -> Any:
         if not isinstance(v, str):
-            raise ValueError(f'{show(v)} must be a quoted string such as "1.33" (YAML reads 1.30 as the number 1.3)')
-        if v not in SUPPORTED_KUBERNETES_VERSIONS:
-            raise ValueError(
-                f"{show(v)} is not a supported EKS version; use one of {', '.join(SUPPORTED_KUBERNETES_VERSIONS)}"
-            )
+            raise ValueError(f'{show(v)} must be a quoted string such as "1.35" (YAML reads 1.30 as the number 1.3)')
+        if err := eks_versions.version_error(v, eks_versions.today()):
+            raise ValueError(err)
         return v
 
     @field_validator("tags")

@@ -47,6 +47,42 @@ def _ami_arch(ami_type: str) -> str:
     return "arm64" if "ARM" in ami_type else "x86_64"
 
 
+def _default_ami(types: tuple[str, ...], gpu: bool) -> str:
+    """AL2023 for the types' architecture (arm64 only when every known type is arm64), NVIDIA for GPU groups."""
+    arches = {t.arch for t in map(instances.lookup, types) if t is not None and t.arch}
+    arch = "ARM_64" if arches == {"arm64"} else "x86_64"
+    return f"AL2023_{arch}_{'NVIDIA' if gpu else 'STANDARD'}"
+
+
+def _check_instance_types(
+    types: tuple[str, ...], explicit: bool, gpu: bool, ami: str, path: tuple, errs: _Collector
+) -> None:
+    """Every type is in the catalog, fits the group's kind (GPU or not) and the AMI's architecture."""
+    for i, itype in enumerate(types):
+        tpath = path + ("instanceTypes", i) if explicit else path + ("instanceTypes",)
+        info = instances.lookup(itype)
+        if info is None:
+            errs.add(tpath, instances.unknown_type_message(itype))
+            continue
+        if gpu and not info.nvidia_gpu:
+            if not info.known:
+                why = "the catalog knows only its network limits, so it cannot be shown to have an NVIDIA GPU"
+            elif info.gpu_maker == "NVIDIA":
+                why = "its GPU is a fraction of one, which pods cannot request as nvidia.com/gpu"
+            else:
+                why = "it has no NVIDIA GPU" + (f" ({info.gpu_maker or info.accelerator})" if info.accelerated else "")
+            examples = ", ".join(instances.nvidia_gpu_examples())
+            errs.add(tpath, f"{show(itype)}: {why}; a GPU group needs NVIDIA GPU types such as {examples}")
+        elif not gpu and info.accelerated:
+            errs.add(
+                tpath,
+                f"{show(itype)} has an accelerator ({info.gpu_maker or info.accelerator}); accelerated types belong "
+                "only in the gpu group or an additional group with gpu: true",
+            )
+        if info.arch and info.arch != _ami_arch(ami):
+            errs.add(tpath, f"{show(itype)} is {info.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
+
+
 def _merge(
     name: str,
     role: str,
@@ -63,7 +99,7 @@ def _merge(
     max_size = o.max_size if o.max_size is not None else base.max_size
     # Unset: keep the default, pulled into a range the user may have moved.
     desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
-    ami = o.ami_type or ("AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD")
+    ami = o.ami_type or _default_ami(types, gpu)
 
     if name == INITIAL:
         if o.dedicated:
@@ -95,20 +131,7 @@ def _merge(
     elif not min_size <= desired <= max_size:
         errs.add(path + ("desiredSize",), f"{desired} is outside [minSize, maxSize] = [{min_size}, {max_size}]")
 
-    for i, itype in enumerate(types):
-        tpath = path + ("instanceTypes", i) if o.instance_types else path + ("instanceTypes",)
-        if gpu and not instances.is_nvidia_gpu(itype):
-            fams = ", ".join(sorted(instances.NVIDIA_GPU_FAMILIES))
-            errs.add(tpath, f"{show(itype)} has no NVIDIA GPU; a GPU group needs types from the families {fams}")
-        elif not gpu and instances.is_accelerated(itype):
-            errs.add(
-                tpath,
-                f"{show(itype)} is an accelerated (GPU) instance type; GPU types belong only in the gpu "
-                "group or an additional group with gpu: true",
-            )
-        known = instances.lookup(itype)
-        if known and known.arch != _ami_arch(ami):
-            errs.add(tpath, f"{show(itype)} is {known.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
+    _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
     if gpu and ami not in GPU_AMI_TYPES:
         errs.add(
             path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"

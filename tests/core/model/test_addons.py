@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
 
+from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
@@ -133,9 +135,16 @@ def test_coredns_tolerates_and_targets_the_initial_group():
     assert not tolerates(config, GPU_TAINT)
 
 
-@pytest.mark.parametrize("version, tag", [("1.33", "v1.33.1"), ("1.31", "v1.31.4"), ("1.39", "v1.34.0")])
+@pytest.mark.parametrize("version, tag", [("1.33", "v1.33.6"), ("1.35", "v1.35.2"), ("1.39", "v1.36.1")])
 def test_autoscaler_image_follows_the_kubernetes_minor(version, tag):
     assert autoscaler.autoscaler_image_tag(version) == tag
+
+
+def test_every_minor_eks_creates_has_an_autoscaler_of_its_own():
+    """A calendar refresh that adds a minor must add its autoscaler release (the nearest would be the wrong one)."""
+    generated = datetime.date.fromisoformat(eks_versions.calendar_source()["generated"])
+    missing = [m for m in eks_versions.creatable(generated) if m not in autoscaler.AUTOSCALER_IMAGE_TAGS]
+    assert not missing, f"add cluster-autoscaler releases for {missing} to AUTOSCALER_IMAGE_TAGS"
 
 
 def test_chart_versions_are_pinned():

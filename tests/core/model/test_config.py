@@ -161,7 +161,7 @@ CASES = {
     ),
     "arm instance on an x86 AMI": (
         "dev",
-        {"nodeGroups": groups("dev", jobs={"instanceTypes": ["m6g.2xlarge"]})},
+        {"nodeGroups": groups("dev", jobs={"instanceTypes": ["m6g.2xlarge"], "amiType": "AL2023_x86_64_STANDARD"})},
         [P + "nodeGroups.jobs.instanceTypes[0]", "arm64", "AL2023_x86_64_STANDARD"],
     ),
     "dedicated initial group": (

@@ -98,7 +98,7 @@ def test_manifests_validate_against_the_kubernetes_schema(stack):
     objs = manifests(workloads_of(stack, settings))
     assert {o["kind"] for o in objs} == {"PriorityClass", "Namespace", "LimitRange", "ResourceQuota"}
     version = schema_version(parse(stack_config(stack)).kubernetes_version)
-    assert version == "1.33.0"  # the shipped stacks pin 1.33, and kubernetes_validate ships it
+    assert version == "1.35.0"  # the shipped stacks pin 1.35, and kubernetes_validate ships it
     for obj in objs:
         kubernetes_validate.validate(obj, version, strict=True)
 

@@ -1,0 +1,54 @@
+"""Shared by the data generators in scripts/: where each upstream file comes from, and getting it.
+
+Standard library only. scripts/upstream.json pins each upstream file (repo, path, commit, date,
+license). A generator reads a file either from a local copy the user gives, or, with --fetch, from
+raw.githubusercontent.com at the pinned commit (or at --ref, e.g. main, to refresh the dataset).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import urllib.request
+from pathlib import Path
+
+MANIFEST = Path(__file__).resolve().parent / "upstream.json"
+RAW_URL = "https://raw.githubusercontent.com/{repo}/{ref}/{path}"
+
+
+def manifest() -> dict[str, dict]:
+    return {k: v for k, v in json.loads(MANIFEST.read_text()).items() if not k.startswith("_")}
+
+
+def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> tuple[str, dict]:
+    """The text of one upstream file and its provenance record (as written into a snapshot's `source`)."""
+    pin = manifest()[role]
+    record = {"role": role, **{k: pin[k] for k in ("repo", "path", "commit", "date", "license")}}
+    if local:
+        return Path(local).read_text(encoding="utf-8"), record
+    if not fetch:
+        raise SystemExit(f"{role}: give a local copy of {pin['repo']}/{pin['path']} or pass --fetch")
+    at = ref or pin["commit"]
+    url = RAW_URL.format(repo=pin["repo"], ref=at, path=pin["path"])
+    with urllib.request.urlopen(url, timeout=60) as response:
+        text = response.read().decode("utf-8")
+    if ref:  # a moving ref: record it and the day it was read; pin the commit in upstream.json afterwards
+        record.update(
+            commit=f"{ref} (as of {datetime.date.today().isoformat()})", date=datetime.date.today().isoformat()
+        )
+    return text, record
+
+
+def write_json(path: Path, head: dict, items_key: str, items: dict) -> None:
+    """A snapshot with one item per line, so that a refresh shows up as a readable diff."""
+    lines = ["{"]
+    lines += [f"{json.dumps(k)}: {json.dumps(v, sort_keys=True)}," for k, v in head.items()]
+    lines.append(f"{json.dumps(items_key)}: {{")
+    rows = sorted(items.items())
+    for i, (key, value) in enumerate(rows):
+        comma = "," if i < len(rows) - 1 else ""
+        lines.append(f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'), sort_keys=True)}{comma}")
+    lines.append("}}")
+    text = "\n".join(lines) + "\n"
+    json.loads(text)  # a generator that writes broken JSON must fail here, not in the toolkit
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,182 @@
+"""The data generators read the upstream formats they claim to, and fail loudly when the sources disagree.
+
+The fixtures are small hand-made files in each upstream format (not upstream data); the shipped
+snapshots themselves are checked in tests/core/model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+SCRIPTS = ROOT / "scripts"
+
+
+def load(name: str):
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+
+KARPENTER_DOC = """
+## g5g Family
+### `g5g.xlarge`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-cpu|4|
+ |karpenter.k8s.aws/instance-memory|8192|
+ |karpenter.k8s.aws/instance-gpu-count|1|
+ |karpenter.k8s.aws/instance-gpu-manufacturer|nvidia|
+ |karpenter.k8s.aws/instance-gpu-name|t4g|
+ |karpenter.k8s.aws/instance-gpu-memory|16384|
+ |kubernetes.io/arch|arm64|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |cpu|3920m|
+ |nvidia.com/gpu|1|
+ |pods|58|
+ |vpc.amazonaws.com/pod-eni|18|
+## m5 Family
+### `m5.xlarge`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-cpu|4|
+ |karpenter.k8s.aws/instance-memory|16384|
+ |kubernetes.io/arch|amd64|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |pods|58|
+"""
+AMI_INFO = "\n".join(
+    json.dumps({"instanceType": t, "defaultMaxENIs": 4, "ipv4AddressesPerInterface": 15})
+    for t in ("g5g.xlarge", "m5.xlarge", "p3.2xlarge")
+)
+
+
+def test_the_catalog_generator_joins_specs_and_max_pods(tmp_path):
+    gen = load("generate_instance_catalog")
+    doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"
+    doc.write_text(KARPENTER_DOC)
+    ami.write_text(AMI_INFO)
+    out, pack = tmp_path / "catalog.json", tmp_path / "pack.json"
+    assert (
+        gen.main(["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "-o", str(out), "--pack-output", str(pack)])
+        == 0
+    )
+    data = json.loads(out.read_text())
+    g5g = data["instance_types"]["g5g.xlarge"]
+    assert g5g["gpu"] == {"count": 1, "maker": "NVIDIA", "name": "t4g", "memory_mib": 16384}
+    assert g5g["arch"] == "arm64" and g5g["max_pods"] == 58 and g5g["devices"] == {"nvidia.com/gpu": 1}
+    assert data["instance_types"]["p3.2xlarge"] == {"max_pods": 58, "partial": True}
+    assert {s["role"] for s in data["source"]} == {"karpenter-instance-types", "eks-ami-instance-info"}
+    assert json.loads(pack.read_text())["nvidia_gpu"] == ["g5g.xlarge"]
+
+
+def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
+    gen = load("generate_instance_catalog")
+    doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"
+    doc.write_text(KARPENTER_DOC)
+    ami.write_text(AMI_INFO.replace('"defaultMaxENIs": 4', '"defaultMaxENIs": 3'))
+    assert (
+        gen.main(
+            [
+                "--karpenter-doc",
+                str(doc),
+                "--eks-ami-info",
+                str(ami),
+                "-o",
+                str(tmp_path / "c.json"),
+                "--pack-output",
+                str(tmp_path / "p.json"),
+            ]
+        )
+        == 1
+    )
+    assert not (tmp_path / "c.json").exists()
+
+
+ENDOFLIFE = """---
+title: Amazon EKS
+releases:
+  - releaseCycle: "1.36"
+    releaseDate: 2026-06-02
+    eol: 2027-08-02
+    eoes: 2028-08-02
+  - releaseCycle: "1.34"
+    releaseDate: 2025-10-06
+    eol: 2026-12-02
+    eoes: 2027-12-02
+  - releaseCycle: "1.22"
+    releaseDate: 2022-04-04
+    eol: 2023-06-04
+---
+text
+"""
+AWS_CALENDAR = """[%header,cols="5"]
+|===
+|Kubernetes version
+|Upstream release
+|Amazon EKS release
+|End of standard support
+|End of extended support
+
+|`1.34`
+|August 27, 2025
+|October 2, 2025
+|December 2, 2026
+|December 2, 2027
+|===
+"""
+
+
+def test_the_calendar_generator_prefers_the_aws_calendar_and_records_disagreements(tmp_path):
+    gen = load("generate_eks_versions")
+    eol, aws, out = tmp_path / "eks.md", tmp_path / "versions.adoc", tmp_path / "versions.json"
+    eol.write_text(ENDOFLIFE)
+    aws.write_text(AWS_CALENDAR)
+    assert gen.main(["--endoflife", str(eol), "--aws-docs", str(aws), "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert set(data["versions"]) == {"1.34", "1.36"}  # 1.22 predates extended support: left out
+    assert data["versions"]["1.34"] == {
+        "eks_release": "2025-10-02",
+        "end_of_standard_support": "2026-12-02",
+        "end_of_extended_support": "2027-12-02",
+        "from": "aws",
+    }
+    assert data["disagreements"] == ["1.34 eks_release: AWS 2025-10-02, endoflife.date 2025-10-06"]
+
+
+def test_a_changed_aws_page_format_fails_loudly(tmp_path):
+    gen = load("generate_eks_versions")
+    (tmp_path / "eks.md").write_text(ENDOFLIFE)
+    (tmp_path / "v.adoc").write_text("|===\n|Version\n|Date\n|===\n")
+    with pytest.raises(SystemExit, match="format changed"):
+        gen.main(
+            [
+                "--endoflife",
+                str(tmp_path / "eks.md"),
+                "--aws-docs",
+                str(tmp_path / "v.adoc"),
+                "-o",
+                str(tmp_path / "o.json"),
+            ]
+        )
+
+
+def test_every_generator_input_is_pinned_to_a_commit():
+    pins = {k: v for k, v in json.loads((SCRIPTS / "upstream.json").read_text()).items() if not k.startswith("_")}
+    assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in pins.values())
