@@ -8,9 +8,12 @@ policy objects the pack serves to `pulumi preview --policy-pack policies`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from mlplatform_policies import POLICIES, offline
 
@@ -23,21 +26,46 @@ PolicyConfigError = offline.PolicyConfigError
 load_policy_config = offline.load_policy_config
 
 
-def policy_resources(run: ProgramRun) -> list[offline.Resource]:
-    return [
-        offline.Resource(
-            type=r.type,
-            name=r.name,
-            urn=r.urn,
-            props=r.inputs,
-            parent=r.parent,
-            protect=r.protect,
-            ignore_changes=tuple(r.ignore_changes),
-            # Stack policies see a resource's state; under mocks that is the inputs plus the mock's outputs.
-            state={**r.inputs, **r.outputs},
+def policy_resources(run: ProgramRun, preview: bool = False) -> list[offline.Resource]:
+    """The recording as the pack sees it: inputs for resource rules, inputs + outputs for stack rules.
+
+    `preview`: as in a `pulumi preview` of a fresh stack, with the values the engine does not know
+    until the update (marked on pulumi-eks's children) unknown.
+    """
+    out = []
+    for r in run.resources:
+        # Stack policies see a resource's state; under mocks that is the inputs plus the mock's outputs.
+        props, state = r.inputs, {**r.inputs, **r.outputs}
+        if preview and r.unknown_in_preview:
+            props, state = _unknown(props, r.unknown_in_preview), _unknown(state, r.unknown_in_preview)
+        out.append(
+            offline.Resource(
+                type=r.type,
+                name=r.name,
+                urn=r.urn,
+                props=props,
+                parent=r.parent,
+                protect=r.protect,
+                ignore_changes=tuple(r.ignore_changes),
+                state=state,
+            )
         )
-        for r in run.resources
-    ]
+    return out
+
+
+def _unknown(values: Mapping[str, Any], paths) -> dict[str, Any]:
+    """`values` with each path that exists replaced by the engine's unknown sentinel."""
+    out = copy.deepcopy(dict(values))
+    for *head, last in paths:
+        cur: Any = out
+        try:
+            for part in head:
+                cur = cur[part]
+            cur[last]  # only where the value exists
+        except (KeyError, IndexError, TypeError):
+            continue
+        cur[last] = UNKNOWN_STRING_VALUE
+    return out
 
 
 # The placement proof needs the layout, which a real preview's policy pack never sees: offline only.
@@ -72,13 +100,16 @@ def placement_violations(plan: Plan) -> list[Violation]:
     ]
 
 
-def run_checks(plan: Plan | ProgramRun, policy_config: Mapping[str, Any] | None = None) -> list[Violation]:
+def run_checks(
+    plan: Plan | ProgramRun, policy_config: Mapping[str, Any] | None = None, preview: bool = False
+) -> list[Violation]:
     """Every violation of the pack's rules in a plan (or a bare program run), mandatory first.
 
-    A plan also carries its layout, so its placement invariants are checked too.
+    A plan also carries its layout, so its placement invariants are checked too. `preview`: as a
+    `pulumi preview` of a fresh stack sees it (see policy_resources).
     """
     run = plan.run if isinstance(plan, Plan) else plan
-    violations = offline.evaluate(policy_resources(run), policy_config)
+    violations = offline.evaluate(policy_resources(run, preview), policy_config)
     if isinstance(plan, Plan):
         violations = placement_violations(plan) + violations
     return violations

@@ -12,6 +12,7 @@ import sys
 from mlplatform_core.model.config import ConfigError
 
 from .commands import check, place, plan
+from .engine import ModelError
 from .exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
 # name -> command module (HELP, add_arguments, run).
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ModelError as err:  # the offline engine cannot show this stack as the real engine would
+        print(f"error: offline engine: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # `mlplatform plan dev | head`
         return EXIT_OK

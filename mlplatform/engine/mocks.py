@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from typing import Any
 
+import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
+from . import remote
 from .recording import Recorded, clean
 
 ACCOUNT = "123456789012"
@@ -27,39 +28,32 @@ class Mocks(pulumi_mocks.Mocks):
         self.record = record
         self.monitor_ref = monitor_ref
 
-    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
-        typ, name = args.typ, args.name
+    def provider_outputs(self, typ: str, name: str, inputs) -> tuple[str, dict[str, Any]]:
+        """A provider's answer to a create: the id and the outputs it computes (ARN, auto-name...)."""
         physical = f"{name}-{_suffix(typ + name)}"
         service = typ.split(":")[1].split("/")[0] if typ.count(":") == 2 else "x"
         outputs: dict[str, Any] = {
             "arn": f"arn:aws:{service}:{self.region}:{ACCOUNT}:{typ.rsplit(':', 1)[-1].lower()}/{physical}",
         }
-        if typ == "eks:index:Cluster":
-            cluster = args.inputs.get("name", physical)
-            kubeconfig = {"apiVersion": "v1", "kind": "Config", "clusters": [{"name": cluster}]}
-            issuer = f"oidc.eks.{self.region}.amazonaws.com/id/{_suffix(cluster).upper()}"
-            outputs.update(
-                {
-                    "kubeconfigJson": json.dumps(kubeconfig),
-                    "kubeconfig": {"apiVersion": "v1", "kind": "Config"},
-                    "oidcProviderArn": f"arn:aws:iam::{ACCOUNT}:oidc-provider/{issuer}",
-                    "oidcProviderUrl": f"https://{issuer}",
-                    "oidcIssuer": issuer,
-                }
-            )
-        elif typ == "aws:eks/nodeGroup:NodeGroup":
-            outputs["nodeGroupName"] = args.inputs.get("nodeGroupName", physical)
+        if typ == "aws:eks/nodeGroup:NodeGroup":
+            outputs["nodeGroupName"] = inputs.get("nodeGroupName", physical)
             outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{physical}"}]}]
         elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
             outputs["latestVersion"] = 1
         elif typ in ("aws:iam/role:Role", "aws:iam/policy:Policy"):
             outputs["arn"] = f"arn:aws:iam::{ACCOUNT}:{typ.rsplit(':', 1)[-1].lower()}/{physical}"
-        if "name" not in args.inputs:
+        if "name" not in inputs:
             outputs["name"] = physical
-        state = {**args.inputs, **outputs}
+        return f"{physical}-id", outputs
 
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
+        typ, name = args.typ, args.name
         request = getattr(self.local, "request", None)
-        if request is not None and request.name == name and request.type == typ:
+        registering = request is not None and request.name == name and request.type == typ
+        if registering and remote.modelled(typ, bool(request.remote)):
+            return self._construct(request, args)
+        id_, outputs = self.provider_outputs(typ, name, args.inputs)
+        if registering:
             monitor = self.monitor_ref[0]
             self.record.append(
                 Recorded(
@@ -76,7 +70,21 @@ class Mocks(pulumi_mocks.Mocks):
                     provider=args.provider or None,
                 )
             )
-        return f"{physical}-id", state
+        return id_, {**args.inputs, **outputs}
+
+    def _construct(self, request, args: pulumi_mocks.MockResourceArgs):
+        """A remote component: the engine hands it to its provider's Construct; record what that creates."""
+        outputs, recorded = remote.record(
+            request,
+            args.inputs,
+            urn=self.monitor_ref[0].make_urn(request.parent, args.typ, args.name),
+            stack=pulumi.get_stack(),
+            project=pulumi.get_project(),
+            region=self.region,
+            new_resource=self.provider_outputs,
+        )
+        self.record.extend(recorded)
+        return f"{args.name}-{_suffix(args.typ + args.name)}-id", {**args.inputs, **outputs}
 
     def call(self, args: pulumi_mocks.MockCallArgs):
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":

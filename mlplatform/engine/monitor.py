@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 
+import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime.proto import resource_pb2
 
 from .mocks import Mocks
+from .urn import make_urn
 
 
 class Monitor(pulumi_mocks.MockMonitor):
@@ -30,6 +32,10 @@ class Monitor(pulumi_mocks.MockMonitor):
         info = super().GetDeploymentInfo(request)
         features = [f for f in info.supportedFeatures if f != resource_pb2.RESOURCE_MONITOR_FEATURE_RESOURCE_REFERENCES]
         return resource_pb2.DeploymentInfo(supportedFeatures=features)
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        # The engine's URNs, not MockMonitor's (which keeps only the parent's last type).
+        return make_urn(pulumi.get_stack(), pulumi.get_project(), parent, type_, name)
 
     def RegisterResource(self, request):
         self.local.request = request

@@ -23,6 +23,10 @@ class Recorded:
     protect: bool = False
     ignore_changes: list[str] = field(default_factory=list)
     provider: str | None = None
+    # Set on the children a remote component's Construct creates (engine/remote): who created them, and
+    # the property paths (into inputs or outputs) not known during a preview of a fresh stack.
+    created_by: str | None = None
+    unknown_in_preview: tuple[tuple[str | int, ...], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {

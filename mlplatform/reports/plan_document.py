@@ -14,7 +14,6 @@ from .workload_layer import kubernetes_section
 NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
 ASG_TAG_TYPE = "aws:autoscaling/tag:Tag"
 LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
-EKS_CLUSTER_TYPE = "eks:index:Cluster"
 
 
 def _by_parent(run: ProgramRun, *types: str) -> dict[tuple[str | None, str], list[Recorded]]:
@@ -82,6 +81,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "inputs": r.inputs,
                 "protect": r.protect,
                 "ignoreChanges": r.ignore_changes,
+                "createdBy": r.created_by,
             }
             for r in plan.run.resources
         ],

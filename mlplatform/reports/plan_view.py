@@ -70,10 +70,13 @@ def render(plan: Plan, console: Console) -> None:
     render_placement(plan.layout, console, report=plan.placement)
     console.print()
     render_workload_layer(doc, console)
-    counts = Counter(r["type"] for r in doc["resources"])
-    console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create")
-    for type_, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        console.print(f"  {n:4d}  {type_}")
+    counts = Counter((r["type"], r["createdBy"]) for r in doc["resources"])
+    creators = sorted({by for _, by in counts if by})
+    created = sum(n for (_, by), n in counts.items() if by)
+    note = f" ({created} of them created by {', '.join(creators)})" if created else ""
+    console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create{note}")
+    for (type_, by), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or "")):
+        console.print(f"  {n:4d}  {type_}" + (f"  [dim](created by {by})[/dim]" if by else ""))
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
         text = str(value)

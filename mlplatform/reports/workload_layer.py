@@ -64,6 +64,7 @@ def kubernetes_section(run: ProgramRun) -> dict[str, Any]:
                 "kind": "eks-addon",
                 "version": i.get("addonVersion"),
                 "values": json.loads(values) if isinstance(values, str) else values,
+                "createdBy": r.created_by,
             }
         )
     return {"objects": objects, "addons": addons}
@@ -120,7 +121,9 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
         addons.add_column(col)
     for a in doc["kubernetes"]["addons"]:
         source = f"{a['chart']} from {a['repo']}" if a["kind"] == "helm" else "EKS managed add-on"
-        addons.add_row(a["name"], source, a.get("version") or "EKS default", _placement(a.get("values") or {}))
+        if a.get("createdBy"):
+            source += f" (created by {a['createdBy']})"
+        addons.add_row(a["name"], source, escape(a.get("version") or "EKS default"), _placement(a.get("values") or {}))
     console.print(addons)
 
     exports = doc.get("exports", {})

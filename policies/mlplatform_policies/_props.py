@@ -4,7 +4,10 @@ In a preview pulumi-policy hands validators proxies: dicts and lists arrive as
 Mapping/Sequence proxies (not dict/list), numbers as floats, and a value that
 is not known until deployment raises UnknownValueError when read. `get` turns
 that into the UNKNOWN sentinel so one unknown ARN does not abort a whole
-stack policy; rules treat UNKNOWN as "set, value not checkable yet".
+stack policy; rules treat UNKNOWN as "set, value not checkable yet". `require`
+lets it through instead, for a rule whose verdict rests on the value: pulumi-policy
+then reports the advisory "can't run policy ... during preview" and the rule runs
+for real on `pulumi up`, when the value is known (pulumi_policy/policy.py Analyze).
 """
 
 from __future__ import annotations
@@ -58,8 +61,9 @@ ACCELERATED_TYPES = frozenset(_ACCELERATED["accelerated"])  # any GPU (fractiona
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG_TAG = "aws:autoscaling/tag:Tag"
-EKS_COMPONENT = "eks:index:Cluster"  # pulumi_eks: remote component, only its inputs are visible offline
-EKS_CLUSTER = "aws:eks/cluster:Cluster"  # its child in a real preview
+# pulumi_eks.Cluster (eks:index:Cluster) is a remote component: the engine registers it with no properties,
+# so no rule reads it. Its child carries the control plane's settings.
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
 KMS_KEY = "aws:kms/key:Key"
 VPC = "aws:ec2/vpc:Vpc"
 SUBNET = "aws:ec2/subnet:Subnet"
@@ -94,6 +98,30 @@ def get(obj: Any, *path: Any, default: Any = MISSING) -> Any:
         except UnknownValueError:
             return UNKNOWN
     return cur
+
+
+def require(obj: Any, *path: Any, default: Any = MISSING) -> Any:
+    """obj[path[0]][path[1]]... as plain data, `default` when absent; a value unknown during a preview
+    (anywhere inside it) raises pulumi-policy's UnknownValueError."""
+    cur = obj
+    for part in path:
+        if isinstance(cur, Mapping):
+            present = part in list(cur)  # `in` on the proxy would read the value
+        else:
+            sequence = isinstance(cur, Sequence) and not isinstance(cur, str)
+            present = isinstance(part, int) and sequence and 0 <= part < len(cur)
+        if not present:
+            return default
+        cur = cur[part]
+    return _materialize(cur)
+
+
+def _materialize(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _materialize(value[k]) for k in list(value)}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_materialize(value[i]) for i in range(len(value))]
+    return value
 
 
 def items(seq: Any) -> Iterator[Any]:

@@ -33,7 +33,20 @@ def _schema(defaults: Mapping[str, tuple[dict, Any]] | None) -> PolicyConfigSche
 def _settings(args: Any, defaults: Mapping[str, tuple[dict, Any]] | None) -> dict[str, Any]:
     # The CLI fills schema defaults in, but only for policies the stack configures: apply them here too.
     given = dict(args.get_config() or {})
-    return {k: given.get(k, d) for k, (_, d) in (defaults or {}).items()}
+    return {k: _as_schema_types(given.get(k, d), spec) for k, (spec, d) in (defaults or {}).items()}
+
+
+def _as_schema_types(value: Any, spec: Mapping[str, Any]) -> Any:
+    """The CLI sends policy config as a protobuf Struct, where every number is a float (3 arrives as 3.0):
+    integral numbers become the integers the schema asks for, so messages say "at least 3", not 3.0."""
+    types = spec.get("type")
+    if isinstance(value, float) and value.is_integer() and "integer" in (types if isinstance(types, list) else [types]):
+        return int(value)
+    if isinstance(value, list) and "items" in spec:
+        return [_as_schema_types(v, spec["items"]) for v in value]
+    if isinstance(value, dict) and "properties" in spec:
+        return {k: _as_schema_types(v, spec["properties"].get(k, {})) for k, v in value.items()}
+    return value
 
 
 def resource_rule(

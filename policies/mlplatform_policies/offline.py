@@ -133,7 +133,9 @@ def _schema_errors(value: Any, schema: Mapping[str, Any], where: str) -> list[st
     types = schema.get("type")
     names = types if isinstance(types, list) else [types] if types else []
     ok = not names or any(
-        isinstance(value, _JSON_TYPES[n]) and not (n in ("integer", "number") and isinstance(value, bool))
+        (isinstance(value, _JSON_TYPES[n]) and not (n in ("integer", "number") and isinstance(value, bool)))
+        # JSON Schema (and the CLI's validator) counts 3.0 as an integer.
+        or (n == "integer" and isinstance(value, float) and value.is_integer())
         for n in names
     )
     if not ok:

@@ -1,9 +1,9 @@
 """Security baseline rules, the checks platform teams know from checkov (CKV_AWS_37/38/39/58/79/341...).
 
-The control plane is a pulumi_eks.Cluster: a remote component whose children
-are invisible offline. Cluster rules therefore check the component's inputs
-(what offline and preview both see) and, in a real preview, its child
-aws:eks/cluster:Cluster as well.
+The control plane is a pulumi_eks.Cluster: a remote component that the engine
+registers with no properties. The settings live on the aws:eks/cluster:Cluster
+its Construct creates, so the cluster rules read that (offline, the engine models
+the children: mlplatform/engine/remote/pulumi_eks.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from ._props import (
     AUTOSCALER_PREFIX,
     CONTROL_PLANE_LOG_TYPES,
     EKS_CLUSTER,
-    EKS_COMPONENT,
     IAM_POLICY,
     IAM_POLICY_ATTACHMENT,
     IAM_ROLE,
@@ -38,6 +37,7 @@ from ._props import (
     known,
     policy_document,
     prod_rules,
+    require,
     statements,
     truthy,
 )
@@ -140,10 +140,8 @@ no_ssh_remote_access = resource_rule(
 
 
 def _log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    logs = get(args.props, "enabledClusterLogTypes", default=[])
-    if logs is UNKNOWN:
-        return
-    have = {x for x in items(logs) if isinstance(x, str)}
+    logs = require(args.props, "enabledClusterLogTypes", default=[])
+    have = set(logs) if isinstance(logs, list) else set()
     missing = [t for t in CONTROL_PLANE_LOG_TYPES if t not in have]
     if missing:
         yield f"control-plane log types {', '.join(missing)} are not enabled; audits need all five"
@@ -152,7 +150,7 @@ def _log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 control_plane_logging = resource_rule(
     "control-plane-logging",
     "The EKS control plane sends all five log types (api, audit, authenticator, controllerManager, scheduler).",
-    types=[EKS_COMPONENT, EKS_CLUSTER],
+    types=[EKS_CLUSTER],
     level=MANDATORY,
     severity=MEDIUM,
     check=_log_types,
@@ -163,28 +161,23 @@ control_plane_logging = resource_rule(
 
 
 def _kms(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    if args.resource_type == EKS_COMPONENT:
-        # UNKNOWN (a key created in the same preview) counts as set.
-        if get(args.props, "encryptionConfigKeyArn") in (MISSING, None, ""):
-            yield "the cluster has no encryptionConfigKeyArn; Kubernetes secrets are stored unencrypted in etcd"
-        return
-    config = get(args.props, "encryptionConfig")
-    if config is UNKNOWN:
-        return
-    if config in (MISSING, None):
+    # pulumi-eks builds the whole encryptionConfig from the key ARN in one apply: with a key created in
+    # the same run it is unknown during a preview, and the rule runs on `pulumi up`.
+    config = require(args.props, "encryptionConfig", default=None)
+    if not isinstance(config, dict):
         yield "the cluster has no encryptionConfig; Kubernetes secrets are stored unencrypted in etcd"
         return
-    resources = get(config, "resources", default=[])
-    if known(resources) and "secrets" not in list(items(resources)):
+    resources = config.get("resources")
+    if "secrets" not in (resources if isinstance(resources, list) else []):
         yield "encryptionConfig does not cover the secrets resource"
-    if get(config, "provider", "keyArn") in (MISSING, None, ""):
+    if not (config.get("provider") or {}).get("keyArn"):
         yield "encryptionConfig names no KMS key"
 
 
 secrets_kms_encryption = resource_rule(
     "secrets-kms-encryption",
     "Kubernetes secrets are envelope-encrypted with a KMS key.",
-    types=[EKS_COMPONENT, EKS_CLUSTER],
+    types=[EKS_CLUSTER],
     level=MANDATORY,
     severity=HIGH,
     check=_kms,
@@ -194,14 +187,10 @@ secrets_kms_encryption = resource_rule(
 
 
 def _endpoint(args: Any) -> tuple[Any, Any, Any]:
-    """(private, public, cidrs) with the API's defaults: public access on, open to 0.0.0.0/0."""
-    if args.resource_type == EKS_COMPONENT:
-        src, prefix = args.props, ()
-    else:
-        src, prefix = args.props, ("vpcConfig",)
-    private = get(src, *prefix, "endpointPrivateAccess", default=False)
-    public = get(src, *prefix, "endpointPublicAccess", default=True)
-    cidrs = get(src, *prefix, "publicAccessCidrs", default=["0.0.0.0/0"])
+    """(private, public, cidrs) of vpcConfig with the API's defaults: public access on, open to 0.0.0.0/0."""
+    private = require(args.props, "vpcConfig", "endpointPrivateAccess", default=False)
+    public = require(args.props, "vpcConfig", "endpointPublicAccess", default=True)
+    cidrs = require(args.props, "vpcConfig", "publicAccessCidrs", default=["0.0.0.0/0"])
     return (
         False if private is None else private,
         True if public is None else public,
@@ -211,9 +200,9 @@ def _endpoint(args: Any) -> tuple[Any, Any, Any]:
 
 def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     _, public, cidrs = _endpoint(args)
-    if public is False or public is UNKNOWN or cidrs is UNKNOWN:
+    if public is False:
         return
-    listed = [c for c in items(cidrs) if isinstance(c, str)]
+    listed = [c for c in (cidrs if isinstance(cidrs, list) else []) if isinstance(c, str)]
     if not listed:
         yield "the API endpoint is public with no publicAccessCidrs, which EKS opens to 0.0.0.0/0"
     for cidr in listed:
@@ -228,7 +217,7 @@ def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 endpoint_not_open = resource_rule(
     "eks-endpoint-not-open",
     "The EKS API endpoint is never public to 0.0.0.0/0.",
-    types=[EKS_COMPONENT, EKS_CLUSTER],
+    types=[EKS_CLUSTER],
     level=MANDATORY,
     severity=CRITICAL,
     check=_open_cidrs,
@@ -248,7 +237,7 @@ def _private(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 endpoint_private = resource_rule(
     "eks-endpoint-private",
     "The EKS API endpoint is private (mandatory by default; dev stacks relax it through policy config).",
-    types=[EKS_COMPONENT, EKS_CLUSTER],
+    types=[EKS_CLUSTER],
     level=MANDATORY,
     severity=HIGH,
     check=_private,
@@ -351,7 +340,7 @@ node_role_no_admin = stack_rule(
 def _cluster_names(args: Any) -> set[str]:
     names = set()
     for r in args.resources:
-        key = {NODE_GROUP: "clusterName", EKS_COMPONENT: "name", EKS_CLUSTER: "name"}.get(r.resource_type)
+        key = {NODE_GROUP: "clusterName", EKS_CLUSTER: "name"}.get(r.resource_type)
         value = get(r.props, key) if key else None
         if isinstance(value, str):
             names.add(value)
@@ -415,7 +404,7 @@ autoscaler_iam_scoped = stack_rule(
 
 # --- protection ------------------------------------------------------------------------------------
 
-PROTECTED_TYPES = (EKS_COMPONENT, EKS_CLUSTER, KMS_KEY, VPC, SUBNET)
+PROTECTED_TYPES = (EKS_CLUSTER, KMS_KEY, VPC, SUBNET)
 
 
 def _protected(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:

@@ -16,7 +16,6 @@ from typing import Any
 
 from ._props import (
     EKS_CLUSTER,
-    EKS_COMPONENT,
     K8S_CONFIG_MAP,
     K8S_LIMIT_RANGE,
     K8S_NAMESPACE,
@@ -53,7 +52,7 @@ def object_name(resource: Any) -> Any:
 def stack_environment(args: Any) -> str | None:
     """The environment of the stack: the cluster's tag, else the node groups' label."""
     for r in args.resources:
-        if r.resource_type in (EKS_COMPONENT, EKS_CLUSTER, NODE_GROUP):
+        if r.resource_type in (EKS_CLUSTER, NODE_GROUP):
             env = environment(r.props)
             if env:
                 return env

@@ -11,6 +11,7 @@ from tests.conftest import shipped_run, stack_config
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 TAG = "aws:autoscaling/tag:Tag"
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
 CA = "k8s.io/cluster-autoscaler"
 
 
@@ -96,22 +97,33 @@ def test_launch_templates_enforce_imdsv2_encrypted_gp3_and_no_ssh(dev_run):
         assert group.inputs["updateConfig"] == {"maxUnavailable": 1}
 
 
+def control_plane(run):
+    """The aws:eks/cluster:Cluster pulumi_eks.Cluster creates: in a real run it carries the settings."""
+    return run.one(EKS_CLUSTER, "cluster-eksCluster")
+
+
 def test_control_plane_baseline(dev_run, prod_run):
     for run in (dev_run, prod_run):
-        (cluster,) = run.of_type("eks:index:Cluster")
-        i = cluster.inputs
-        assert i["skipDefaultNodeGroup"] is True
-        assert i["authenticationMode"] == "API"
-        assert i["createOidcProvider"] is True
-        assert i["enabledClusterLogTypes"] == CONTROL_PLANE_LOG_TYPES
-        assert i["encryptionConfigKeyArn"].startswith("arn:aws:kms:")
-        # CoreDNS has one owner: the workload layer's add-on, not pulumi_eks.
-        assert i["corednsAddonOptions"]["enabled"] is False
-    dev = dev_run.one("eks:index:Cluster", "cluster").inputs
+        # A remote component: the engine registers it with no properties (engine/remote/pulumi_eks.py).
+        assert run.one("eks:index:Cluster", "cluster").inputs == {}
+        eks = control_plane(run).inputs
+        assert eks["accessConfig"]["authenticationMode"] == "API"
+        assert eks["enabledClusterLogTypes"] == CONTROL_PLANE_LOG_TYPES
+        key = run.one("aws:kms/key:Key", "cluster-secrets").outputs["arn"]
+        assert eks["encryptionConfig"] == {"provider": {"keyArn": key}, "resources": ["secrets"]}
+        assert run.of_type("aws:iam/openIdConnectProvider:OpenIdConnectProvider")
+        # CoreDNS has one owner: the workload layer's add-on, not pulumi_eks; and no default node group.
+        by_eks = [r for r in run.resources if r.created_by]
+        assert {r.inputs["addonName"] for r in by_eks if r.type == "aws:eks/addon:Addon"} == {"kube-proxy", "vpc-cni"}
+        assert not [r for r in by_eks if r.type.startswith(("aws:autoscaling", "aws:ec2/launch", "aws:eks/node"))]
+    dev = control_plane(dev_run).inputs["vpcConfig"]
     assert dev["endpointPublicAccess"] is True and dev["publicAccessCidrs"] == ["203.0.113.0/24"]
-    prod = prod_run.one("eks:index:Cluster", "cluster")
-    assert prod.inputs["endpointPublicAccess"] is False and prod.inputs["endpointPrivateAccess"] is True
-    assert prod.protect and not dev_run.one("eks:index:Cluster", "cluster").protect
+    prod = control_plane(prod_run)
+    assert prod.inputs["vpcConfig"]["endpointPublicAccess"] is False
+    assert prod.inputs["vpcConfig"]["endpointPrivateAccess"] is True
+    assert "publicAccessCidrs" not in prod.inputs["vpcConfig"]
+    assert prod.inputs["deletionProtection"] is True and control_plane(dev_run).inputs["deletionProtection"] is False
+    assert prod.protect and not control_plane(dev_run).protect
     assert prod_run.one("aws:kms/key:Key", "cluster-secrets").inputs["enableKeyRotation"] is True
 
 
@@ -136,8 +148,7 @@ def test_new_vpc_spans_the_requested_zones_with_private_node_subnets(prod_run):
     private = [s for s in subnets if "kubernetes.io/role/internal-elb" in s.inputs["tags"]]
     assert len(private) == 3 and len({s.inputs["availabilityZone"] for s in private}) == 3
     assert len(prod_run.of_type("aws:ec2/natGateway:NatGateway")) == 3  # perAz in prod
-    (cluster,) = prod_run.of_type("eks:index:Cluster")
-    assert len(cluster.inputs["privateSubnetIds"]) == 3
+    assert len(control_plane(prod_run).inputs["vpcConfig"]["subnetIds"]) == 3
 
 
 def test_existing_vpc_is_used_as_given():
@@ -148,8 +159,13 @@ def test_existing_vpc_is_used_as_given():
     }
     run = run_program("dev", raw)
     assert not run.of_type("aws:ec2/vpc:Vpc")
-    cluster = run.one("eks:index:Cluster", "cluster").inputs
-    assert cluster["vpcId"] == "vpc-0123456789abcdef0"
+    assert control_plane(run).inputs["vpcConfig"]["subnetIds"] == [
+        "subnet-0aaaaaaaaaaaaaaaa",
+        "subnet-0bbbbbbbbbbbbbbbb",
+    ]
+    assert {sg.inputs["vpcId"] for sg in run.of_type("aws:ec2/securityGroup:SecurityGroup")} == {
+        "vpc-0123456789abcdef0"
+    }
     for group in run.of_type(NG):
         assert group.inputs["subnetIds"] == ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]
 

@@ -27,7 +27,8 @@ def test_plan_prints_the_node_group_table(capsys):
     assert "CriticalAddonsOnly=true:NoSchedule" in out
     assert "app.iguazio.com/lifecycle=preemptible:NoSchedule" in out
     assert "kubeconfig: [secret]" in out
-    assert "to create" in out
+    assert "to create (17 of them created by pulumi-eks)" in out
+    assert "aws:eks/cluster:Cluster  (created by pulumi-eks)" in out
 
 
 def test_plan_json_for_prod(capsys):
@@ -44,7 +45,10 @@ def test_plan_json_for_prod(capsys):
     gpu = groups["gpu"]
     assert gpu["amiType"] == "AL2023_x86_64_NVIDIA" and gpu["role"] == "gpu"
     assert gpu["autoscalerTags"]["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "1"
-    assert {"type", "name", "parent", "inputs"} <= set(doc["resources"][0])
+    assert {"type", "name", "parent", "inputs", "createdBy"} <= set(doc["resources"][0])
+    by_eks = {r["type"] for r in doc["resources"] if r["createdBy"] == "pulumi-eks"}
+    assert {"aws:eks/cluster:Cluster", "aws:iam/openIdConnectProvider:OpenIdConnectProvider"} <= by_eks
+    assert "aws:eks/nodeGroup:NodeGroup" not in by_eks
     assert doc["exports"]["kubeconfig"] == "[secret]"
     assert "jupyter" not in groups
 

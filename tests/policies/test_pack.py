@@ -1,208 +1,188 @@
-"""The pack as the Pulumi CLI runs it: the analyzer servicer, its metadata, preview-only shapes, the server.
+"""The pack as the Pulumi CLI runs it: started from its own venv and driven over the Analyzer gRPC protocol.
 
-`pulumi preview --policy-pack policies` talks to pulumi-policy's analyzer over
-gRPC; these tests drive that same servicer with protobuf requests (numbers as
-floats, unknown values as sentinels) and compare it with `mlplatform check`'s
-offline evaluation, so the two cannot drift apart.
+tests/policies/analyzer.py starts `policies/` the way `pulumi preview --policy-pack policies` does and
+feeds it the engine-faithful recording (pulumi-eks's children, engine URNs). Every verdict it gives
+must be the one `mlplatform check` gives, resource for resource, both as `pulumi up` sees a stack and
+as a `pulumi preview` of a fresh stack sees it (the values AWS computes unknown).
 """
 
 from __future__ import annotations
 
 import ast
-import subprocess
+import json
 import sys
+from functools import cache
 from pathlib import Path
 
-import grpc
 import pytest
-from google.protobuf import empty_pb2, struct_pb2
-from pulumi.runtime import proto
-from pulumi.runtime.proto import analyzer_pb2_grpc
-from pulumi_policy import EnforcementLevel
-from pulumi_policy.policy import _PolicyAnalyzerServicer
+from pulumi.runtime.proto import analyzer_pb2 as proto
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 import mlplatform_policies
+from mlplatform.check import policy_resources, run_checks
+from mlplatform.engine import ProgramRun, run_program
 from mlplatform_policies import PACK_NAME, POLICIES, offline
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shipped_run, stack_config
+from tests.policies.analyzer import PolicyPack, diagnostics_of, keys
 from tests.policies.test_rules import DEV_POLICY_CONFIG, LT, NG, TAG, _set, edit, shipped
 
-LEVEL_NAMES = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.DISABLED: "disabled"}
-EKS_CHILD = "aws:eks/cluster:Cluster"
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+IAM_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+OPEN_ENDPOINT = {"endpoint": {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["0.0.0.0/0"]}}
 
 
-def _struct(d) -> struct_pb2.Struct:
-    s = struct_pb2.Struct()
-    s.update(dict(d))
-    return s
+@pytest.fixture(scope="module")
+def pack():
+    """One pack process per stack, as the CLI starts one per run; every one must shut down cleanly."""
+    started: dict[str, PolicyPack] = {}
+
+    def get(stack: str) -> PolicyPack:
+        if stack not in started:
+            started[stack] = PolicyPack(stack).__enter__()
+        return started[stack]
+
+    yield get
+    assert {stack: p.close() for stack, p in started.items()} == dict.fromkeys(started, 0)
 
 
-def _options(r: offline.Resource) -> proto.AnalyzerResourceOptions:
-    return proto.AnalyzerResourceOptions(protect=r.protect, ignoreChanges=list(r.ignore_changes), parent=r.parent or "")
+@cache
+def _configured(stack: str, edits: str) -> ProgramRun:
+    cfg = stack_config(stack)
+    for key, value in json.loads(edits).items():
+        cfg[f"ml-platform-eks:{key}"] = value
+    return run_program(stack, cfg)
 
 
-def servicer(config: dict | None = None) -> _PolicyAnalyzerServicer:
-    s = _PolicyAnalyzerServicer(PACK_NAME, "0.1.0", POLICIES, EnforcementLevel.ADVISORY)
-    if config:
-        request = proto.ConfigureAnalyzerRequest()
-        for name, setting in offline.resolve_config(config).items():
-            request.policyConfig[name].enforcementLevel = s._map_enforcement_level(setting.level)
-            if setting.properties:
-                request.policyConfig[name].properties.update(setting.properties)
-        s.Configure(request, None)
-    return s
+def recording(stack: str, **edits) -> ProgramRun:
+    return _configured(stack, json.dumps(edits, sort_keys=True)) if edits else shipped_run(stack)
 
 
-def analyze(resources, config: dict | None = None) -> set[tuple[str, str, str]]:
-    """(policy, urn, level) of every diagnostic the CLI's analyzer would report for these resources."""
-    s, out = servicer(config), set()
-    for r in resources:
-        response = s.Analyze(
-            proto.AnalyzeRequest(type=r.type, properties=_struct(r.props), urn=r.urn, name=r.name, options=_options(r)),
-            None,
-        )
-        out |= {(d.policyName, d.urn or r.urn, LEVEL_NAMES[d.enforcementLevel]) for d in response.diagnostics}
-    request = proto.AnalyzeStackRequest(
-        resources=[
-            proto.AnalyzerResource(
-                type=r.type,
-                properties=_struct(r.state if r.state is not None else r.props),
-                urn=r.urn,
-                name=r.name,
-                options=_options(r),
-                parent=r.parent or "",
-            )
-            for r in resources
-        ]
-    )
-    response = s.AnalyzeStack(request, None)
-    return out | {(d.policyName, d.urn, LEVEL_NAMES[d.enforcementLevel]) for d in response.diagnostics}
+def resource_type(urn: str) -> str:
+    return urn.split("::")[2].split("$")[-1] if urn else "(stack)"
 
 
-def offline_result(resources, config: dict | None = None) -> set[tuple[str, str, str]]:
-    return {(v.policy, v.urn or "", v.level) for v in offline.evaluate(resources, config)}
+CASES = [
+    # (stack, stack config edits, policy config, views, mandatory (rule, resource type) expected)
+    ("dev", {}, DEV_POLICY_CONFIG, ("update", "preview"), set()),
+    ("prod", {}, None, ("update", "preview"), set()),
+    ("dev", {}, None, ("update",), {("eks-endpoint-private", EKS_CLUSTER)}),
+    (
+        "prod",
+        OPEN_ENDPOINT,
+        None,
+        ("update",),  # the preview: test_a_public_endpoint_fails_on_the_control_plane_pulumi_eks_creates
+        {("eks-endpoint-not-open", EKS_CLUSTER), ("eks-endpoint-private", EKS_CLUSTER)},
+    ),
+    (
+        "prod",
+        {"protectResources": False},
+        None,
+        ("update",),
+        {("prod-resources-protected", t) for t in (EKS_CLUSTER, "aws:kms/key:Key", "aws:ec2/vpc:Vpc")}
+        | {("prod-resources-protected", "aws:ec2/subnet:Subnet")},
+    ),
+    ("prod", {"protectResources": False}, {"all": "advisory"}, ("update",), set()),
+]
+IDS = ["dev", "prod", "dev-without-its-policy-config", "prod-open-endpoint", "prod-unprotected", "prod-all-advisory"]
 
 
-def _broken_dev():
-    r = edit(shipped("dev"), LT, "jobs-lt", _set(["metadataOptions", "httpTokens"], "optional"))
-    r = edit(r, NG, "spot", _set(["taints"], []))
-    r = edit(r, NG, "jobs", ignore_changes=())
-    return [x for x in r if not (x.type == TAG and x.name.startswith("gpu-asg-k8s.io/cluster-autoscaler/enabled"))]
+@pytest.mark.parametrize(
+    "stack,edits,config,view,mandatory",
+    [(stack, edits, config, view, mandatory) for stack, edits, config, views, mandatory in CASES for view in views],
+    ids=[f"{name}-{view}" for name, case in zip(IDS, CASES, strict=True) for view in case[3]],
+)
+def test_pack_over_the_analyzer_protocol_agrees_with_mlplatform_check(pack, stack, edits, config, view, mandatory):
+    preview = view == "preview"
+    run = recording(stack, **edits)
+    p = pack(stack)
+    p.configure(config)
+    found = p.analyze(policy_resources(run, preview))
+    assert keys(found) == diagnostics_of(run_checks(run, config, preview))
+    assert {(d.policy, resource_type(d.urn)) for d in found if d.level == "mandatory"} == mandatory
+    # No rule reads the remote component: in a real run it has no properties.
+    assert not [d for d in found if resource_type(d.urn) == "eks:index:Cluster"]
+    control_plane = run.one(EKS_CLUSTER, "cluster-eksCluster").urn
+    # pulumi-eks builds encryptionConfig from the key ARN, unknown in a fresh preview: pulumi-policy's advisory.
+    cant_run = ("secrets-kms-encryption", control_plane, "advisory")
+    assert (cant_run in keys(found)) is preview
 
 
-@pytest.mark.parametrize("case", ["dev", "dev-with-config", "prod", "broken-dev"])
-def test_offline_check_reports_what_the_analyzer_reports(case):
-    resources = _broken_dev() if case == "broken-dev" else list(shipped(case.split("-")[0]))
-    config = DEV_POLICY_CONFIG if case == "dev-with-config" else None
-    expected = analyze(resources, config)
-    assert offline_result(resources, config) == expected
-    if case == "broken-dev":
-        assert {p for p, _, lvl in expected if lvl == "mandatory"} >= {
-            "imdsv2-required",
-            "spot-node-taint",
-            "autoscaled-desired-size-ignored",
-            "autoscaler-asg-tags",
-        }
+def test_a_public_endpoint_fails_on_the_control_plane_pulumi_eks_creates(pack):
+    run = recording("prod", **OPEN_ENDPOINT)
+    p = pack("prod")
+    p.configure(None)
+    urn = "urn:pulumi:prod::ml-platform-eks::mlplatform:cluster:Cluster$eks:index:Cluster$aws:eks/cluster:Cluster"
+    diagnostics = p.analyze(policy_resources(run, preview=True))
+    assert keys(diagnostics) == diagnostics_of(run_checks(run, preview=True))
+    (found,) = [d for d in diagnostics if d.policy == "eks-endpoint-not-open"]
+    assert (found.urn, found.level) == (f"{urn}::cluster-eksCluster", "mandatory")
+    assert "0.0.0.0/0" in found.message
 
 
-def test_analyzer_info_describes_every_rule():
-    info = servicer().GetAnalyzerInfo(empty_pb2.Empty(), None)
-    assert info.name == PACK_NAME and info.supportsConfig
-    by_name = {p.name: p for p in info.policies}
-    assert list(by_name) == [p.name for p in POLICIES]
-    for p in info.policies:
-        assert p.description and p.remediation_steps, p.name
-        assert p.enforcementLevel in (proto.MANDATORY, proto.ADVISORY), p.name
-        assert p.severity != proto.POLICY_SEVERITY_UNSPECIFIED, p.name
+def test_edited_resources_fail_through_the_protocol_as_in_mlplatform_check(pack):
+    # Mistakes the config layer refuses, made in hand-written code: the pack must still catch them.
+    broken = edit(shipped("dev"), LT, "jobs-lt", _set(["metadataOptions", "httpTokens"], "optional"))
+    broken = edit(broken, NG, "spot", _set(["taints"], []))
+    broken = edit(broken, NG, "jobs", ignore_changes=())
+    broken = [x for x in broken if not (x.type == TAG and x.name.startswith("gpu-asg-k8s.io/cluster-autoscaler/ena"))]
+    child = {"enabledClusterLogTypes": ["api"], "vpcConfig": {"endpointPublicAccess": True}}
+    broken = edit(broken, EKS_CLUSTER, "cluster-eksCluster", lambda props: props.update(child), protect=False)
+    broken = edit(broken, EKS_CLUSTER, "cluster-eksCluster", _set(["encryptionConfig"], None))
+    p = pack("dev")
+    p.configure(DEV_POLICY_CONFIG)
+    found = keys(p.analyze(broken))
+    assert found == diagnostics_of(offline.evaluate(broken, DEV_POLICY_CONFIG))
+    assert {policy for policy, _, level in found if level == "mandatory"} == {
+        "imdsv2-required",
+        "spot-node-taint",
+        "autoscaled-desired-size-ignored",
+        "autoscaler-asg-tags",
+        "control-plane-logging",
+        "secrets-kms-encryption",
+        "eks-endpoint-not-open",  # public with no CIDRs: EKS opens it to 0.0.0.0/0
+    }
+
+
+def test_numbers_in_the_policy_config_are_read_as_the_integers_they_are(pack):
+    # The CLI sends policy config as a protobuf Struct: minNodes 5 arrives as 5.0.
+    config = {"initial-node-group": {"minNodes": 5}}
+    run = recording("prod")
+    p = pack("prod")
+    p.configure(config)
+    found = p.analyze(policy_resources(run))
+    (message,) = [d.message for d in found if d.policy == "initial-node-group"]
+    assert message.endswith("needs at least 5"), message
+    assert keys(found) == diagnostics_of(run_checks(run, config))
+
+
+def test_the_pack_describes_every_rule(pack):
+    p = pack("prod")
+    assert p.info.name == PACK_NAME and p.info.supportsConfig and p.plugin_info.version
+    by_name = {x.name: x for x in p.info.policies}
+    assert list(by_name) == [x.name for x in POLICIES]
+    for x in p.info.policies:
+        assert x.description and x.remediation_steps, x.name
+        assert x.enforcementLevel in (proto.MANDATORY, proto.ADVISORY), x.name
+        assert x.severity != proto.POLICY_SEVERITY_UNSPECIFIED, x.name
     assert by_name["prod-workload-on-demand"].enforcementLevel == proto.ADVISORY
     assert by_name["imdsv2-required"].enforcementLevel == proto.MANDATORY
     assert "minNodes" in by_name["initial-node-group"].configSchema.properties
 
 
-# --- shapes only a real preview produces --------------------------------------------------------
-
-
-def _eks_child(stack: str, **vpc) -> offline.Resource:
-    """The aws:eks/cluster:Cluster pulumi_eks creates inside its component (not visible offline)."""
-    component = next(r for r in shipped(stack) if r.type == "eks:index:Cluster")
-    props = {
-        "name": component.props["name"],
-        "roleArn": UNKNOWN_STRING_VALUE,
-        "version": "1.33",
-        "enabledClusterLogTypes": list(component.props["enabledClusterLogTypes"]),
-        "encryptionConfig": {"provider": {"keyArn": UNKNOWN_STRING_VALUE}, "resources": ["secrets"]},
-        "vpcConfig": {
-            "endpointPrivateAccess": component.props["endpointPrivateAccess"],
-            "endpointPublicAccess": component.props["endpointPublicAccess"],
-            "publicAccessCidrs": list(component.props.get("publicAccessCidrs", [])),
-            "subnetIds": [UNKNOWN_STRING_VALUE],
-            "securityGroupIds": [UNKNOWN_STRING_VALUE],
-            **vpc,
-        },
-        "tags": dict(component.props["tags"]),
-    }
-    return offline.Resource(
-        EKS_CHILD,
-        f"{component.name}-eksCluster",
-        component.urn + f"$aws:eks/cluster:Cluster::{component.name}-eksCluster",
-        props,
-        parent=component.urn,
-        protect=component.protect,
-        state=props,
-    )
-
-
-def test_eks_child_cluster_passes_in_a_preview_of_the_shipped_stacks():
-    for stack, config in (("prod", None), ("dev", DEV_POLICY_CONFIG)):
-        resources = [*shipped(stack), _eks_child(stack)]
-        assert {p for p, _, lvl in analyze(resources, config) if lvl == "mandatory"} == set(), stack
-
-
-def test_eks_child_cluster_failures_are_caught_in_a_preview():
-    child = _eks_child("prod", endpointPublicAccess=True, publicAccessCidrs=["0.0.0.0/0"])
-    child.props["enabledClusterLogTypes"] = ["api"]
-    del child.props["encryptionConfig"]
-    child = offline.Resource(**{**child.__dict__, "protect": False})
-    found = {p for p, urn, lvl in analyze([*shipped("prod"), child]) if urn == child.urn and lvl == "mandatory"}
-    assert found == {
-        "eks-endpoint-not-open",
-        "eks-endpoint-private",
-        "control-plane-logging",
-        "secrets-kms-encryption",
-        "prod-resources-protected",
-    }
-
-
-def test_values_unknown_during_a_preview_raise_no_false_violations():
-    # During a preview the ASG name (a node-group output), the KMS key ARN and a node group's launch template
-    # id are unknown. Rules must neither fail on them nor give up on the whole stack.
+def test_values_unknown_during_a_preview_raise_no_false_violations(pack):
+    # Unknown in a preview: an ASG name (a node-group output), a launch template's id, every role's ARN and
+    # the node groups' role ARN. Rules must neither fail on them nor give up on the whole stack, and an IRSA
+    # role with broad rights must not be blamed on the nodes.
     unknown = edit(shipped("prod"), TAG, None, _set(["autoscalingGroupName"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, "eks:index:Cluster", "cluster", _set(["encryptionConfigKeyArn"], UNKNOWN_STRING_VALUE))
     unknown = edit(unknown, NG, None, _set(["launchTemplate", "id"], UNKNOWN_STRING_VALUE))
-    assert analyze(unknown) == set()
-    assert offline_result(unknown) == set()
-
-
-# --- the pack as a program ------------------------------------------------------------------------
-
-
-def test_policy_pack_serves_its_rules(tmp_path):
-    # What `pulumi preview --policy-pack policies` starts: the pack prints its port and serves gRPC.
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "policies" / "__main__.py")],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        port = int(proc.stdout.readline().strip())
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            info = analyzer_pb2_grpc.AnalyzerStub(channel).GetAnalyzerInfo(empty_pb2.Empty(), timeout=20)
-        assert info.name == PACK_NAME
-        assert [p.name for p in info.policies] == [p.name for p in POLICIES]
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
+    unknown = edit(unknown, "aws:iam/role:Role", None, _set(["arn"], UNKNOWN_STRING_VALUE))
+    unknown = edit(unknown, NG, None, _set(["nodeRoleArn"], UNKNOWN_STRING_VALUE))
+    irsa = next(r for r in shipped("prod") if r.name == "platform-autoscaler" and r.type == "aws:iam/role:Role")
+    attachment = {"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"}
+    unknown.append(offline.Resource(IAM_ATTACHMENT, "irsa-admin", "urn:test:irsa-admin", attachment, state=attachment))
+    p = pack("prod")
+    p.configure(None)
+    assert keys(p.analyze(unknown)) == set() == diagnostics_of(offline.evaluate(unknown))
 
 
 def test_pack_needs_only_pulumi_policy_and_the_stdlib():
@@ -220,24 +200,6 @@ def test_pack_needs_only_pulumi_policy_and_the_stdlib():
             assert roots <= allowed, f"{path.name} imports {roots - allowed}"
     requirements = (ROOT / "policies" / "requirements.txt").read_text()
     assert "pulumi-policy" in requirements
-
-
-def test_roles_with_unknown_arns_are_not_taken_for_the_node_role():
-    # In a preview every new role's ARN is unknown; an IRSA role with broad rights must not be blamed on the nodes.
-    irsa = next(r for r in shipped("prod") if r.name == "platform-autoscaler" and r.type == "aws:iam/role:Role")
-    resources = edit(shipped("prod"), "aws:iam/role:Role", None, _set(["arn"], UNKNOWN_STRING_VALUE))
-    resources = edit(resources, NG, None, _set(["nodeRoleArn"], UNKNOWN_STRING_VALUE))
-    resources = [
-        *resources,
-        offline.Resource(
-            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-            "irsa-admin",
-            "urn:test:irsa-admin",
-            {"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
-            state={"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
-        ),
-    ]
-    assert "node-role-no-admin-policies" not in {p for p, _, _ in analyze(resources)}
 
 
 def test_pack_constants_match_the_toolkit():

@@ -26,7 +26,8 @@ Resource = offline.Resource
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 TAG = "aws:autoscaling/tag:Tag"
-EKS = "eks:index:Cluster"
+EKS = "aws:eks/cluster:Cluster"  # the control plane pulumi_eks.Cluster creates; the component carries no settings
+EKS_NAME = "cluster-eksCluster"
 CM = "kubernetes:core/v1:ConfigMap"
 LR = "kubernetes:core/v1:LimitRange"
 NS = "kubernetes:core/v1:Namespace"
@@ -247,13 +248,13 @@ def _cases():
     yield (
         "control-plane-logging",
         prod,
-        lambda r: edit(r, EKS, "cluster", _set(["enabledClusterLogTypes"], ["api", "audit"])),
+        lambda r: edit(r, EKS, EKS_NAME, _set(["enabledClusterLogTypes"], ["api", "audit"])),
         "mandatory",
     )
     yield (
         "secrets-kms-encryption",
         prod,
-        lambda r: edit(r, EKS, "cluster", _set(["encryptionConfigKeyArn"], _DELETE)),
+        lambda r: edit(r, EKS, EKS_NAME, _set(["encryptionConfig"], _DELETE)),
         "mandatory",
     )
     yield "eks-endpoint-not-open", dev, lambda r: configured(dev, **DEV_OPEN_ENDPOINT), "mandatory"
@@ -428,7 +429,7 @@ def test_unscoped_inline_admin_policy_on_node_role():
 
 def test_untagged_resources_get_prod_rules():
     # Only an explicit dev tag relaxes prod's rules; dropping the tag must not loosen the gate.
-    untagged = edit(shipped("dev"), EKS, "cluster", _set(["tags"], {}))
+    untagged = edit(shipped("dev"), EKS, EKS_NAME, _set(["tags"], {}))
     assert "prod-resources-protected" in mandatory(evaluate(untagged, DEV_POLICY_CONFIG))
 
 

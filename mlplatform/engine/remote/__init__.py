@@ -1,0 +1,88 @@
+"""Remote (multi-language) components recorded the way the real engine sees them.
+
+Under Pulumi's mocks a remote component is one registration carrying the Python
+inputs. Under the engine its provider's Construct registers it (with the properties
+its SDK sends) and creates children that carry the settings. `record` replaces the
+former by the latter for every component type with a model (one module each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..recording import Recorded, clean
+from ..urn import make_urn
+from . import pulumi_eks
+from .model import Child, Construction, ModelError, NewResource
+
+MODELS = {pulumi_eks.COMPONENT_TYPE: pulumi_eks}
+
+__all__ = ["MODELS", "ModelError", "modelled", "record"]
+
+
+def modelled(type_: str, remote: bool) -> bool:
+    return remote and type_ in MODELS
+
+
+def record(
+    request: Any,
+    inputs: Mapping[str, Any],
+    *,
+    urn: str,
+    stack: str,
+    project: str,
+    region: str,
+    new_resource: NewResource,
+) -> tuple[dict[str, Any], list[Recorded]]:
+    """The component's outputs (what the program reads) and the recording of it and its children.
+
+    `request` is the component's RegisterResourceRequest: its version names the provider plugin the
+    engine would load, its property dependencies tell which inputs are other resources' outputs.
+    """
+    model = MODELS[request.type]
+    # Inputs that depend on resources of this program are their ids and ARNs here: unknown in a fresh preview.
+    unknown = frozenset(k for k, deps in request.propertyDependencies.items() if list(deps.urns))
+    built: Construction = model.construct(
+        request.name, inputs, version=request.version, region=region, unknown=unknown, new_resource=new_resource
+    )
+    protect = bool(request.protect)
+    component = Recorded(
+        urn=urn,
+        type=request.type,
+        name=request.name,
+        parent=request.parent or None,
+        custom=False,
+        remote=True,
+        inputs=clean(built.props),
+        outputs=built.outputs,
+        protect=protect,
+        ignore_changes=list(request.ignoreChanges),
+        unknown_in_preview=built.unknown_in_preview,
+    )
+    urns: dict[int, str] = {}
+    out = [component]
+    for child in built.children:
+        parent = urns[id(child.parent)] if child.parent is not None else urn
+        urns[id(child)] = make_urn(stack, project, parent, child.type, child.name)
+        out.append(_recorded(child, urns[id(child)], parent, protect, model.CREATED_BY))
+    return built.outputs, out
+
+
+def _recorded(child: Child, urn: str, parent: str, protect: bool, created_by: str) -> Recorded:
+    return Recorded(
+        urn=urn,
+        type=child.type,
+        name=child.name,
+        parent=parent,
+        custom=child.custom,
+        remote=False,
+        inputs=clean(child.inputs),
+        outputs=child.outputs,
+        # Node SDK children inherit protect from their parent (sdk/nodejs/resource.ts@v3.173.0:475-476),
+        # and Construct passes the component's protect on (sdk/nodejs/provider/server.ts construct).
+        protect=protect,
+        ignore_changes=list(child.ignore_changes),
+        created_by=created_by,
+        unknown_in_preview=child.unknown_in_preview,
+    )
