@@ -173,7 +173,7 @@ def test_the_control_plane_carries_the_programs_settings(stack):
     eks = run.one("aws:eks/cluster:Cluster", "cluster-eksCluster")
     role = run.one("aws:iam/role:Role", "cluster-eksRole-role")
     component = run.one("eks:index:Cluster", "cluster").outputs
-    assert eks.inputs["name"] == f"mlp-{stack}" and eks.inputs["version"] == "1.33"
+    assert eks.inputs["name"] == f"mlp-{stack}" and eks.inputs["version"] == "1.35"
     assert eks.inputs["roleArn"] == role.outputs["arn"]
     assert eks.inputs["vpcConfig"]["securityGroupIds"] == [component["clusterSecurityGroupId"]]
     egress = run.one(RULE, "cluster-eksClusterInternetEgressRule").inputs
