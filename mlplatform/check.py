@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
 
 from .engine import ProgramRun
@@ -24,6 +25,24 @@ load_policy_config = offline.load_policy_config
 
 
 def policy_resources(run: ProgramRun) -> list[offline.Resource]:
+    return [
+        *_recorded(run),
+        *_default_aws_provider(run),
+    ]
+
+
+def _default_aws_provider(run: ProgramRun) -> list[offline.Resource]:
+    """The default aws provider a real preview analyzes too (the engine's analyzeAll covers default providers:
+    research/pulumi-eks, step_generator.go); the mocks register none. Its inputs carry the stack's region."""
+    region = run.config.get(REGION_KEY)
+    if not isinstance(region, str):
+        return []
+    props = {"region": region}
+    urn = f"urn:pulumi:{run.stack}::{PROJECT}::pulumi:providers:aws::default"
+    return [offline.Resource(type="pulumi:providers:aws", name="default", urn=urn, props=props, state=props)]
+
+
+def _recorded(run: ProgramRun) -> list[offline.Resource]:
     return [
         offline.Resource(
             type=r.type,
