@@ -160,6 +160,8 @@ def _node_price(
     known = {t: p.usd_per_hour for t, p in prices.items() if p.usd_per_hour is not None}
     unpriced = tuple(t for t in cap.instance_types if t not in known)
     price_range = (min(known.values()), max(known.values())) if known else None
+    if not cap.instance_types:  # a provisioner that names no candidates: nothing to price
+        return Price(None, f"{cap.kind} {cap.name} names no instance types"), "exact", "", None, None, ()
     if cap.priced_by == "first":
         chosen = cap.instance_types[0]
         price, bound = prices[chosen], "exact"
@@ -228,7 +230,7 @@ def network_lines(cfg: StackConfig) -> list[Line]:
 def storage_lines(capacity: Iterable[Capacity]) -> list[Line]:
     """The root volumes every node gets from its launch template, and the key that encrypts secrets."""
     sized = [c for c in capacity if c.root_volume_gib]
-    gib = Sizes(*(sum(c.root_volume_gib * getattr(c, f"{s}_nodes") for c in sized) for s in SIZES))  # type: ignore[operator]
+    gib = Sizes(*(sum((c.root_volume_gib or 0) * getattr(c, f"{s}_nodes") for c in sized) for s in SIZES))
     return [
         Line("EBS", "nodes' root volumes (EBS)", "GiB", "GiB-month", gib, Price(None, unknown_reason("ebs"))),
         Line(

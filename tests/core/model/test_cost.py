@@ -238,3 +238,11 @@ def test_totals_add_up_and_never_shrink_from_floor_to_ceiling(groups):
     assert floor.usd_per_hour <= desired.usd_per_hour <= ceiling.usd_per_hour
     assert floor.usd_per_hour == sum((x.usd_per_hour("min") or 0) for x in cost.lines)
     assert all(x.price.usd_per_hour <= x.price_range[1] for x in cost.groups)
+
+
+def test_capacity_without_candidate_types_is_unknown_not_an_error():
+    cfg = parse(stack_config("dev"))
+    pool = Capacity("any", "node pool", "ON_DEMAND", (), 0, 0, 5, "highest")
+    (priced,) = estimate(cfg, build_layout(cfg, "dev"), capacity=[pool]).groups
+    assert not priced.price.known and "names no instance types" in priced.price.reason
+    assert priced.usd_per_hour("min") == 0 and priced.usd_per_hour("max") is None
