@@ -24,16 +24,10 @@ PolicyConfigError = offline.PolicyConfigError
 load_policy_config = offline.load_policy_config
 
 
-def policy_resources(run: ProgramRun) -> list[offline.Resource]:
-    return [
-        *_recorded(run),
-        *_default_aws_provider(run),
-    ]
-
-
 def _default_aws_provider(run: ProgramRun) -> list[offline.Resource]:
-    """The default aws provider a real preview analyzes too (the engine's analyzeAll covers default providers:
-    research/pulumi-eks, step_generator.go); the mocks register none. Its inputs carry the stack's region."""
+    """The default aws provider, which a real preview hands the analyzer too (pulumi/pulumi
+    pkg/resource/deploy/step_generator.go, analyzeAll: every registered resource, default providers
+    included); the mocks register none. Its inputs carry the stack's aws:region."""
     region = run.config.get(REGION_KEY)
     if not isinstance(region, str):
         return []
@@ -42,7 +36,7 @@ def _default_aws_provider(run: ProgramRun) -> list[offline.Resource]:
     return [offline.Resource(type="pulumi:providers:aws", name="default", urn=urn, props=props, state=props)]
 
 
-def _recorded(run: ProgramRun) -> list[offline.Resource]:
+def policy_resources(run: ProgramRun) -> list[offline.Resource]:
     return [
         offline.Resource(
             type=r.type,
@@ -56,7 +50,7 @@ def _recorded(run: ProgramRun) -> list[offline.Resource]:
             state={**r.inputs, **r.outputs},
         )
         for r in run.resources
-    ]
+    ] + _default_aws_provider(run)
 
 
 # The placement proof needs the layout, which a real preview's policy pack never sees: offline only.
