@@ -15,6 +15,7 @@ from typing import Any
 
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
 
 from .engine import ProgramRun
@@ -24,6 +25,18 @@ from .project import project_root
 Violation = offline.Violation
 PolicyConfigError = offline.PolicyConfigError
 load_policy_config = offline.load_policy_config
+
+
+def _default_aws_provider(run: ProgramRun) -> list[offline.Resource]:
+    """The default aws provider, which a real preview hands the analyzer too (pulumi/pulumi
+    pkg/resource/deploy/step_generator.go, analyzeAll: every registered resource, default providers
+    included); the mocks register none. Its inputs carry the stack's aws:region."""
+    region = run.config.get(REGION_KEY)
+    if not isinstance(region, str):
+        return []
+    props = {"region": region}
+    urn = f"urn:pulumi:{run.stack}::{PROJECT}::pulumi:providers:aws::default"
+    return [offline.Resource(type="pulumi:providers:aws", name="default", urn=urn, props=props, state=props)]
 
 
 def policy_resources(run: ProgramRun, preview: bool = False) -> list[offline.Resource]:
@@ -50,7 +63,7 @@ def policy_resources(run: ProgramRun, preview: bool = False) -> list[offline.Res
                 state=state,
             )
         )
-    return out
+    return out + _default_aws_provider(run)
 
 
 def _unknown(values: Mapping[str, Any], paths) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Shared by the data generators in scripts/: where each upstream file comes from, and getting it.
 
 Standard library only. scripts/upstream.json pins each upstream file (repo, path, commit, date,
-license). A generator reads a file either from a local copy the user gives, or, with --fetch, from
-raw.githubusercontent.com at the pinned commit (or at --ref, e.g. main, to refresh the dataset).
+license), or a page outside git by its URL and date. A generator reads a file either from a local copy
+the user gives, or, with --fetch, from raw.githubusercontent.com at the pinned commit (or at --ref, e.g.
+main, to refresh the dataset), or from the page's URL.
 """
 
 from __future__ import annotations
@@ -23,16 +24,20 @@ def manifest() -> dict[str, dict]:
 def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> tuple[str, dict]:
     """The text of one upstream file and its provenance record (as written into a snapshot's `source`)."""
     pin = manifest()[role]
-    record = {"role": role, **{k: pin[k] for k in ("repo", "path", "commit", "date", "license")}}
+    if "url" in pin:  # a page outside git (an AWS price statement): pinned by its URL and date, no ref to move
+        record = {"role": role, **{k: pin[k] for k in ("url", "date", "license")}}
+        where, url = pin["url"], pin["url"]
+    else:
+        record = {"role": role, **{k: pin[k] for k in ("repo", "path", "commit", "date", "license")}}
+        where = f"{pin['repo']}/{pin['path']}"
+        url = RAW_URL.format(repo=pin["repo"], ref=ref or pin["commit"], path=pin["path"])
     if local:
         return Path(local).read_text(encoding="utf-8"), record
     if not fetch:
-        raise SystemExit(f"{role}: give a local copy of {pin['repo']}/{pin['path']} or pass --fetch")
-    at = ref or pin["commit"]
-    url = RAW_URL.format(repo=pin["repo"], ref=at, path=pin["path"])
+        raise SystemExit(f"{role}: give a local copy of {where} or pass --fetch")
     with urllib.request.urlopen(url, timeout=60) as response:
         text = response.read().decode("utf-8")
-    if ref:  # a moving ref: record it and the day it was read; pin the commit in upstream.json afterwards
+    if ref and "url" not in pin:  # a moving ref: record it and the day it was read; pin the commit afterwards
         record.update(
             commit=f"{ref} (as of {datetime.date.today().isoformat()})", date=datetime.date.today().isoformat()
         )

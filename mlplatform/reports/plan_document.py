@@ -8,6 +8,7 @@ from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
+from .cost import cost_section, plan_cost
 from .placement import placement_section
 from .workload_layer import kubernetes_section
 
@@ -88,4 +89,5 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "exports": plan.run.public_exports(),
         "placement": placement_section(plan.layout, report=plan.placement),
         "kubernetes": kubernetes_section(plan.run),
+        "cost": cost_section(plan_cost(plan)),
     }

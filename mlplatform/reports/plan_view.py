@@ -13,6 +13,7 @@ from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
+from .cost import render_cost
 from .placement import render_placement
 from .plan_document import plan_document
 from .workload_layer import render_workload_layer
@@ -66,6 +67,8 @@ def render(plan: Plan, console: Console) -> None:
     console.print(f"  network: {_network(cfg)}")
     console.print()
     console.print(node_group_table(doc["nodeGroups"]))
+    console.print()
+    render_cost(plan, console)
     console.print()
     render_placement(plan.layout, console, report=plan.placement)
     console.print()

@@ -4,5 +4,5 @@ Read top-down: `config` (the stack file and its settings) -> `layout` (node grou
 `workloads` (priority classes, namespaces, job defaults) -> `addons` and `ml_settings`
 (what runs on the cluster and what MLRun and Polyaxon are told). `scheduling`, `quantity`
 and `instances` are the vocabulary they share; `cluster` and `network` hold the control
-plane's and the VPC's plain data.
+plane's and the VPC's plain data. `cost` prices what the stack creates.
 """

@@ -280,9 +280,24 @@ def _cases():
         "mandatory",
     )
     yield "prod-resources-protected", prod, lambda r: configured(prod, protectResources=False), "mandatory"
+    yield (
+        "idle-cost-ceiling",
+        prod,
+        lambda r: edit(r, NG, "workload", _set(["scalingConfig"], {"minSize": 6, "maxSize": 20, "desiredSize": 6})),
+        "advisory",
+    )
+    yield (
+        "dev-gpu-scale-from-zero",
+        dev,
+        lambda r: edit(r, NG, "gpu", _set(["scalingConfig"], {"minSize": 1, "maxSize": 4, "desiredSize": 1})),
+        "advisory",
+    )
 
 
 CASES = list(_cases())
+# Rules that only act on a setting of the policy config get it in their case (the shipped prod idles at
+# about 2,035 USD/month; its broken variant keeps 4 more m5.4xlarge nodes).
+CASE_CONFIG = {"idle-cost-ceiling": {"idle-cost-ceiling": {"maxIdleMonthlyUsd": {"prod": 3000}}}}
 
 
 def test_every_rule_has_a_case():
@@ -291,7 +306,7 @@ def test_every_rule_has_a_case():
 
 @pytest.mark.parametrize("rule,stack,breaks,level", CASES, ids=[c[0] for c in CASES])
 def test_rule_passes_on_the_shipped_stack_and_fails_on_the_broken_one(rule, stack, breaks, level):
-    config = DEV_POLICY_CONFIG if stack == "dev" else None
+    config = {**(DEV_POLICY_CONFIG if stack == "dev" else {}), **CASE_CONFIG.get(rule, {})} or None
     assert rule not in {v.policy for v in evaluate(shipped(stack), config)}
     found = [v for v in evaluate(breaks(list(shipped(stack))), config) if v.policy == rule]
     assert found, f"{rule} did not fire"

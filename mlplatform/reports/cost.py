@@ -1,0 +1,191 @@
+"""The cost estimate for people and machines: the plan's cost table and its JSON `cost` section.
+
+`cost_section` is plain data for `plan --json`; `render_cost` draws the same with rich. Both read one
+`StackCost` (mlplatform_core.model.cost), so the numbers and their caveats cannot disagree.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.model.cost import HOURS_PER_MONTH, Line, StackCost, Total, estimate, price_source, prices_date
+from mlplatform_core.model.cost.estimate import SIZES
+from mlplatform_core.model.cost.prices import priced_regions
+
+from ..plan import Plan
+
+TOTALS = {"min": "idleFloor", "desired": "desired", "max": "ceiling"}
+CENT = Decimal("0.01")
+
+
+def plan_cost(plan: Plan) -> StackCost:
+    return estimate(plan.config, plan.layout)
+
+
+def _money(usd: Decimal | None, places: Decimal = CENT) -> float | None:
+    return None if usd is None else float(usd.quantize(places))
+
+
+def _monthly(usd_per_hour: Decimal | None) -> Decimal | None:
+    return None if usd_per_hour is None else usd_per_hour * HOURS_PER_MONTH
+
+
+# --- JSON -----------------------------------------------------------------------------------------
+
+
+def _line(line: Line) -> dict[str, Any]:
+    hourly = {s: line.usd_per_hour(s) for s in SIZES}
+    return {
+        "kind": line.kind,
+        "name": line.name,
+        "unit": line.unit,
+        "quantity": line.quantity._asdict(),
+        "unitPrice": {
+            "usd": _money(line.price.usd_per_hour, Decimal("0.000001")),
+            "per": f"{line.unit}-{line.per}" if line.per == "hour" else line.per,
+            "bound": line.bound,
+            "basis": line.basis or None,
+            "unknownReason": line.price.reason,
+        },
+        "instanceTypes": list(line.instance_types),
+        "priceRange": (
+            {"min": float(line.price_range[0]), "max": float(line.price_range[1])} if line.price_range else None
+        ),
+        "unpricedTypes": list(line.unpriced_types),
+        "usdPerHour": {s: _money(v, Decimal("0.000001")) for s, v in hourly.items()},
+        "usdPerMonth": {s: _money(_monthly(v)) for s, v in hourly.items()},
+        "note": line.note,
+    }
+
+
+def _total(total: Total) -> dict[str, Any]:
+    return {
+        "usdPerHour": _money(total.usd_per_hour, Decimal("0.000001")),
+        "usdPerMonth": _money(total.usd_per_month),
+        "lowerBound": total.lower_bound,
+        "unknown": list(total.unknown),
+        "upperBounds": list(total.upper_bounds),
+    }
+
+
+def cost_section(cost: StackCost) -> dict[str, Any]:
+    """The `cost` key of `plan --json`."""
+    return {
+        "currency": "USD",
+        "hoursPerMonth": HOURS_PER_MONTH,
+        "units": {
+            "usdPerHour": "USD per hour",
+            "usdPerMonth": f"USD per month of {HOURS_PER_MONTH} hours",
+            "quantity": "units of the line (unit) at the groups' min / desired / max size",
+            "unitPrice": "USD per `per`; null when the price snapshot has none (see unknownReason)",
+        },
+        "region": cost.region,
+        "on": cost.on.isoformat(),
+        "prices": {"date": prices_date(), "regions": priced_regions(), **price_source()},
+        "lines": [_line(line) for line in cost.lines],
+        "totals": {TOTALS[s]: _total(cost.total(s)) for s in SIZES},
+        "notIncluded": list(cost.not_included),
+    }
+
+
+# --- tables ----------------------------------------------------------------------------------------
+
+
+def _usd(amount: Decimal | None, bound: str = "exact") -> str:
+    if amount is None:
+        return "unknown"
+    text = f"{amount.quantize(CENT):,}"
+    return f"<= {text}" if bound == "upper" and amount else text
+
+
+def _total_cell(total: Total) -> str:
+    text = f"{total.usd_per_month.quantize(CENT):,}"
+    return (">= " if total.lower_bound else "") + text
+
+
+def rate(usd: Decimal) -> str:
+    """A price per hour as AWS lists it: at least cents, every digit the price list has (0.10, 0.0255)."""
+    return f"{usd:.2f}" if usd == usd.quantize(CENT) else f"{usd.normalize():f}"
+
+
+def _unit_price(line: Line) -> str:
+    usd = line.price.usd_per_hour
+    if usd is None:
+        return "unknown"
+    text = f"{rate(usd)} / {line.unit}" + ("" if line.per == "hour" else f" / {line.per}")
+    if line.price_range and line.price_range[0] != line.price_range[1]:
+        text += f"\n(types {rate(line.price_range[0])}-{rate(line.price_range[1])})"
+    return ("<= " if line.bound == "upper" else "") + text
+
+
+def _item(line: Line) -> str:
+    if line.unit == "node":
+        q = line.quantity
+        return f"{line.label}\n{q.min}/{q.desired}/{q.max} x {', '.join(line.instance_types)}"
+    if line.unit == "cluster":
+        return line.label
+    q = line.quantity
+    amounts = f"{q.min}" if q.min == q.max else f"{q.min}/{q.desired}/{q.max}"
+    return f"{line.label}\n({amounts} {line.unit})"
+
+
+def cost_table(cost: StackCost) -> Table:
+    where = (
+        f"{cost.region}, on-demand prices as of {prices_date()}"
+        if cost.region in priced_regions()
+        else f"{cost.region}: no EC2 prices in the snapshot"
+    )
+    table = Table(
+        title=f"Cost (USD per month of {HOURS_PER_MONTH} h; {where})",
+        title_justify="left",
+        show_lines=True,
+    )
+    table.add_column("item")
+    table.add_column("priced as")
+    table.add_column("USD per hour")
+    for size in SIZES:
+        table.add_column(size, justify="right")
+    for line in cost.lines:
+        table.add_row(
+            escape(_item(line)),
+            escape(line.basis or "no price in the snapshot"),
+            escape(_unit_price(line)),
+            *(_usd(_monthly(line.usd_per_hour(s)), line.bound) for s in SIZES),
+        )
+    table.add_row(
+        "[bold]total[/bold]", "idle floor / desired / ceiling", "", *(_total_cell(cost.total(s)) for s in SIZES)
+    )
+    return table
+
+
+def render_cost(plan: Plan, console: Console) -> None:
+    cost = plan_cost(plan)
+    console.print(cost_table(cost))
+    floor, ceiling = cost.idle_floor, cost.ceiling
+    console.print(
+        f"  idle floor {_total_cell(floor)} USD/month (no user workloads: control plane, network, every group at "
+        f"its min); ceiling {_total_cell(ceiling)} USD/month (every group at its max)"
+    )
+    if floor.lower_bound or ceiling.lower_bound:
+        missing = list(dict.fromkeys([*floor.unknown, *ceiling.unknown]))
+        console.print("  >= : a lower bound; these have no price in the snapshot:")
+        by_reason: dict[str, list[str]] = {}
+        for line in cost.lines:
+            if line.label in missing:
+                by_reason.setdefault(line.price.reason or "unknown", []).append(line.label)
+        for reason, labels in by_reason.items():
+            console.print(f"    {escape(', '.join(labels))}: {escape(reason)}")
+    uppers = list(dict.fromkeys([*floor.upper_bounds, *ceiling.upper_bounds]))
+    if uppers:
+        console.print(
+            f"  <= : {escape(', '.join(uppers))} priced at on-demand, an upper bound (the data has no spot prices)"
+        )
+    notes = [line for line in cost.lines if line.unit == "cluster" and line.note]
+    for line in notes:
+        console.print(f"  {escape(line.label)}: {escape(line.note or '')}")
+    console.print(f"  not included: {escape('; '.join(cost.not_included))}")

@@ -1,0 +1,60 @@
+"""What the estimate prices: node capacity described the same way whatever provisions it.
+
+A managed node group hands the estimate its instance types and min / desired / max size. Anything else
+that starts nodes (a Karpenter NodePool: its instance-type candidates and its node limit) can hand the
+same `Capacity`, so the cost model does not need to know the provisioner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..layout import NodeGroupSpec
+
+# How the price per node is chosen among several instance types:
+#   first    the provisioner launches the types in the listed order (managed node groups, on-demand:
+#            the `prioritized` allocation strategy) -> the first type's price, the others as a range;
+#   highest  the provisioner picks among the types by price and capacity at launch time (managed node
+#            groups, spot: `price-capacity-optimized`) -> the highest price is an upper bound per node.
+# EKS user guide, latest/ug/nodes/managed-node-groups.adoc ("The allocation strategy to provision On-Demand
+# capacity is set to `prioritized`"; spot: "price-capacity-optimized" on Kubernetes 1.28 and later).
+PricedBy = Literal["first", "highest"]
+
+
+@dataclass(frozen=True)
+class Capacity:
+    name: str
+    kind: str  # what provisions it, for people: "node group", "node pool"
+    capacity_type: str  # ON_DEMAND or SPOT
+    instance_types: tuple[str, ...]
+    min_nodes: int  # running with no user workloads (the idle floor)
+    desired_nodes: int  # running right after creation
+    max_nodes: int  # the most it can grow to (the ceiling)
+    priced_by: PricedBy
+    root_volume_gib: int | None = None  # EBS per node, None when the provisioner does not say
+    gpu: bool = False
+
+    @property
+    def spot(self) -> bool:
+        return self.capacity_type == "SPOT"
+
+    @property
+    def static(self) -> bool:
+        return self.min_nodes == self.max_nodes
+
+
+def node_group_capacity(group: NodeGroupSpec) -> Capacity:
+    """A managed node group as the estimate sees it."""
+    return Capacity(
+        name=group.name,
+        kind="node group",
+        capacity_type=group.capacity_type,
+        instance_types=group.instance_types,
+        min_nodes=group.min_size,
+        desired_nodes=group.desired_size,
+        max_nodes=group.max_size,
+        priced_by="highest" if group.preemptible else "first",
+        root_volume_gib=group.disk_size_gib,
+        gpu=group.gpu,
+    )

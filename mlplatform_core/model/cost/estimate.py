@@ -1,0 +1,263 @@
+"""What a stack costs per hour and per month before it exists: its idle floor and its ceiling.
+
+Pure Python. One line per thing the stack creates that bills while it exists: the EKS control plane,
+every node group (at its min, desired and max size), the NAT gateways and their public IPv4 addresses,
+the nodes' root volumes and the secrets key. A line whose price the snapshot does not have is unknown
+(with the reason) and the totals it belongs to are lower bounds; a spot line is priced at the on-demand
+price, an upper bound. Nothing is guessed.
+
+- idle floor: what the stack costs with no user workloads: every line at the group minimum;
+- desired: right after creation (autoscaled groups start at their desired size, then the autoscaler moves them);
+- ceiling: every group at its maximum.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal, NamedTuple
+
+from .. import eks_versions
+from ..config import StackConfig
+from ..layout import Layout
+from ..network import DEFAULT_ZONES, nat_per_az
+from .capacity import Capacity, node_group_capacity
+from .prices import HOURS_PER_MONTH, Price, control_plane, on_demand, unknown_reason
+
+Bound = Literal["exact", "upper"]
+CONTROL_PLANE = "EKS control plane"
+SIZES = ("min", "desired", "max")
+
+# Billed by use, not by the hour the stack exists: outside every total (README: "What the estimate leaves out").
+NOT_INCLUDED = (
+    "data transfer (internet egress, cross-AZ traffic, NAT gateway data processing per GB)",
+    "CloudWatch Logs for the control-plane logs (billed per GB ingested and stored)",
+    "load balancers, EBS volumes (PVCs) and other AWS resources that workloads create",
+    "savings plans, reserved instances, credits and taxes",
+)
+
+
+class Sizes(NamedTuple):
+    min: int
+    desired: int
+    max: int
+
+
+@dataclass(frozen=True)
+class Line:
+    """One billed thing: its quantity at each size, its price per unit and how sure that price is."""
+
+    kind: str  # control plane, node group, NAT gateway, ...
+    name: str
+    unit: str  # what one quantity is: cluster, node, gateway, address, GiB, key
+    per: str  # what the price is per: hour, GiB-month, key-month
+    quantity: Sizes
+    price: Price
+    bound: Bound = "exact"
+    basis: str = ""  # what was priced, for people: "m5.xlarge on-demand", "standard support"
+    price_range: tuple[Decimal, Decimal] | None = None  # per node over the group's priced types
+    unpriced_types: tuple[str, ...] = ()
+    note: str | None = None
+    instance_types: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.name}" if self.unit == "node" else self.name
+
+    def usd_per_hour(self, size: str) -> Decimal | None:
+        """At one size: 0 when nothing runs (even unpriced), None when the price is unknown."""
+        qty = getattr(self.quantity, size)
+        if qty == 0:
+            return Decimal(0)
+        if self.price.usd_per_hour is None or self.per != "hour":
+            return None
+        return qty * self.price.usd_per_hour
+
+
+@dataclass(frozen=True)
+class Total:
+    usd_per_hour: Decimal  # the sum of the lines whose cost is known
+    unknown: tuple[str, ...] = ()  # lines left out because their price is unknown: the total is a lower bound
+    upper_bounds: tuple[str, ...] = ()  # lines counted at an upper-bound price (spot at on-demand)
+
+    @property
+    def lower_bound(self) -> bool:
+        return bool(self.unknown)
+
+    @property
+    def usd_per_month(self) -> Decimal:
+        return self.usd_per_hour * HOURS_PER_MONTH
+
+
+@dataclass(frozen=True)
+class StackCost:
+    region: str
+    on: datetime.date  # the day the Kubernetes version's support phase was read
+    lines: tuple[Line, ...]
+    not_included: tuple[str, ...] = field(default=NOT_INCLUDED)
+
+    def total(self, size: str) -> Total:
+        known, unknown, upper = Decimal(0), [], []
+        for line in self.lines:
+            usd = line.usd_per_hour(size)
+            if usd is None:
+                unknown.append(line.label)
+            else:
+                known += usd
+                if usd and line.bound == "upper":
+                    upper.append(line.label)
+        return Total(known, tuple(unknown), tuple(upper))
+
+    @property
+    def idle_floor(self) -> Total:
+        return self.total("min")
+
+    @property
+    def ceiling(self) -> Total:
+        return self.total("max")
+
+    @property
+    def groups(self) -> tuple[Line, ...]:
+        return tuple(line for line in self.lines if line.unit == "node")
+
+
+# --- lines -------------------------------------------------------------------------------------
+
+
+def control_plane_line(cfg: StackConfig, on: datetime.date) -> Line:
+    """EKS bills the extended-support price from the first day after standard support (EKS user guide,
+    kubernetes-versions: "Billing for extended support starts at the beginning of the day that the version
+    reaches end of standard support")."""
+    minor = cfg.kubernetes_version
+    version = eks_versions.calendar().get(minor)
+    phase = version.phase(on) if version else None
+    if version is None or phase not in ("standard", "extended"):
+        why = "not in the EKS calendar" if version is None else f"{phase} on {on.isoformat()}"
+        return Line(
+            CONTROL_PLANE, CONTROL_PLANE, "cluster", "hour", Sizes(1, 1, 1), Price(None, f"Kubernetes {minor} is {why}")
+        )
+    extended = phase == "extended"
+    price = control_plane(cfg.region, extended)
+    if extended:
+        basis = f"Kubernetes {minor} in extended support (until {version.end_of_extended_support.isoformat()})"
+        note = "extended support bills the higher price; upgrade to a minor in standard support to leave it"
+    else:
+        ends = version.end_of_standard_support.isoformat()
+        basis = f"Kubernetes {minor} in standard support (until {ends})"
+        later = control_plane(cfg.region, True)
+        note = f"from {ends} this minor bills extended support" + (
+            f" at {later.usd_per_hour:.2f} USD per hour" if later.usd_per_hour is not None else ""
+        )
+    return Line(CONTROL_PLANE, CONTROL_PLANE, "cluster", "hour", Sizes(1, 1, 1), price, "exact", basis, note=note)
+
+
+def _node_price(
+    cap: Capacity, region: str
+) -> tuple[Price, Bound, str, str | None, tuple[Decimal, Decimal] | None, tuple[str, ...]]:
+    prices = {t: on_demand(region, t) for t in cap.instance_types}
+    known = {t: p.usd_per_hour for t, p in prices.items() if p.usd_per_hour is not None}
+    unpriced = tuple(t for t in cap.instance_types if t not in known)
+    price_range = (min(known.values()), max(known.values())) if known else None
+    if not cap.instance_types:  # a provisioner that names no candidates: nothing to price
+        return Price(None, f"{cap.kind} {cap.name} names no instance types"), "exact", "", None, None, ()
+    if cap.priced_by == "first":
+        chosen = cap.instance_types[0]
+        price, bound = prices[chosen], "exact"
+    elif unpriced:
+        chosen = unpriced[0]
+        reason = prices[chosen].reason or ""
+        if known:  # some types priced: their maximum is no bound for the unpriced ones
+            reason = f"no upper bound while a type is unpriced: {reason}"
+        price, bound = Price(None, reason), "upper"
+    else:
+        chosen = max(known, key=lambda t: (known[t], t))
+        price, bound = prices[chosen], "upper"
+    note = None
+    if cap.spot:
+        # Spot prices are not in the data; a spot node never costs more than the on-demand price (the
+        # default maximum price: EC2 Auto Scaling user guide, mixed-instances-groups-set-up-overview, "Spot max price").
+        bound = "upper"
+        basis = f"{chosen} on-demand, an upper bound for spot"
+        note = unknown_reason("ec2_spot")
+    elif cap.priced_by == "highest":
+        basis = f"{chosen} on-demand, the highest of its types"
+    else:
+        basis = f"{chosen} on-demand" + (", launched first" if len(cap.instance_types) > 1 else "")
+    return price, bound, basis, note, price_range, unpriced
+
+
+def node_line(cap: Capacity, region: str) -> Line:
+    price, bound, basis, note, price_range, unpriced = _node_price(cap, region)
+    return Line(
+        cap.kind,
+        cap.name,
+        "node",
+        "hour",
+        Sizes(cap.min_nodes, cap.desired_nodes, cap.max_nodes),
+        price,
+        bound,
+        basis,
+        price_range=price_range,
+        unpriced_types=unpriced,
+        note=note,
+        instance_types=cap.instance_types,
+    )
+
+
+def network_lines(cfg: StackConfig) -> list[Line]:
+    """The NAT gateways a created VPC has (components/network.py: one per AZ or a single one) and their EIPs."""
+    net = cfg.network
+    if not net.creates_vpc:
+        return []  # an existing VPC's NAT gateways are not the stack's
+    zones = net.availability_zone_count or DEFAULT_ZONES
+    count = zones if nat_per_az(net, cfg.environment) else 1
+    n = Sizes(count, count, count)
+    return [
+        Line("NAT gateway", "NAT gateways", "gateway", "hour", n, Price(None, unknown_reason("nat_gateway"))),
+        Line(
+            "public IPv4",
+            "NAT gateways' public IPv4 addresses",
+            "address",
+            "hour",
+            n,
+            Price(None, unknown_reason("public_ipv4")),
+        ),
+    ]
+
+
+def storage_lines(capacity: Iterable[Capacity]) -> list[Line]:
+    """The root volumes every node gets from its launch template, and the key that encrypts secrets."""
+    sized = [c for c in capacity if c.root_volume_gib]
+    gib = Sizes(*(sum((c.root_volume_gib or 0) * getattr(c, f"{s}_nodes") for c in sized) for s in SIZES))
+    return [
+        Line("EBS", "nodes' root volumes (EBS)", "GiB", "GiB-month", gib, Price(None, unknown_reason("ebs"))),
+        Line(
+            "KMS",
+            "secrets encryption key (KMS)",
+            "key",
+            "key-month",
+            Sizes(1, 1, 1),
+            Price(None, unknown_reason("kms_key")),
+        ),
+    ]
+
+
+def estimate(
+    cfg: StackConfig,
+    layout: Layout,
+    on: datetime.date | None = None,
+    capacity: Sequence[Capacity] | None = None,
+) -> StackCost:
+    """The stack's cost lines on day `on` (default: today). `capacity` replaces the layout's node groups
+    (a provisioner such as Karpenter hands its pools as Capacity too)."""
+    on = on or eks_versions.today()
+    nodes = list(capacity) if capacity is not None else [node_group_capacity(g) for g in layout.groups]
+    lines = [
+        control_plane_line(cfg, on),
+        *(node_line(c, cfg.region) for c in nodes),
+        *network_lines(cfg),
+        *storage_lines(nodes),
+    ]
+    return StackCost(cfg.region, on, tuple(lines))

@@ -1,0 +1,253 @@
+"""Cost rules: an advisory ceiling on what a stack costs idle, and dev GPU groups that scale from zero.
+
+The pack runs in its own venv and sees only resources, so it keeps its own copy of the toolkit's price
+snapshot (prices.json, written by scripts/generate_prices.py from the same upstream data, with the EKS
+support dates of each Kubernetes minor; a test keeps it equal to the toolkit's) and prices what it
+sees the way `mlplatform plan` does: the control plane by its version's support phase, each node group
+at its minSize (on-demand: the first instance type, which managed node groups launch first; spot: the
+highest on-demand price among its types, an upper bound). NAT gateways, public IPv4 addresses, EBS
+volumes and KMS keys have no price in the data: the floor is then a lower bound and the messages say so.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ._props import (
+    EKS_CLUSTER,
+    KMS_KEY,
+    SUBNET,
+    environment,
+    fmt,
+    get,
+    is_accelerated,
+)
+from ._rule import ADVISORY, LOW, MEDIUM, stack_rule
+from .layout import Group, groups_in
+
+HOURS_PER_MONTH = 730
+AWS_PROVIDER = "pulumi:providers:aws"  # a real preview analyzes the default provider; its inputs carry the region
+NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
+EIP = "aws:ec2/eip:Eip"
+_REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d)[a-z]$")  # an AZ name -> its region
+
+
+@cache
+def prices() -> dict[str, Any]:
+    return json.loads((Path(__file__).resolve().parent / "prices.json").read_text(encoding="utf-8"))
+
+
+def today() -> datetime.date:
+    """The day a version's support phase is read on (a function, so tests can fix the day)."""
+    return datetime.date.today()
+
+
+def region_of(resources: list[Any]) -> str | None:
+    """The stack's region: the aws provider's, else the region of a subnet's availability zone."""
+    for r in resources:
+        if r.resource_type == AWS_PROVIDER and isinstance(region := get(r.props, "region"), str):
+            return region
+    for r in resources:
+        az = get(r.props, "availabilityZone") if r.resource_type == SUBNET else None
+        if isinstance(az, str) and (m := _REGION.match(az)):
+            return m[1]
+    return None
+
+
+def on_demand(region: str | None, itype: Any) -> float | None:
+    if region is None or not isinstance(itype, str):
+        return None
+    return prices()["on_demand_usd_per_hour"].get(itype, {}).get(region)
+
+
+def node_price(group: Group, region: str | None) -> tuple[float | None, str]:
+    """USD per node-hour and what was priced: the first type (on-demand) or the dearest type (spot, upper bound)."""
+    types = group.instance_types
+    if not types:
+        return None, "no instance types"
+    if group.spot:
+        each = [on_demand(region, t) for t in types]
+        if any(p is None for p in each):
+            return None, "spot (a type has no price)"
+        price = max(p for p in each if p is not None)
+        return price, f"<= {fmt(price)} per node, spot at on-demand"
+    price = on_demand(region, types[0])
+    return price, f"{fmt(types[0])} on-demand"
+
+
+def control_plane_price(version: Any, region: str | None, on: datetime.date) -> float | None:
+    eks = prices()["eks_control_plane"]
+    dates = prices()["eks_support"].get(version) if isinstance(version, str) else None
+    commercial = region is not None and not region.startswith(("us-gov-", "cn-")) and "-iso" not in region
+    if dates is None or not commercial:
+        return None
+    if on < datetime.date.fromisoformat(dates["end_of_standard_support"]):
+        return eks["standard_support"]
+    if on < datetime.date.fromisoformat(dates["end_of_extended_support"]):
+        return eks["extended_support"]
+    return None
+
+
+@dataclass
+class Floor:
+    """What the stack costs with no user workloads, per hour: the priced part and what has no price."""
+
+    usd_per_hour: float = 0.0
+    parts: dict[str, float] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+
+    def add(self, what: str, usd: float) -> None:
+        self.usd_per_hour += usd
+        self.parts[what] = self.parts.get(what, 0.0) + usd
+
+    @property
+    def usd_per_month(self) -> float:
+        return self.usd_per_hour * HOURS_PER_MONTH
+
+
+def _clusters(resources: list[Any]) -> list[Any]:
+    # pulumi_eks.Cluster is a remote component: its child aws:eks/cluster:Cluster carries the version.
+    return [r for r in resources if r.resource_type == EKS_CLUSTER]
+
+
+def idle_floor(resources: list[Any], groups: list[Group], on: datetime.date) -> Floor:
+    region, floor = region_of(resources), Floor()
+    for cluster in _clusters(resources):
+        price = control_plane_price(get(cluster.props, "version"), region, on)
+        if price is None:
+            floor.unknown.append("the EKS control plane")
+        else:
+            floor.add("EKS control plane", price)
+    nodes = 0
+    for g in groups:
+        lo = g.size("minSize")
+        if lo == 0:
+            continue
+        price, _ = node_price(g, region)
+        if lo is None or price is None:
+            floor.unknown.append(f"node group {g.name}")
+        else:
+            floor.add("node groups at their min", lo * price)
+            nodes += int(lo)
+    counts = {t: sum(r.resource_type == t for r in resources) for t in (NAT_GATEWAY, EIP, KMS_KEY)}
+    for what, n in (
+        ("NAT gateways", counts[NAT_GATEWAY]),
+        ("public IPv4 addresses", counts[EIP]),
+        ("nodes' root volumes (EBS)", nodes),
+        ("KMS keys", counts[KMS_KEY]),
+    ):
+        if n:
+            floor.unknown.append(what)
+    return floor
+
+
+def _environment(resources: list[Any], groups: list[Group]) -> str:
+    for r in _clusters(resources):
+        if env := environment(r.props):
+            return env
+    envs = [g.environment for g in groups if g.environment]
+    return envs[0] if envs else "prod"  # like the other rules: no tag gets prod's
+
+
+def _money(usd: float) -> str:
+    return f"{usd:,.2f}"
+
+
+# --- idle-cost ceiling ------------------------------------------------------------------------------
+
+
+def _idle_ceiling(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    groups = groups_in(args)
+    env = _environment(args.resources, groups)
+    limits = cfg["maxIdleMonthlyUsd"] or {}
+    limit = limits.get(env)
+    if limit is None:
+        return
+    floor = idle_floor(args.resources, groups, today())
+    parts = ", ".join(f"{k} {_money(v * HOURS_PER_MONTH)}" for k, v in floor.parts.items())
+    unpriced = f"; not priced: {', '.join(floor.unknown)}" if floor.unknown else ""
+    where = f"the {env} ceiling of {_money(limit)} USD/month (idle-cost-ceiling.maxIdleMonthlyUsd.{env})"
+    if floor.usd_per_month > limit:
+        at_least = "at least " if floor.unknown else ""
+        yield (
+            f"the stack costs {at_least}{_money(floor.usd_per_month)} USD/month idle ({parts}{unpriced}), "
+            f"above {where}",
+            None,
+        )
+    elif any(u == "the EKS control plane" or u.startswith("node group") for u in floor.unknown):
+        region = region_of(args.resources) or "an unknown region"
+        yield (
+            f"cannot hold the stack to {where}: no price in the pack's price table for "
+            f"{', '.join(floor.unknown)} in {region} (priced so far: {_money(floor.usd_per_month)} USD/month)",
+            None,
+        )
+
+
+idle_cost_ceiling = stack_rule(
+    "idle-cost-ceiling",
+    "What the stack costs with no user workloads (control plane and every node group at its minSize, "
+    "on-demand prices) stays under the environment's ceiling, when the policy config sets one.",
+    level=ADVISORY,
+    severity=MEDIUM,
+    check=_idle_ceiling,
+    config={
+        "maxIdleMonthlyUsd": (
+            {
+                "type": "object",
+                "properties": {
+                    "dev": {"type": ["number", "null"], "minimum": 0},
+                    "prod": {"type": ["number", "null"], "minimum": 0},
+                },
+            },
+            {"dev": None, "prod": None},
+        )
+    },
+    remediation="Lower the minSize of autoscaled groups (they grow on demand), use fewer or smaller nodes in the "
+    "static initial group, or raise maxIdleMonthlyUsd for the environment in the policy config. "
+    "`mlplatform plan` shows the cost of every group.",
+    tags=["cost"],
+)
+
+
+# --- dev GPU groups scale from zero ---------------------------------------------------------------------
+
+
+def _gpu_from_zero(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    envs = {str(e) for e in cfg["environments"]}
+    region = region_of(args.resources)
+    for g in groups_in(args):
+        accelerated = g.declared_gpu or any(isinstance(t, str) and is_accelerated(t) for t in g.instance_types)
+        lo = g.size("minSize")
+        if not accelerated or (g.environment or "prod") not in envs or not lo:
+            continue
+        price, basis = node_price(g, region)
+        idle = f": {_money(lo * price * HOURS_PER_MONTH)} USD/month at {basis}" if price is not None else ""
+        yield (
+            f"GPU node group {g.name} keeps {fmt(lo)} node(s) running while no GPU work is queued{idle}; "
+            f"in {g.environment} let it scale from zero (minSize 0)",
+            g.urn,
+        )
+
+
+dev_gpu_scale_from_zero = stack_rule(
+    "dev-gpu-scale-from-zero",
+    "GPU node groups of development environments start at zero nodes: the Cluster Autoscaler adds GPU "
+    "nodes when a pod asks for a GPU, so none idle.",
+    level=ADVISORY,
+    severity=LOW,
+    check=_gpu_from_zero,
+    config={"environments": ({"type": "array", "items": {"type": "string"}}, ["dev"])},
+    remediation="Set minSize: 0 on the GPU group in the dev stack file (the toolkit's default); the autoscaler's "
+    "scale-from-zero tags let it start GPU nodes for pending GPU pods.",
+    tags=["cost", "gpu"],
+)
+
+
+POLICIES = [idle_cost_ceiling, dev_gpu_scale_from_zero]

@@ -1,0 +1,127 @@
+"""`mlplatform plan` shows what a stack costs: the cost table with its idle floor and ceiling, and `--json`'s `cost`."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from decimal import Decimal
+
+import pytest
+
+from mlplatform.cli import main
+from mlplatform_core.model import eks_versions
+from tests.conftest import ROOT
+
+DAY = datetime.date(2026, 11, 22)
+ROWS = json.loads((ROOT / "mlplatform_core" / "data" / "prices.json").read_text())["on_demand_usd_per_hour"]
+
+
+@pytest.fixture(autouse=True)
+def on_day(monkeypatch):
+    monkeypatch.setattr(eks_versions, "today", lambda: DAY)
+
+
+def usd(instance_type: str) -> Decimal:
+    return Decimal(str(ROWS[instance_type]["us-east-1"]))
+
+
+def monthly(per_hour: Decimal) -> str:
+    return f"{(per_hour * 730).quantize(Decimal('0.01')):,}"
+
+
+def plan(capsys, *argv) -> str:
+    assert main(["plan", *argv]) == 0
+    return capsys.readouterr().out
+
+
+# The shipped stacks at their min and max (README: "What a stack costs"): the control plane plus the groups.
+EXPECTED = {
+    "dev": (
+        Decimal("0.1") + 2 * usd("m5.xlarge") + 2 * usd("m5.2xlarge"),
+        Decimal("0.1")
+        + 2 * usd("m5.xlarge")
+        + 15 * usd("m5.2xlarge")
+        + 10 * max(usd(t) for t in ("m5.2xlarge", "m5a.2xlarge", "m5d.2xlarge", "m6i.2xlarge"))
+        + 4 * usd("g5.xlarge"),
+    ),
+    "prod": (
+        Decimal("0.1") + 3 * usd("m5.2xlarge") + 2 * usd("m5.4xlarge"),
+        Decimal("0.1") + 3 * usd("m5.2xlarge") + 20 * usd("m5.4xlarge") + 8 * usd("g5.2xlarge"),
+    ),
+}
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack):
+    out = plan(capsys, stack)
+    floor, ceiling = EXPECTED[stack]
+    assert "Cost (USD per month of 730 h; us-east-1, on-demand prices as of 2026-07-20)" in out
+    # Lower bounds: NAT gateways, their public IPv4 addresses, EBS and KMS have no price in the snapshot.
+    assert f"idle floor >= {monthly(floor)} USD/month" in out
+    assert f"ceiling >= {monthly(ceiling)} USD/month" in out
+    assert "NAT gateways: no authoritative machine-readable price" in out
+    assert "not included: data transfer" in out
+
+
+def test_plan_says_spot_is_priced_at_on_demand(capsys):
+    out = plan(capsys, "dev")
+    assert "m5d.2xlarge on-demand, an upper bound for spot" in out
+    assert "<= : node group spot priced at on-demand, an upper bound (the data has no spot prices)" in out
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_plan_json_carries_the_cost_with_units_and_the_price_date(capsys, stack):
+    doc = json.loads(plan(capsys, stack, "--json"))
+    cost = doc["cost"]
+    assert cost["currency"] == "USD" and cost["hoursPerMonth"] == 730 and cost["units"]["usdPerMonth"]
+    assert cost["prices"]["date"] == "2026-07-20" and cost["region"] == "us-east-1" and cost["on"] == "2026-11-22"
+    assert {s["role"] for s in cost["prices"]["source"]} >= {"karpenter-prices-aws", "eks-control-plane-pricing"}
+    groups = {x["name"]: x for x in cost["lines"] if x["unit"] == "node"}
+    assert list(groups) == [g["name"] for g in doc["nodeGroups"]]  # every group the program creates, in order
+    for g in doc["nodeGroups"]:
+        line = groups[g["name"]]
+        assert line["quantity"] == {"min": g["minSize"], "desired": g["desiredSize"], "max": g["maxSize"]}
+        assert line["instanceTypes"] == g["instanceTypes"]
+        price = Decimal(str(line["unitPrice"]["usd"]))
+        assert line["usdPerMonth"] == {
+            k: float((price * n * 730).quantize(Decimal("0.01"))) for k, n in line["quantity"].items()
+        }
+    floor, ceiling = EXPECTED[stack]
+    totals = cost["totals"]
+    assert totals["idleFloor"]["usdPerMonth"] == float((floor * 730).quantize(Decimal("0.01")))
+    assert totals["ceiling"]["usdPerMonth"] == float((ceiling * 730).quantize(Decimal("0.01")))
+    assert totals["idleFloor"]["lowerBound"] and "NAT gateways" in totals["idleFloor"]["unknown"]
+    nat = next(x for x in cost["lines"] if x["kind"] == "NAT gateway")
+    assert nat["unitPrice"]["usd"] is None and nat["unitPrice"]["unknownReason"]
+    assert nat["usdPerMonth"] == {"min": None, "desired": None, "max": None}
+
+
+def test_plan_json_control_plane_follows_the_kubernetes_version(tmp_path, capsys):
+    src = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    path = tmp_path / "Pulumi.old.yaml"
+    path.write_text(src.replace('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.33"'))
+    old = json.loads(plan(capsys, "--config-file", str(path), "--json"))["cost"]
+    new = json.loads(plan(capsys, "dev", "--json"))["cost"]
+    cp_old, cp_new = (next(x for x in c["lines"] if x["kind"] == "EKS control plane") for c in (old, new))
+    assert cp_new["usdPerMonth"]["min"] == 73.0 and cp_old["usdPerMonth"]["min"] == 438.0
+    assert "extended support" in cp_old["unitPrice"]["basis"]
+    assert old["totals"]["idleFloor"]["usdPerMonth"] - new["totals"]["idleFloor"]["usdPerMonth"] == pytest.approx(365)
+
+
+def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys):
+    src = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    path = tmp_path / "Pulumi.eu.yaml"
+    path.write_text(src.replace("aws:region: us-east-1", "aws:region: eu-west-1"))
+    out = plan(capsys, "--config-file", str(path))
+    assert "eu-west-1: no EC2 prices in the snapshot" in out
+    assert (
+        "node group initial, node group jupyter, node group jobs, node group spot, node group gpu: no EC2 prices" in out
+    )
+    assert "idle floor >= 73.00 USD/month" in out
+
+
+def test_the_readme_shows_the_current_dev_cost_table(capsys):
+    readme = (ROOT / "README.md").read_text()
+    example = readme.split("$ mlplatform plan dev\n...\n", 1)[1].split("  not included:", 1)[0]
+    out = "\n".join(line.rstrip() for line in plan(capsys, "dev").splitlines())
+    assert example.strip() and example.strip() in out
