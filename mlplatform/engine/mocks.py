@@ -9,9 +9,10 @@ from typing import Any
 
 from pulumi.runtime import mocks as pulumi_mocks
 
-from .recording import Recorded, clean
+from .recording import Invoke, Recorded, clean
 
 ACCOUNT = "123456789012"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 
 def _suffix(name: str) -> str:
@@ -21,11 +22,22 @@ def _suffix(name: str) -> str:
 class Mocks(pulumi_mocks.Mocks):
     """Provider stand-ins: echo the inputs and add the outputs programs read."""
 
-    def __init__(self, region: str, local: threading.local, record: list[Recorded], monitor_ref: list):
+    def __init__(
+        self,
+        region: str,
+        local: threading.local,
+        record: list[Recorded],
+        monitor_ref: list,
+        stack_outputs: dict[str, tuple[dict[str, Any], list[str]]] | None = None,
+        invokes: list[Invoke] | None = None,
+    ):
+        """`stack_outputs`: what StackReferences read, by stack name: (outputs, names of the secret ones)."""
         self.region = region
         self.local = local
         self.record = record
         self.monitor_ref = monitor_ref
+        self.stack_outputs = stack_outputs or {}
+        self.invokes = invokes if invokes is not None else []
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         typ, name = args.typ, args.name
@@ -45,8 +57,15 @@ class Mocks(pulumi_mocks.Mocks):
                     "oidcProviderArn": f"arn:aws:iam::{ACCOUNT}:oidc-provider/{issuer}",
                     "oidcProviderUrl": f"https://{issuer}",
                     "oidcIssuer": issuer,
+                    "clusterSecurityGroupId": f"sg-{_suffix(cluster + 'cluster-sg')}",
                 }
             )
+        elif typ == STACK_REFERENCE:
+            referenced = args.inputs.get("name", name)
+            if referenced not in self.stack_outputs:
+                raise KeyError(f"offline engine: no recorded run of stack {referenced} to answer its StackReference")
+            stack_outputs, secret_names = self.stack_outputs[referenced]
+            outputs = {"outputs": stack_outputs, "secretOutputNames": list(secret_names)}
         elif typ == "aws:eks/nodeGroup:NodeGroup":
             outputs["nodeGroupName"] = args.inputs.get("nodeGroupName", physical)
             outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{physical}"}]}]
@@ -59,6 +78,8 @@ class Mocks(pulumi_mocks.Mocks):
         state = {**args.inputs, **outputs}
 
         request = getattr(self.local, "request", None)
+        if typ == STACK_REFERENCE:  # read, not registered: the id is the referenced stack
+            return args.resource_id or name, {"name": args.inputs.get("name", name), **outputs}
         if request is not None and request.name == name and request.type == typ:
             monitor = self.monitor_ref[0]
             self.record.append(
@@ -74,11 +95,29 @@ class Mocks(pulumi_mocks.Mocks):
                     protect=bool(request.protect),
                     ignore_changes=list(request.ignoreChanges),
                     provider=args.provider or None,
+                    dependencies=list(request.dependencies),
                 )
             )
         return f"{physical}-id", state
 
     def call(self, args: pulumi_mocks.MockCallArgs):
+        result = self._answer(args)
+        self.invokes.append(Invoke(args.token, clean(dict(args.args)), result))
+        return result
+
+    def _answer(self, args: pulumi_mocks.MockCallArgs):
+        if args.token == "aws:eks/getAddonVersion:getAddonVersion":
+            # The newest build for the minor is AWS's answer at preview time; offline it is named, not guessed.
+            addon, minor = args.args.get("addonName"), args.args.get("kubernetesVersion")
+            return {
+                "addonName": addon,
+                "kubernetesVersion": minor,
+                "mostRecent": args.args.get("mostRecent"),
+                "version": f"(newest {addon} for Kubernetes {minor}, resolved at deploy)",
+                "id": addon,
+            }
+        if args.token == "aws:ec2/getVpc:getVpc":
+            return {"id": args.args.get("id"), "cidrBlock": "(the VPC's CIDR, looked up at deploy)"}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             letters = "abcdef"
             return {
