@@ -40,7 +40,7 @@ def test_plan_json_lists_the_addons(capsys, stack):
     addons = doc["kubernetes"]["addons"]
     assert [a["name"] for a in addons if a["kind"] == "helm"] == ["cluster-autoscaler", "nvidia-device-plugin"]
     assert all(a["version"] for a in addons if a["kind"] == "helm")
-    assert [a["name"] for a in addons if a["kind"] == "eks-addon"] == ["coredns"]
+    assert [a["name"] for a in addons if a["kind"] == "eks-addon"] == ["coredns", "aws-ebs-csi-driver"]
 
 
 def test_plan_json_exports_the_mlrun_and_polyaxon_settings(capsys):
