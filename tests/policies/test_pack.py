@@ -87,7 +87,8 @@ def _broken_dev():
     r = edit(shipped("dev"), LT, "jobs-lt", _set(["metadataOptions", "httpTokens"], "optional"))
     r = edit(r, NG, "spot", _set(["taints"], []))
     r = edit(r, NG, "jobs", ignore_changes=())
-    return [x for x in r if not (x.type == TAG and x.name.startswith("gpu-asg-k8s.io/cluster-autoscaler/enabled"))]
+    gone = "gpu-asg-k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"
+    return [x for x in r if not (x.type == TAG and x.name == gone)]
 
 
 @pytest.mark.parametrize("case", ["dev", "dev-with-config", "prod", "broken-dev"])
