@@ -43,7 +43,7 @@ def addon(run, name: str):
 def test_access_setting_becomes_entries_and_scoped_policy_associations():
     run = configured("dev", access=ACCESS)
     entries = {e.inputs["principalArn"]: e for e in run.of_type(ENTRY)}
-    assert set(entries) == {"arn:aws:iam::111122223333:role/platform-team", "arn:aws:iam::111122223333:role/ml-engineers"}
+    assert set(entries) == {f"arn:aws:iam::111122223333:role/{n}" for n in ("platform-team", "ml-engineers")}
     assert {e.inputs["type"] for e in entries.values()} == {"STANDARD"}
     assert all(e.inputs["clusterName"] == "mlp-dev" for e in entries.values())
     cluster = run.one("eks:index:Cluster", "cluster")
@@ -74,8 +74,11 @@ def test_the_creator_gets_no_entry_of_ours(stack):
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_node_groups_wait_for_the_cluster_and_the_node_roles_policies(stack):
     run = shipped_run(stack)
-    attachments = {r.urn for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
-                   if r.name.startswith("cluster-node-")}
+    attachments = {
+        r.urn
+        for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        if r.name.startswith("cluster-node-")
+    }
     assert len(attachments) == len(NODE_MANAGED_POLICIES)
     cluster = run.one("eks:index:Cluster", "cluster").urn
     for group in run.of_type("aws:eks/nodeGroup:NodeGroup"):
@@ -112,8 +115,11 @@ def test_ebs_csi_driver_has_its_own_irsa_role_and_the_default_encrypted_class(pr
     assert a.inputs["serviceAccountRoleArn"] == role.outputs["arn"]
     (stmt,) = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
     assert "system:serviceaccount:kube-system:ebs-csi-controller-sa" in stmt["Condition"]["StringEquals"].values()
-    (policy,) = [r for r in prod_run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
-                 if r.name == "platform-storage-ebs-csi"]
+    (policy,) = [
+        r
+        for r in prod_run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        if r.name == "platform-storage-ebs-csi"
+    ]
     assert policy.inputs["policyArn"] == ebs_csi.policy_arn("us-east-1")
     assert json.loads(a.inputs["configurationValues"]) == ebs_csi.configuration("us-east-1")
     (sc,) = prod_run.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
@@ -153,7 +159,8 @@ def test_separate_the_cluster_program_never_talks_to_the_kubernetes_api(stack):
 def test_inline_one_program_deploys_everything():
     run = configured("dev", endpoint=PUBLIC, kubernetesLayer="inline")
     (program,) = run.programs
-    assert program.of_type("mlplatform:platform:Platform") and program.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
+    assert program.of_type("mlplatform:platform:Platform")
+    assert program.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
     cluster = program.one("eks:index:Cluster", "cluster").inputs
     assert cluster["endpointPublicAccess"] is True and cluster["publicAccessCidrs"] == ["34.120.10.7/32"]
 
@@ -174,11 +181,13 @@ def test_the_private_endpoint_opens_https_to_the_vpc_only(prod_run):
         443,
     )
     assert rule.inputs["cidrBlocks"] == ["10.50.0.0/16"]
-    assert rule.inputs["securityGroupId"] == prod_run.one("eks:index:Cluster", "cluster").outputs["clusterSecurityGroupId"]
+    cluster = prod_run.one("eks:index:Cluster", "cluster")
+    assert rule.inputs["securityGroupId"] == cluster.outputs["clusterSecurityGroupId"]
 
 
 def test_an_existing_vpc_opens_the_private_endpoint_to_its_own_cidr():
-    network = {"vpcId": "vpc-0123456789abcdef0", "privateSubnetIds": ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]}
+    subnets = ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]
+    network = {"vpcId": "vpc-0123456789abcdef0", "privateSubnetIds": subnets}
     run = configured("prod", network=network)
     (lookup,) = [i for i in run.invokes if i.token == "aws:ec2/getVpc:getVpc"]
     assert lookup.args["id"] == "vpc-0123456789abcdef0"

@@ -31,6 +31,7 @@ CM = "kubernetes:core/v1:ConfigMap"
 LR = "kubernetes:core/v1:LimitRange"
 NS = "kubernetes:core/v1:Namespace"
 PC = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+SC = "kubernetes:storage.k8s.io/v1:StorageClass"
 DEV_POLICY_CONFIG = {"eks-endpoint-private": "advisory"}  # policies/config/dev.json
 
 
@@ -219,7 +220,7 @@ def _cases():
     yield (
         "ebs-storage-classes-encrypted",
         dev,
-        lambda r: edit(r, "kubernetes:storage.k8s.io/v1:StorageClass", None, _set(["parameters", "encrypted"], "false")),
+        lambda r: edit(r, SC, None, _set(["parameters", "encrypted"], "false")),
         "mandatory",
     )
     yield "no-dev-groups-in-prod", prod, lambda r: configured(prod, **PROD_NOTEBOOK_GROUP), "mandatory"

@@ -40,7 +40,7 @@ def test_roles_with_paths_and_users_are_principals(arn):
         ("arn:aws:sts::111122223333:assumed-role/platform-team/alice", "STS session"),
         ("arn:aws:iam::111122223333:group/admins", "IAM group"),
         ("arn:aws:iam::111122223333:root", "not an IAM role or user"),
-        ("arn:aws:iam::111122223333:role/aws-service-role/eks.amazonaws.com/AWSServiceRoleForAmazonEKS", "service-linked"),
+        ("arn:aws:iam::111122223333:role/aws-service-role/eks.amazonaws.com/AWSServiceRoleForEKS", "service-linked"),
         ("arn:aws:iam::1111:role/short-account", "not an IAM role or user"),
         ("platform-team", "not an IAM role or user"),
         ("arn:aws:iam::111122223333:role/a//b", "empty path segment"),

@@ -17,7 +17,8 @@ from tests.conftest import stack_config
 
 P = "ml-platform-eks:"
 PUBLIC = {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["34.120.10.7/32"]}
-EXISTING_VPC = {"vpcId": "vpc-0123456789abcdef0", "privateSubnetIds": ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]}
+SUBNETS = ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]
+EXISTING_VPC = {"vpcId": "vpc-0123456789abcdef0", "privateSubnetIds": SUBNETS}
 
 
 def config(stack: str = "dev", **settings):

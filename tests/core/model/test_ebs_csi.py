@@ -31,7 +31,8 @@ def test_node_pods_tolerate_every_taint_and_read_metadata_on_the_host_network():
     for taint in (Taint("anything", "x", "NoSchedule"), Taint("other", "", "NoExecute")):
         assert tolerated(placement["tolerations"], taint)
     # Only these keys: the add-on's schema refuses unknown ones.
-    assert set(config) == {"controller", "node"} and set(config["controller"]) == {"nodeSelector", "tolerations", "region"}
+    assert set(config) == {"controller", "node"}
+    assert set(config["controller"]) == {"nodeSelector", "tolerations", "region"}
 
 
 def test_the_driver_role_gets_the_scoped_managed_policy_of_the_regions_partition():

@@ -88,13 +88,12 @@ def test_the_device_plugin_selects_exactly_the_al2023_gpu_groups():
 
 
 def test_the_device_plugin_tolerates_every_taint_of_its_groups():
-    lay = layout(
-        gpu={"capacityType": "SPOT", "dedicated": True, "taints": [{"key": "team", "value": "vision", "effect": "NoExecute"}]},
-    )
+    user_taint = {"key": "team", "value": "cv", "effect": "NoExecute"}
+    lay = layout(gpu={"capacityType": "SPOT", "dedicated": True, "taints": [user_taint]})
     values = device_plugin.device_plugin_values(lay)
     gpu = lay.group("gpu")
     assert Taint("mlplatform.io/node-role", "gpu", "NoSchedule") in gpu.taints
-    assert Taint("team", "vision", "NoExecute") in gpu.taints
+    assert Taint("team", "cv", "NoExecute") in gpu.taints
     for taint in gpu.taints:
         assert any(Toleration.from_dict(t).tolerates(taint) for t in values["tolerations"]), taint
 

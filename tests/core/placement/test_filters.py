@@ -298,7 +298,8 @@ def test_gpu_requests_get_the_extended_resource_toleration():
 
 
 def test_more_gpus_than_the_largest_type_has():
-    result = place_on(pod(containers=[container(limits={"nvidia.com/gpu": 2})]), group_with("gpu", instance_types=MIXED_GPU))
+    two_gpus = pod(containers=[container(limits={"nvidia.com/gpu": 2})])
+    result = place_on(two_gpus, group_with("gpu", instance_types=MIXED_GPU))
     assert [r.message for r in result.reasons] == [
         "Insufficient nvidia.com/gpu: the pod requests 2, g5.2xlarge allocates 1"
     ]
