@@ -15,6 +15,13 @@ Sources (kubernetes-sigs/aws-ebs-csi-driver @ 429e202e, chart 2.64.0):
   scopes the driver to volumes and snapshots it tagged; the controller's service account is
   kube-system/ebs-csi-controller-sa;
 - docs/parameters.md: StorageClass parameters `type`, `encrypted` (a string), `csi.storage.k8s.io/fstype`.
+
+Version: the driver publishes no per-minor table (README "compatible with all Kubernetes versions supported
+by ... Amazon EKS"); EKS answers per minor (DescribeAddonVersions), and never upgrades an add-on when the
+cluster's minor changes (EKS user guide eks-add-ons.adoc, awsdocs/amazon-eks-user-guide @ 4d52b4d0). So the
+component resolves the newest build for the cluster's minor with aws.eks.get_addon_version(most_recent=True)
+on every `pulumi up`, as pulumi-eks does for kube-proxy and vpc-cni (nodejs/eks/cluster/cluster.ts @ 7bf0c1b1):
+a minor bump moves the add-on with it, and a new build shows up in the preview.
 """
 
 from __future__ import annotations
