@@ -2,10 +2,12 @@
 
 import pulumi
 
+from components.access import ClusterAccess
 from components.cluster import Cluster
 from components.node_group import NodeGroup
 from components.platform import Platform
-from mlplatform_core.model.config import ConfigError, parse
+from mlplatform_core.model.access import access_grants
+from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
@@ -34,26 +36,31 @@ node_groups = {
         subnet_ids=cluster.private_subnet_ids,
         imds_hop_limit=layout.imds_hop_limit,
         tags=cluster.tags,
-        opts=pulumi.ResourceOptions(depends_on=[cluster.eks]),
+        depends_on=[cluster.eks, *cluster.node_role_policies],
     )
     for spec in layout.groups
 }
+access = ClusterAccess("access", cluster.name, access_grants(cfg), depends_on=[cluster.eks], tags=cluster.tags)
 
-# The workload layer: priority classes, namespaces with job defaults, autoscaler, GPU plugin, CoreDNS.
-platform = Platform(
-    "platform",
-    cluster,
-    layout,
-    workloads,
-    region=cfg.region,
-    kubernetes_version=cfg.kubernetes_version,
-    node_group_names={name: group.node_group_name for name, group in node_groups.items()},
-    depends_on=[group.node_group for group in node_groups.values()],
-    tags=cluster.tags,
-)
+# The workload layer: priority classes, namespaces with job defaults, autoscaler, GPU plugin, CoreDNS, storage.
+# With kubernetesLayer `separate` the project in kubernetes-layer/ deploys it from inside the VPC instead.
+if kubernetes_layer_of(cfg) == "inline":
+    platform = Platform(
+        "platform",
+        cluster,
+        layout,
+        workloads,
+        region=cfg.region,
+        kubernetes_version=cfg.kubernetes_version,
+        node_group_names={name: group.node_group_name for name, group in node_groups.items()},
+        depends_on=[group.node_group for group in node_groups.values()],
+        tags=cluster.tags,
+    )
 
 pulumi.export("clusterName", cluster.name)
 pulumi.export("kubeconfig", cluster.kubeconfig_json)
+pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)  # read by kubernetes-layer/ (StackReference)
+pulumi.export("oidcProviderUrl", cluster.oidc_provider_url)
 pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})
 pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
 pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))

@@ -15,6 +15,7 @@ from mlplatform_core.model.cluster import (
     resource_tags,
 )
 from mlplatform_core.model.config import StackConfig
+from mlplatform_core.model.deployment import private_api_cidrs
 from mlplatform_core.model.layout import Layout
 
 from .network import Vpc
@@ -53,8 +54,12 @@ class Cluster(pulumi.ComponentResource):
             opts=keep,
         )
         node_role = aws.iam.Role(f"{name}-node", assume_role_policy=json.dumps(EC2_TRUST_POLICY), tags=tags, opts=child)
-        for short, arn in NODE_MANAGED_POLICIES.items():
+        # Node groups depend on these (not only on the role), so that `pulumi destroy` keeps the policies
+        # until the nodes are gone: EKS drains and deletes nodes with the node role's rights.
+        self.node_role_policies = [
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
+            for short, arn in NODE_MANAGED_POLICIES.items()
+        ]
 
         ep = cfg.endpoint
         self.eks = eks.Cluster(
@@ -77,6 +82,22 @@ class Cluster(pulumi.ComponentResource):
             tags=tags,
             opts=keep,
         )
+        # The private endpoint answers only sources the cluster's security groups allow (nodes already are).
+        api_cidrs = private_api_cidrs(cfg)
+        if ep.private_access:
+            if api_cidrs is None:  # an existing VPC: its own CIDR
+                api_cidrs = [aws.ec2.get_vpc_output(id=vpc_id, opts=pulumi.InvokeOutputOptions(parent=self)).cidr_block]
+            aws.ec2.SecurityGroupRule(
+                f"{name}-api-private",
+                type="ingress",
+                description="Kubernetes API from inside the VPC (endpoint.privateAccessCidrs)",
+                protocol="tcp",
+                from_port=443,
+                to_port=443,
+                cidr_blocks=api_cidrs,
+                security_group_id=self.eks.cluster_security_group_id,
+                opts=child,
+            )
         self.name = layout.cluster_name
         self.kubernetes_version = cfg.kubernetes_version
         self.kubeconfig_json = pulumi.Output.secret(self.eks.kubeconfig_json)

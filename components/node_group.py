@@ -1,4 +1,4 @@
-"""One managed node group: launch template, aws.eks.NodeGroup and the tags its Auto Scaling group needs.
+"""One managed node group: launch template, aws.eks.NodeGroup and the node-template tags its Auto Scaling group needs.
 
 Built from aws.eks.NodeGroup rather than pulumi_eks.ManagedNodeGroup so that
 labels, taints, capacity type, scaling and tags are plain resource inputs that
@@ -6,6 +6,8 @@ tests and policies can see, offline and in a real preview alike.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pulumi
 import pulumi_aws as aws
@@ -26,8 +28,11 @@ class NodeGroup(pulumi.ComponentResource):
         subnet_ids: pulumi.Input[list],
         imds_hop_limit: int = 1,
         tags: dict[str, str] | None = None,
+        depends_on: Sequence[pulumi.Resource] = (),
         opts: pulumi.ResourceOptions | None = None,
     ):
+        """`depends_on` applies to the aws.eks.NodeGroup itself (a component's own depends_on is not inherited):
+        the cluster, and the node role's policy attachments so that destroy detaches them after the nodes."""
         super().__init__("mlplatform:node_group:NodeGroup", spec.name, None, opts)
         tags = {**(tags or {}), "mlplatform.io/node-group": spec.name}
         child = pulumi.ResourceOptions(parent=self)
@@ -84,10 +89,11 @@ class NodeGroup(pulumi.ComponentResource):
                 id=template.id, version=template.latest_version.apply(str)
             ),
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignore),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignore, depends_on=list(depends_on)),
         )
 
-        # EKS does not copy node-group tags to the Auto Scaling group; the autoscaler reads them there.
+        # EKS does not copy node-group labels and taints to the Auto Scaling group, where the autoscaler reads
+        # what an empty group's nodes look like. The discovery tags are EKS's own: never created here.
         asg_name = self.node_group.resources.apply(lambda res: res[0].autoscaling_groups[0].name)
         for key, value in autoscaler_tags(spec, cluster_name).items():
             aws.autoscaling.Tag(

@@ -20,6 +20,8 @@ from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
 
+from .storage import Storage
+
 MLRUN_SETTINGS_CONFIG_MAP = "mlrun-spot-settings"
 
 
@@ -60,7 +62,7 @@ def _k8s_resource(obj: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulum
 
 
 class Platform(pulumi.ComponentResource):
-    """Priority classes, workload namespaces, cluster autoscaler, NVIDIA device plugin, CoreDNS placement."""
+    """Priority classes, workload namespaces, cluster autoscaler, NVIDIA device plugin, CoreDNS, EBS CSI storage."""
 
     provider: k8s.Provider
     autoscaler_role_arn: pulumi.Output[str]
@@ -159,15 +161,36 @@ class Platform(pulumi.ComponentResource):
             self.device_plugin = self._release("nvidia-device-plugin", charts.NVIDIA_DEVICE_PLUGIN, plugin_values, helm)
 
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
+        # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
+        # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself.
         self.coredns = aws.eks.Addon(
             f"{name}-coredns",
             cluster_name=cluster.name,
-            addon_name="coredns",
+            addon_name=coredns.ADDON_NAME,
+            addon_version=aws.eks.get_addon_version_output(
+                addon_name=coredns.ADDON_NAME,
+                kubernetes_version=kubernetes_version,
+                most_recent=True,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).version,
             configuration_values=json.dumps(coredns.coredns_configuration()),
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",
+            preserve=True,
             tags=dict(tags or {}),
             opts=on_nodes,
+        )
+        self.storage = Storage(
+            f"{name}-storage",
+            cluster.name,
+            kubernetes_version,
+            region,
+            cluster.oidc_provider_arn,
+            cluster.oidc_provider_url,
+            provider=self.provider,
+            depends_on=list(depends_on),
+            tags=tags,
+            opts=child,
         )
         self.register_outputs(
             {

@@ -3,7 +3,9 @@
 The recording of plan.build_plan becomes the resources pulumi-policy would
 see (inputs for resource rules, inputs + outputs for stack rules, protect,
 ignoreChanges, parents), and mlplatform_policies.offline evaluates the very
-policy objects the pack serves to `pulumi preview --policy-pack policies`.
+policy objects the pack serves to `pulumi preview --policy-pack policies`,
+once per program: a stack whose Kubernetes layer is separate is two Pulumi
+stacks, and a real preview's pack sees each on its own.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
 
-from .engine import ProgramRun
+from .engine import ProgramRun, StackRun
 from .plan import Plan
 from .project import project_root
 
@@ -122,7 +124,11 @@ def run_checks(
     `pulumi preview` of a fresh stack sees it (see policy_resources).
     """
     run = plan.run if isinstance(plan, Plan) else plan
-    violations = offline.evaluate(policy_resources(run, preview), policy_config)
+    programs = run.programs if isinstance(run, StackRun) else (run,)
+    violations = [
+        v for program in programs for v in offline.evaluate(policy_resources(program, preview), policy_config)
+    ]
+    violations.sort(key=lambda v: not v.mandatory)
     if isinstance(plan, Plan):
         violations = placement_violations(plan) + violations
     return violations

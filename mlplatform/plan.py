@@ -1,8 +1,9 @@
 """The offline plan of a stack: its validated configuration, layout and the recording of the real program.
 
 `build_plan` validates the stack file (clean ConfigError before anything runs),
-runs __main__.py through the offline engine and keeps the recording. The
-reports (mlplatform.reports) turn a Plan into the JSON document and the tables.
+runs every program the stack deploys (__main__.py, and kubernetes-layer/ when its
+Kubernetes layer is separate) through the offline engine and keeps the recording.
+The reports (mlplatform.reports) turn a Plan into the JSON document and the tables.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from mlplatform_core.model.config import ConfigError, StackConfig, parse, read_stack_file
+from mlplatform_core.model.deployment import Deployment, deployment
 from mlplatform_core.model.layout import Layout, build_layout
 from mlplatform_core.model.workloads import build_workloads
 from mlplatform_core.placement.invariants import InvariantReport, stack_report
 
-from .engine import ProgramRun, run_program
+from .engine import StackRun, run_stack
 from .stacks import resolve_stack
 
 
@@ -25,12 +27,17 @@ class Plan:
     source: str
     config: StackConfig
     layout: Layout
-    run: ProgramRun
+    run: StackRun  # every program of the stack; run.programs for each `pulumi up` on its own
 
     @cached_property
     def placement(self) -> InvariantReport:
         """The placement proof, computed once for the JSON, the tables and the check."""
         return stack_report(self.config, self.layout)
+
+    @cached_property
+    def deployment(self) -> Deployment:
+        """Which programs run, in order, and what the machine running each must reach."""
+        return deployment(self.config, self.layout)
 
 
 def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan:
@@ -42,4 +49,4 @@ def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan
         build_workloads(cfg)
     except ConfigError as err:
         raise ConfigError(err.problems, str(path)) from None
-    return Plan(stack=name, source=str(path), config=cfg, layout=layout, run=run_program(name, raw))
+    return Plan(stack=name, source=str(path), config=cfg, layout=layout, run=run_stack(name, raw))

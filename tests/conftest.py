@@ -1,4 +1,8 @@
-"""Shared fixtures: the shipped stacks' config and their offline program runs (cached per session)."""
+"""Shared fixtures: the shipped stacks' config and their offline runs (cached per session).
+
+A shipped run is every program the stack deploys (run_stack): the cluster program and, for a stack
+whose Kubernetes layer is separate, kubernetes-layer/; `run.programs` has each on its own.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mlplatform.engine import ProgramRun, run_program
+from mlplatform.engine import StackRun, run_stack
 from mlplatform_core.model.config import read_stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,15 +30,15 @@ def _stack_config(stack: str) -> dict:
 
 
 @cache
-def shipped_run(stack: str) -> ProgramRun:
-    return run_program(stack, stack_config(stack))
+def shipped_run(stack: str) -> StackRun:
+    return run_stack(stack, stack_config(stack))
 
 
 @pytest.fixture(scope="session")
-def dev_run() -> ProgramRun:
+def dev_run() -> StackRun:
     return shipped_run("dev")
 
 
 @pytest.fixture(scope="session")
-def prod_run() -> ProgramRun:
+def prod_run() -> StackRun:
     return shipped_run("prod")

@@ -10,9 +10,10 @@ import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
 from . import remote
-from .recording import Recorded, clean
+from .recording import Invoke, Recorded, clean
 
 ACCOUNT = "123456789012"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 
 def _suffix(name: str) -> str:
@@ -22,11 +23,22 @@ def _suffix(name: str) -> str:
 class Mocks(pulumi_mocks.Mocks):
     """Provider stand-ins: echo the inputs and add the outputs programs read."""
 
-    def __init__(self, region: str, local: threading.local, record: list[Recorded], monitor_ref: list):
+    def __init__(
+        self,
+        region: str,
+        local: threading.local,
+        record: list[Recorded],
+        monitor_ref: list,
+        stack_outputs: dict[str, tuple[dict[str, Any], list[str]]] | None = None,
+        invokes: list[Invoke] | None = None,
+    ):
+        """`stack_outputs`: what StackReferences read, by stack name: (outputs, names of the secret ones)."""
         self.region = region
         self.local = local
         self.record = record
         self.monitor_ref = monitor_ref
+        self.stack_outputs = stack_outputs or {}
+        self.invokes = invokes if invokes is not None else []
 
     def provider_outputs(self, typ: str, name: str, inputs) -> tuple[str, dict[str, Any]]:
         """A provider's answer to a create: the id and the outputs it computes (ARN, auto-name...)."""
@@ -48,6 +60,8 @@ class Mocks(pulumi_mocks.Mocks):
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         typ, name = args.typ, args.name
+        if typ == STACK_REFERENCE:  # read, not registered: the id is the referenced stack
+            return self._stack_reference(args)
         request = getattr(self.local, "request", None)
         registering = request is not None and request.name == name and request.type == typ
         if registering and remote.modelled(typ, bool(request.remote)):
@@ -68,9 +82,18 @@ class Mocks(pulumi_mocks.Mocks):
                     protect=bool(request.protect),
                     ignore_changes=list(request.ignoreChanges),
                     provider=args.provider or None,
+                    dependencies=list(request.dependencies),
                 )
             )
         return id_, {**args.inputs, **outputs}
+
+    def _stack_reference(self, args: pulumi_mocks.MockResourceArgs):
+        referenced = args.inputs.get("name", args.name)
+        if referenced not in self.stack_outputs:
+            raise KeyError(f"offline engine: no recorded run of stack {referenced} to answer its StackReference")
+        stack_outputs, secret_names = self.stack_outputs[referenced]
+        outputs = {"outputs": stack_outputs, "secretOutputNames": list(secret_names)}
+        return args.resource_id or args.name, {"name": referenced, **outputs}
 
     def _construct(self, request, args: pulumi_mocks.MockResourceArgs):
         """A remote component: the engine hands it to its provider's Construct; record what that creates."""
@@ -87,6 +110,23 @@ class Mocks(pulumi_mocks.Mocks):
         return f"{args.name}-{_suffix(args.typ + args.name)}-id", {**args.inputs, **outputs}
 
     def call(self, args: pulumi_mocks.MockCallArgs):
+        result = self._answer(args)
+        self.invokes.append(Invoke(args.token, clean(dict(args.args)), result))
+        return result
+
+    def _answer(self, args: pulumi_mocks.MockCallArgs):
+        if args.token == "aws:eks/getAddonVersion:getAddonVersion":
+            # The newest build for the minor is AWS's answer at preview time; offline it is named, not guessed.
+            addon, minor = args.args.get("addonName"), args.args.get("kubernetesVersion")
+            return {
+                "addonName": addon,
+                "kubernetesVersion": minor,
+                "mostRecent": args.args.get("mostRecent"),
+                "version": f"(newest {addon} for Kubernetes {minor}, resolved at deploy)",
+                "id": addon,
+            }
+        if args.token == "aws:ec2/getVpc:getVpc":
+            return {"id": args.args.get("id"), "cidrBlock": "(the VPC's CIDR, looked up at deploy)"}
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             letters = "abcdef"
             return {

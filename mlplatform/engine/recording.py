@@ -27,6 +27,12 @@ class Recorded:
     # the property paths (into inputs or outputs) not known during a preview of a fresh stack.
     created_by: str | None = None
     unknown_in_preview: tuple[tuple[str | int, ...], ...] = ()
+    dependencies: list[str] = field(default_factory=list)  # URNs of explicit depends_on and input dependencies
+
+    @property
+    def project(self) -> str:
+        """The Pulumi project that registered it (urn:pulumi:<stack>::<project>::...)."""
+        return self.urn.split("::")[1]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,6 +46,15 @@ class Recorded:
         }
 
 
+@dataclass(frozen=True)
+class Invoke:
+    """A data-source call the program made (e.g. aws:eks/getAddonVersion) and what the mocks answered."""
+
+    token: str
+    args: dict[str, Any]
+    result: dict[str, Any]
+
+
 @dataclass
 class ProgramRun:
     stack: str
@@ -47,6 +62,9 @@ class ProgramRun:
     resources: list[Recorded]
     exports: dict[str, Any]
     secret_exports: set[str]
+    project: str = "ml-platform-eks"
+    directory: str = "."  # the program's folder in the project
+    invokes: list[Invoke] = field(default_factory=list)
 
     def of_type(self, type_: str) -> list[Recorded]:
         return [r for r in self.resources if r.type == type_]
@@ -75,3 +93,33 @@ def clean(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+@dataclass
+class StackRun(ProgramRun):
+    """Every program a stack deploys (the cluster program, then kubernetes-layer/ when separate), as one view.
+
+    `resources`, `exports` and `invokes` are those of all programs together, so questions about what the
+    stack builds have one answer; `programs` keeps each run on its own for what a single `pulumi up` sees
+    (a real preview's policy pack sees one program's stack at a time).
+    """
+
+    programs: tuple[ProgramRun, ...] = ()
+
+    @classmethod
+    def of(cls, programs: tuple[ProgramRun, ...]) -> StackRun:
+        first = programs[0]
+        exports: dict[str, Any] = {}
+        for run in programs:
+            exports.update(run.exports)
+        return cls(
+            stack=first.stack,
+            config=first.config,
+            resources=[r for run in programs for r in run.resources],
+            exports=exports,
+            secret_exports=set().union(*(run.secret_exports for run in programs)),
+            project=first.project,
+            directory=first.directory,
+            invokes=[i for run in programs for i in run.invokes],
+            programs=programs,
+        )

@@ -9,6 +9,7 @@ from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
 from .cost import cost_section, plan_cost
+from .deployment import access_section, deployment_section, storage_section, support_section
 from .placement import placement_section
 from .workload_layer import kubernetes_section
 
@@ -72,12 +73,16 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "clusterName": plan.layout.cluster_name,
         "region": cfg.region,
         "kubernetesVersion": cfg.kubernetes_version,
+        "kubernetesSupport": support_section(plan),
+        "deployment": deployment_section(plan),
+        "access": access_section(plan),
         "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
         "resourceCount": len(plan.run.resources),
         "resources": [
             {
                 "type": r.type,
                 "name": r.name,
+                "project": r.project,
                 "parent": r.parent,
                 "inputs": r.inputs,
                 "protect": r.protect,
@@ -90,4 +95,5 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "placement": placement_section(plan.layout, report=plan.placement),
         "kubernetes": kubernetes_section(plan.run),
         "cost": cost_section(plan_cost(plan)),
+        "storage": storage_section(plan),
     }

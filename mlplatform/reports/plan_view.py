@@ -10,10 +10,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from mlplatform_core.model.config import StackConfig
+from mlplatform_core.model.deployment import VPC_CIDR_AT_DEPLOY, private_api_cidrs
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
 from .cost import render_cost
+from .deployment import render_day_one
 from .placement import render_placement
 from .plan_document import plan_document
 from .workload_layer import render_workload_layer
@@ -21,7 +23,8 @@ from .workload_layer import render_workload_layer
 
 def _endpoint(cfg: StackConfig) -> str:
     ep = cfg.endpoint
-    parts = ["private"] if ep.private_access else []
+    private = private_api_cidrs(cfg)
+    parts = [f"private from {', '.join(private) if private else VPC_CIDR_AT_DEPLOY}"] if ep.private_access else []
     if ep.public_access:
         parts.append(f"public from {', '.join(ep.public_access_cidrs)}")
     return " + ".join(parts)
@@ -62,9 +65,15 @@ def node_group_table(groups: list[dict[str, Any]]) -> Table:
 def render(plan: Plan, console: Console) -> None:
     cfg, doc = plan.config, plan_document(plan)
     console.print(f"[bold]Plan for stack {plan.stack}[/bold] ({cfg.environment}) from {plan.source}")
-    console.print(f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}")
+    support = doc["kubernetesSupport"]
+    console.print(
+        f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
+        + (f" ({support['note']})" if support.get("note") else "")
+    )
     console.print(f"  API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
     console.print(f"  network: {_network(cfg)}")
+    console.print()
+    render_day_one(plan, doc, console)
     console.print()
     console.print(node_group_table(doc["nodeGroups"]))
     console.print()

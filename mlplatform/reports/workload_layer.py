@@ -75,6 +75,10 @@ def _amounts(d: dict[str, str] | None) -> str:
 
 
 def _placement(values: dict[str, Any]) -> str:
+    if isinstance(values.get("controller"), dict):  # the EBS CSI add-on: a controller, and node pods
+        node = values.get("node") or {}
+        every = "\nnode pods on every node" if node.get("tolerateAllTaints") else ""
+        return f"controller {_placement(values['controller'])}{every}"
     selector = ", ".join(f"{k}={v}" for k, v in (values.get("nodeSelector") or {}).items())
     tolerated = ", ".join(t.get("key", "*") for t in values.get("tolerations") or [])
     return "\n".join(x for x in (selector and f"on {selector}", tolerated and f"tolerates {tolerated}") if x) or "-"

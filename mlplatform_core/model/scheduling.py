@@ -22,6 +22,11 @@ CPU, MEMORY = "cpu", "memory"
 GPU_RESOURCE = "nvidia.com/gpu"
 # The NVIDIA device plugin's default node affinity looks for this label.
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+# The Cluster Autoscaler's AWS provider knows a node's GPUs are still coming up by this label
+# (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go GPULabel @ 55c37cd5).
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+# Set on the GPU groups whose AMI needs the NVIDIA device plugin DaemonSet (AL2023 NVIDIA, not Bottlerocket).
+DEVICE_PLUGIN_LABEL = "mlplatform.io/nvidia-device-plugin"
 
 # Labels EKS and the kubelet put on every node; users must not set them.
 EKS_CAPACITY_LABEL = "eks.amazonaws.com/capacityType"

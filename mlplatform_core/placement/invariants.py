@@ -8,7 +8,7 @@
 - allow reaches a spot group and an on-demand workload group;
 - GPU jobs reach GPU groups only, and CPU-only user workloads stay off them;
 - no user workload reaches the initial group;
-- system pods reach exactly their groups (core services: initial; device plugin: every GPU group).
+- system pods reach exactly their groups (core services: initial; every DaemonSet: the groups it serves).
 
 Stacks without a spot group. Then the toolkit exports empty preemptible-node
 settings and MLRun ignores preemption modes altogether ("with both empty every

@@ -3,7 +3,8 @@
 Pure Python, no Pulumi import. MLRun jobs in each preemption mode enriched from the
 stack's MLRun preemptible-node settings (mlrun_preemption), a Nuclio function, a
 Jupyter server, a GPU training job, a Polyaxon experiment in the spot environment,
-a core platform service placed like the toolkit's add-ons and the NVIDIA device plugin.
+core services placed like the toolkit's add-ons (CoreDNS, the EBS CSI controller) and every
+DaemonSet the stack installs (model/addons/node_agents: EBS CSI node, device plugin, ...).
 
 Profiles a layout cannot host (no spot, GPU or Jupyter group) are left out with a note.
 """
@@ -17,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.addons import coredns, device_plugin
+from ..model.addons import coredns, ebs_csi
+from ..model.addons.node_agents import node_agents
 from ..model.config import StackConfig
 from ..model.layout import Layout
 from ..model.ml_settings import mlrun as mlrun_settings
@@ -203,20 +205,29 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             expected_groups=initial,
         )
     )
-    plugin = device_plugin.device_plugin_values(layout)
-    if plugin is not None:
-        spec = {
-            "containers": [_container("nvidia-device-plugin-ctr", "nvcr.io/nvidia/k8s-device-plugin")],
-            "priorityClassName": "system-node-critical",
-            **plugin,
-        }
+    controller = {
+        "containers": [_container("ebs-plugin", "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver")],
+        **ebs_csi.controller_pod_placement(),
+    }
+    profiles.append(
+        Profile(
+            "ebs-csi-controller",
+            "EBS CSI driver controller (EKS add-on), a core service",
+            controller,
+            user=False,
+            expected_groups=initial,
+        )
+    )
+    # Every DaemonSet the stack installs reaches exactly the groups it serves.
+    for agent in node_agents(layout):
+        spec = {"containers": [_container(agent.name, agent.name)], **copy.deepcopy(dict(agent.placement))}
         profiles.append(
             Profile(
-                "nvidia-device-plugin",
-                "NVIDIA device plugin DaemonSet (must run on every GPU node)",
+                agent.name,
+                f"{agent.name} DaemonSet of {agent.addon} ({agent.why})",
                 spec,
                 user=False,
-                expected_groups=tuple(g.name for g in layout.gpu_groups),
+                expected_groups=agent.groups,
             )
         )
     if not mlrun.configured:

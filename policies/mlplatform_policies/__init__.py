@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from pulumi_policy import Policy
 
-from . import cost, layout, security, workloads
+from . import addons, cost, layout, security, workloads
 
 PACK_NAME = "mlplatform-eks"
 
-POLICIES: list[Policy] = [*layout.POLICIES, *workloads.POLICIES, *security.POLICIES, *cost.POLICIES]
+POLICIES: list[Policy] = [
+    *layout.POLICIES,
+    *workloads.POLICIES,
+    *security.POLICIES,
+    *addons.POLICIES,
+    *cost.POLICIES,
+]
 BY_NAME: dict[str, Policy] = {p.name: p for p in POLICIES}
 assert len(BY_NAME) == len(POLICIES), "policy names must be unique"
 

@@ -39,6 +39,7 @@ ENV_KEY = "mlplatform.io/environment"
 ROLE_LABEL = "mlplatform.io/node-role"
 LIFECYCLE_LABEL = "app.iguazio.com/lifecycle"
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"  # the Cluster Autoscaler's GPU label (AWS provider)
 GPU_RESOURCE = "nvidia.com/gpu"
 CORE_TAINT_KEY = "CriticalAddonsOnly"
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
@@ -76,6 +77,8 @@ K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
 K8S_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 K8S_CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 K8S_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+EKS_ADDON = "aws:eks/addon:Addon"
 
 _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 

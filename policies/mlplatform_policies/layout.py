@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._props import (
+    ACCELERATOR_LABEL,
     ASG_TAG,
     AUTOSCALER_PREFIX,
     CORE_TAINT_KEY,
@@ -248,6 +249,29 @@ gpu_node_group_dedicated = resource_rule(
 )
 
 
+def _accelerator_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    g = group_of(args)
+    if g.declared_gpu and not g.labels.get(ACCELERATOR_LABEL):
+        yield (
+            f"GPU node group has no {ACCELERATOR_LABEL} label; without it the Cluster Autoscaler does not wait "
+            "for a new node's GPUs to be advertised and adds more nodes meanwhile"
+        )
+
+
+gpu_accelerator_label = resource_rule(
+    "gpu-accelerator-label",
+    f"GPU node groups carry the {ACCELERATOR_LABEL} label the Cluster Autoscaler's AWS provider recognises "
+    "GPU nodes by.",
+    types=[NODE_GROUP],
+    level=MANDATORY,
+    severity=MEDIUM,
+    check=_accelerator_label,
+    remediation="Configure GPUs through nodeGroups.gpu or an additionalNodeGroups entry with gpu: true; the "
+    f"toolkit labels the group {ACCELERATOR_LABEL}=nvidia-<GPU model>.",
+    tags=["layout", "gpu", "autoscaling"],
+)
+
+
 def _gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.declared_gpu:
@@ -324,8 +348,6 @@ autoscaled_desired_size_ignored = resource_rule(
 def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     tag_resources = [r for r in args.resources if r.resource_type == ASG_TAG]
     for g in groups_in(args):
-        if not g.autoscaled:
-            continue
         # ASG Tag resources share the node group's parent component. Their ASG name is an output of the
         # node group, unknown during a preview, so the parent is what links them in both worlds.
         tags: dict[str, Any] = {}
@@ -334,11 +356,20 @@ def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | No
                 key, value = get(r.props, "tag", "key"), get(r.props, "tag", "value")
                 if isinstance(key, str):
                     tags[key] = value
+        # EKS tags every managed node group's ASG for discovery itself; a Tag resource of ours for those keys
+        # would delete EKS's tag when it is destroyed (a rename, a refactor) and the autoscaler loses the group.
         cluster = get(g.props, "clusterName")
-        wanted: dict[str, str | None] = {f"{AUTOSCALER_PREFIX}/enabled": "true"}
-        if isinstance(cluster, str):
-            wanted[f"{AUTOSCALER_PREFIX}/{cluster}"] = None  # any value ("owned")
+        discovery = [k for k in tags if k == f"{AUTOSCALER_PREFIX}/enabled" or k == f"{AUTOSCALER_PREFIX}/{cluster}"]
+        if discovery:
+            yield (
+                f"node group {g.name}: Tag resources for {', '.join(discovery)}, which EKS puts on every managed "
+                "node group's Auto Scaling group itself; destroying ours would remove EKS's tag",
+                g.urn,
+            )
+        if not g.autoscaled:
+            continue
         template = f"{AUTOSCALER_PREFIX}/node-template"
+        wanted: dict[str, str | None] = {}
         for key, value in g.labels.items():
             if isinstance(value, str):
                 wanted[f"{template}/label/{key}"] = value
@@ -354,9 +385,8 @@ def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | No
         ]
         if missing:
             yield (
-                f"node group {g.name} is autoscaled but its Auto Scaling group lacks the tags "
-                f"{', '.join(missing)}; the Cluster Autoscaler needs them to find the group and to scale it "
-                "from zero",
+                f"node group {g.name} is autoscaled but its Auto Scaling group lacks the node-template tags "
+                f"{', '.join(missing)}; the Cluster Autoscaler needs them to scale the group from zero",
                 g.urn,
             )
         if wrong:
@@ -365,13 +395,13 @@ def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | No
 
 autoscaler_asg_tags = stack_rule(
     "autoscaler-asg-tags",
-    "Autoscaled node groups' Auto Scaling groups carry the Cluster Autoscaler discovery tags and node-template "
-    "tags for every label, taint and GPU (EKS does not copy node-group tags to the ASG).",
+    "Autoscaled node groups' Auto Scaling groups carry node-template tags for every label, taint and GPU "
+    "(EKS copies none of them to the ASG); no Tag resource duplicates the discovery tags EKS puts there itself.",
     level=MANDATORY,
     severity=MEDIUM,
     check=_asg_tags,
-    remediation="Create node groups through components.node_group.NodeGroup, which adds an "
-    "aws.autoscaling.Tag per discovery and node-template tag.",
+    remediation="Create node groups through components.node_group.NodeGroup, which adds an aws.autoscaling.Tag "
+    "per node-template tag and none for k8s.io/cluster-autoscaler/enabled or /<cluster> (EKS owns those).",
     tags=["layout", "autoscaling"],
 )
 
@@ -434,6 +464,7 @@ POLICIES = [
     node_lifecycle_label,
     spot_node_taint,
     gpu_node_group_dedicated,
+    gpu_accelerator_label,
     gpu_types_only_in_gpu_groups,
     node_group_scaling_bounds,
     autoscaled_desired_size_ignored,

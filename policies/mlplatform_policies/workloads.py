@@ -50,13 +50,26 @@ def object_name(resource: Any) -> Any:
 
 
 def stack_environment(args: Any) -> str | None:
-    """The environment of the stack: the cluster's tag, else the node groups' label."""
+    """The environment of the stack: the cluster's tag, else the node groups' label, else any resource's tag.
+
+    A separate Kubernetes-layer stack (kubernetes-layer/) holds no cluster or node group; its IAM roles
+    and EKS add-ons carry the environment tag.
+    """
     for r in args.resources:
         if r.resource_type in (EKS_CLUSTER, NODE_GROUP):
             env = environment(r.props)
             if env:
                 return env
+    for r in args.resources:
+        env = environment(r.props)
+        if env:
+            return env
     return None
+
+
+def holds_kubernetes_layer(args: Any) -> bool:
+    """Whether the stack deploys Kubernetes objects: not the cluster stack of a separate Kubernetes layer."""
+    return any(r.resource_type.startswith("kubernetes:") for r in args.resources)
 
 
 # --- priority classes ----------------------------------------------------------------------------
@@ -76,6 +89,8 @@ def _tier_of(name: str, names: Mapping[str, Any]) -> str | None:
 
 
 def _priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    if not holds_kubernetes_layer(args):  # the classes live in the stack that holds the Kubernetes layer
+        return
     names = cfg["classNames"] or {}
     found: dict[str, list[Any]] = {t: [] for t in TIERS}
     for r in args.resources:
@@ -112,7 +127,8 @@ def _priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
 
 priority_classes = stack_rule(
     "priority-classes",
-    "User priority classes low, medium and high exist, rank low < medium < high and use preemptionPolicy Never.",
+    "User priority classes low, medium and high exist, rank low < medium < high and use preemptionPolicy Never "
+    "(checked in the stack that deploys the Kubernetes layer).",
     level=MANDATORY,
     severity=MEDIUM,
     check=_priority_classes,
@@ -224,7 +240,9 @@ def _b64json(text: Any, what: str) -> tuple[Any, str | None]:
 def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     groups = groups_in(args)
     spot = [g for g in groups if g.spot]
-    if not spot:
+    # Needs the node groups and the ConfigMap in one stack; with a separate Kubernetes layer they are in two,
+    # and the offline placement proof (placement-invariants) checks the settings against the layout instead.
+    if not spot or not holds_kubernetes_layer(args):
         return
     maps = [
         r
@@ -295,8 +313,8 @@ def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, st
 
 mlrun_spot_settings = stack_rule(
     "mlrun-spot-settings",
-    "When the cluster has spot groups, MLRun's preemptible-node tolerations and node selector (MLRUN_* settings "
-    "in a ConfigMap) match exactly the spot groups' taints and labels.",
+    "When a stack holds spot groups and the Kubernetes layer, MLRun's preemptible-node tolerations and node "
+    "selector (MLRUN_* settings in a ConfigMap) match exactly the spot groups' taints and labels.",
     level=MANDATORY,
     severity=HIGH,
     check=_mlrun_settings,

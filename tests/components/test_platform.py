@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mlplatform.engine import ProgramRun, run_program
+from mlplatform.engine import ProgramRun, run_stack
 from mlplatform_core.model.addons import autoscaler, charts, coredns
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
@@ -57,9 +57,11 @@ def test_everything_lives_under_the_platform_component_and_its_provider(stack):
     (platform,) = run.of_type(PLATFORM)
     (provider,) = [r for r in run.children(platform) if r.type == "pulumi:providers:kubernetes"]
     assert provider.inputs["kubeconfig"] == "[secret]"
+    storage = run.one("mlplatform:storage:Storage", "platform-storage")
+    assert storage.parent == platform.urn
     for r in run.resources:
         if r.type.startswith("kubernetes:") and r.type != "pulumi:providers:kubernetes":
-            assert r.parent == platform.urn, r.name
+            assert r.parent in (platform.urn, storage.urn), r.name
             assert r.provider and r.provider.startswith(provider.urn), r.name
 
 
@@ -92,15 +94,14 @@ def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
 def test_prod_without_gpu_group_skips_the_device_plugin():
     raw = stack_config("prod")
     raw["ml-platform-eks:nodeGroups"]["gpu"]["enabled"] = False
-    run = run_program("prod", raw)
+    run = run_stack("prod", raw)
     assert [r.name for r in run.of_type(RELEASE)] == ["cluster-autoscaler"]
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_coredns_addon_is_placed_on_the_initial_group(stack):
     run = shipped_run(stack)
-    (addon,) = (r for r in run.of_type("aws:eks/addon:Addon") if r.created_by is None)  # pulumi-eks adds two
-    assert addon.inputs["addonName"] == "coredns"
+    (addon,) = [a for a in run.of_type("aws:eks/addon:Addon") if a.inputs["addonName"] == "coredns"]
     assert addon.inputs["clusterName"] == run.exports["clusterName"]
     assert json.loads(addon.inputs["configurationValues"]) == coredns.coredns_configuration()
 
@@ -132,5 +133,5 @@ def test_invalid_workloads_stop_the_program_with_the_key_path():
     raw = stack_config("dev")
     raw["ml-platform-eks:workloads"] = {"namespaces": {"mlrun": {"limits": {"default": {"cpu": "100m"}}}}}
     with pytest.raises(Exception) as err:
-        run_program("dev", raw)
+        run_stack("dev", raw)
     assert "ml-platform-eks:workloads.namespaces.mlrun.limits.default.cpu" in str(err.value)

@@ -29,8 +29,8 @@ def test_check_dev_passes_with_its_policy_config(capsys):
     code, out, _ = run_cli(capsys, "check", "dev")
     assert code == 0
     assert "policies/config/dev.json" in out
-    assert "eks-endpoint-private" in out and "advisory" in out  # shown, not failing
-    assert "passed: 0 mandatory, 1 advisory" in out
+    assert "changed by policy config: eks-endpoint-private=advisory" in out
+    assert "passed: 0 mandatory, 0 advisory" in out
 
 
 def test_check_prod_json(capsys):
@@ -66,13 +66,17 @@ def test_policy_config_downgrade_makes_the_check_pass(capsys, tmp_path):
     assert "prod-resources-protected=advisory" in out and "passed" in out
 
 
-def test_dev_without_its_policy_config_fails(capsys, tmp_path):
-    # An explicit (empty) policy config replaces policies/config/dev.json: the public endpoint is then mandatory.
+def test_a_public_dev_endpoint_needs_the_dev_policy_config(capsys, tmp_path):
+    """The laptop path (public endpoint from an egress CIDR) fails eks-endpoint-private unless relaxed."""
+    endpoint = {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["34.120.10.7/32"]}
+    stack = write_stack(tmp_path, "dev", endpoint=endpoint, kubernetesLayer="inline")
     empty = tmp_path / "none.json"
     empty.write_text("{}")
-    code, out, _ = run_cli(capsys, "check", "dev", "--policy-config", str(empty), "--json")
+    code, out, _ = run_cli(capsys, "check", "--config-file", str(stack), "--policy-config", str(empty), "--json")
     assert code == 1
     assert {v["policy"] for v in json.loads(out)["violations"]} == {"eks-endpoint-private"}
+    code, out, _ = run_cli(capsys, "check", "--config-file", str(stack), "--json")
+    assert code == 0 and json.loads(out)["advisory"] == 1
 
 
 def test_bad_input_exits_2(capsys, tmp_path):

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from mlplatform.check import placement_violations
 from mlplatform.cli import main
-from mlplatform.engine import run_program
+from mlplatform.engine import run_stack
 from mlplatform.plan import Plan
 from mlplatform_core.model.config import ConfigError, parse, read_stack_file, to_pulumi_config
 from mlplatform_core.model.layout import DEFAULTS, build_layout
@@ -318,7 +318,7 @@ def test_a_mutated_config_plans_or_fails_with_config_error(case):
         result = None
     event("accepted" if result else "refused")
     if result is not None:
-        run_program(stack, raw)  # must not raise
+        run_stack(stack, raw)  # must not raise
 
 
 # --- text-level mutations: what a bad edit or merge does to a stack file -----------------------------

@@ -25,10 +25,12 @@ def test_every_recorded_urn_is_the_engines(stack, request):
     run = request.getfixturevalue(f"{stack}_run")
     assert len({r.urn for r in run.resources}) == len(run.resources)
     for r in run.resources:
-        assert not r.urn.startswith(f"urn:pulumi:{stack}::ml-platform-eks::pulumi:pulumi:Stack$"), r.urn
+        # Each program of the stack (the cluster, and the Kubernetes layer when separate) is its own project.
+        assert r.project in ("ml-platform-eks", "ml-platform-eks-kubernetes")
+        assert not r.urn.startswith(f"urn:pulumi:{stack}::{r.project}::pulumi:pulumi:Stack$"), r.urn
         parent_type = qualified_type(r.parent) if r.parent else "pulumi:pulumi:Stack"
         expected = r.type if parent_type == "pulumi:pulumi:Stack" else f"{parent_type}${r.type}"
-        assert r.urn == f"urn:pulumi:{stack}::ml-platform-eks::{expected}::{r.name}"
+        assert r.urn == f"urn:pulumi:{stack}::{r.project}::{expected}::{r.name}"
     vpc = run.one("aws:ec2/vpc:Vpc", "cluster-vpc")
     assert vpc.urn == (
         f"urn:pulumi:{stack}::ml-platform-eks::mlplatform:cluster:Cluster$mlplatform:network:Vpc$aws:ec2/vpc:Vpc"

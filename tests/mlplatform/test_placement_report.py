@@ -90,7 +90,7 @@ def test_placement_section_is_plain_json():
     assert json.loads(json.dumps(section)) == section
     assert section["ok"] is True and section["errors"] == []
     gpu = next(t for t in section["nodeTemplates"] if t["name"] == "gpu")
-    assert gpu["allocatable"] == {"cpu": "7910m", "memory": "31775Mi", "nvidia.com/gpu": 1}
+    assert gpu["allocatable"] == {"cpu": "3920m", "memory": "15391Mi", "nvidia.com/gpu": 1}  # g5.xlarge
     constrain = next(p for p in section["profiles"] if p["name"] == "mlrun-job-constrain")
     assert constrain["reaches"] == ["spot"]
 

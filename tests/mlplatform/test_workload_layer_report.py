@@ -41,8 +41,13 @@ def test_plan_json_lists_the_addons(capsys, stack):
     assert [a["name"] for a in addons if a["kind"] == "helm"] == ["cluster-autoscaler", "nvidia-device-plugin"]
     assert all(a["version"] for a in addons if a["kind"] == "helm")
     eks_addons = {a["name"]: a["createdBy"] for a in addons if a["kind"] == "eks-addon"}
-    # kube-proxy and vpc-cni come with pulumi_eks.Cluster; CoreDNS is the toolkit's own.
-    assert eks_addons == {"coredns": None, "kube-proxy": "pulumi-eks", "vpc-cni": "pulumi-eks"}
+    # kube-proxy and vpc-cni come with pulumi_eks.Cluster; CoreDNS and the EBS CSI driver are the toolkit's own.
+    assert eks_addons == {
+        "coredns": None,
+        "aws-ebs-csi-driver": None,
+        "kube-proxy": "pulumi-eks",
+        "vpc-cni": "pulumi-eks",
+    }
 
 
 def test_plan_json_exports_the_mlrun_and_polyaxon_settings(capsys):

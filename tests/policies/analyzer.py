@@ -115,15 +115,15 @@ def reconcile(policies: Iterable[proto.PolicyInfo], config: Mapping[str, Any] | 
 class PolicyPack:
     """`policies/` started as the CLI starts it, for one stack; use as a context manager."""
 
-    def __init__(self, stack: str, preview: bool = True) -> None:
-        self.stack, self.preview = stack, preview
+    def __init__(self, stack: str, preview: bool = True, project: str = PROJECT) -> None:
+        self.stack, self.preview, self.project = stack, preview, project
 
     def __enter__(self) -> PolicyPack:
         venv = policy_venv()
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         env.update(
             {
-                "PULUMI_PROJECT": PROJECT,
+                "PULUMI_PROJECT": self.project,
                 "PULUMI_STACK": self.stack,
                 "PULUMI_ORGANIZATION": "organization",
                 "PULUMI_DRY_RUN": "true" if self.preview else "false",
@@ -150,7 +150,7 @@ class PolicyPack:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
         self.stub.ConfigureStack(
-            proto.AnalyzerStackConfigureRequest(stack=self.stack, project=PROJECT, dry_run=self.preview),
+            proto.AnalyzerStackConfigureRequest(stack=self.stack, project=self.project, dry_run=self.preview),
             timeout=TIMEOUT,
         )
         self.info = self.stub.GetAnalyzerInfo(empty_pb2.Empty(), timeout=TIMEOUT)

@@ -135,9 +135,7 @@ def test_check_reports_the_cost_rules(tmp_path, capsys):
     stack = tmp_path / "Pulumi.gpu.yaml"
     src = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
     stack.write_text(
-        src.replace(
-            "      instanceTypes: [g5.xlarge, g5.2xlarge]", "      instanceTypes: [g5.xlarge]\n      minSize: 1"
-        )
+        src.replace("      instanceTypes: [g5.xlarge]\n", "      instanceTypes: [g5.xlarge]\n      minSize: 1\n")
     )
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"eks-endpoint-private": "advisory", **ceiling("dev", 500)}))

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from mlplatform.check import policy_resources
-from mlplatform.engine import run_program
+from mlplatform.engine import run_stack
 from mlplatform_policies import BY_NAME, offline
 from tests.conftest import shipped_run, stack_config
 
@@ -32,6 +32,7 @@ CM = "kubernetes:core/v1:ConfigMap"
 LR = "kubernetes:core/v1:LimitRange"
 NS = "kubernetes:core/v1:Namespace"
 PC = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+SC = "kubernetes:storage.k8s.io/v1:StorageClass"
 DEV_POLICY_CONFIG = {"eks-endpoint-private": "advisory"}  # policies/config/dev.json
 
 
@@ -45,7 +46,7 @@ def _configured(stack: str, edits: str) -> tuple[Resource, ...]:
     cfg = stack_config(stack)
     for key, value in json.loads(edits).items():
         cfg[f"ml-platform-eks:{key}"] = value
-    return tuple(policy_resources(run_program(stack, cfg)))
+    return tuple(policy_resources(run_stack(stack, cfg)))
 
 
 def configured(stack: str, **edits: Any) -> tuple[Resource, ...]:
@@ -105,10 +106,12 @@ def test_shipped_stacks_have_no_mandatory_violation():
     assert evaluate(shipped("prod")) == []
 
 
-def test_dev_relies_on_its_policy_config_for_the_public_endpoint():
-    # Without policies/config/dev.json the dev stack's public (CIDR-restricted) endpoint fails, as it should.
-    assert mandatory(evaluate(shipped("dev"))) == {"eks-endpoint-private"}
-    assert advisory(evaluate(shipped("dev"), DEV_POLICY_CONFIG)) == {"eks-endpoint-private"}
+def test_a_dev_stack_opened_to_a_cidr_relies_on_the_dev_policy_config():
+    # The laptop path (public endpoint from an egress CIDR) fails without policies/config/dev.json, as it should.
+    public = configured("dev", endpoint=PUBLIC_ENDPOINT, kubernetesLayer="inline")
+    assert mandatory(evaluate(public)) == {"eks-endpoint-private"}
+    assert advisory(evaluate(public, DEV_POLICY_CONFIG)) == {"eks-endpoint-private"}
+    assert mandatory(evaluate(shipped("dev"))) == set()  # the shipped dev stack is private
 
 
 # --- every rule: a failing variant of a stack the rule passes on -----------------------------------
@@ -150,9 +153,8 @@ PROD_SPOT_WORKLOAD = {
 PROD_NOTEBOOK_GROUP = {
     "additionalNodeGroups": [{"name": "notebooks", "role": "jupyter", "instanceTypes": ["m5.2xlarge"], "maxSize": 3}]
 }
-PROD_PUBLIC_ENDPOINT = {
-    "endpoint": {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"]}
-}
+PUBLIC_ENDPOINT = {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["34.120.10.0/24"]}
+PROD_PUBLIC_ENDPOINT = {"endpoint": PUBLIC_ENDPOINT}
 DEV_OPEN_ENDPOINT = {"endpoint": {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["0.0.0.0/0"]}}
 PREEMPTING_HIGH = {"workloads": {"priorityClasses": {"high": {"preemptionPolicy": "PreemptLowerPriority"}}}}
 BURSTABLE_PROD = {
@@ -202,6 +204,24 @@ def _cases():
         lambda r: drop(
             r, TAG, lambda t: t.name == "gpu-asg-k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"
         ),
+        "mandatory",
+    )
+    yield (
+        "gpu-accelerator-label",
+        prod,
+        lambda r: edit(r, NG, "gpu", _set(["labels", "k8s.amazonaws.com/accelerator"], _DELETE)),
+        "mandatory",
+    )
+    yield (
+        "eks-addons-preserved",
+        prod,
+        lambda r: edit(r, "aws:eks/addon:Addon", "platform-coredns", _set(["preserve"], False)),
+        "mandatory",
+    )
+    yield (
+        "ebs-storage-classes-encrypted",
+        dev,
+        lambda r: edit(r, SC, None, _set(["parameters", "encrypted"], "false")),
         "mandatory",
     )
     yield "no-dev-groups-in-prod", prod, lambda r: configured(prod, **PROD_NOTEBOOK_GROUP), "mandatory"

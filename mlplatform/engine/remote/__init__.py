@@ -59,6 +59,7 @@ def record(
         protect=protect,
         ignore_changes=list(request.ignoreChanges),
         unknown_in_preview=built.unknown_in_preview,
+        dependencies=list(request.dependencies),
     )
     urns: dict[int, str] = {}
     out = [component]

@@ -61,7 +61,11 @@ MUTATING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInst
 
 
 def autoscaler_policy(cluster_name: str) -> dict[str, Any]:
-    """Read anything; resize or terminate only Auto Scaling groups tagged as this cluster's (layout tags them)."""
+    """Read anything; resize or terminate only Auto Scaling groups tagged as this cluster's.
+
+    EKS puts that tag (k8s.io/cluster-autoscaler/<cluster> = owned) on every managed node group's ASG
+    itself (layout.discovery_tags).
+    """
     return {
         "Version": "2012-10-17",
         "Statement": [
@@ -96,7 +100,9 @@ def expander_priorities(layout: Layout, node_group_names: Mapping[str, str] | No
     names = node_group_names or {}
     spot, on_demand = [], []
     for g in layout.groups:
-        if not g.autoscaled:  # the static initial group is not discovered by the autoscaler at all
+        # EKS tags every managed group for discovery, the static initial group too; min = max keeps the
+        # autoscaler from resizing it, and it gets no priority of its own.
+        if not g.autoscaled:
             continue
         (spot if g.preemptible else on_demand).append(asg_name_pattern(names.get(g.name, g.name)))
     # String keys: Helm values are JSON objects; the autoscaler reads them back as integers.

@@ -6,6 +6,8 @@ from typing import Any
 
 from .core_services import core_services_placement
 
+ADDON_NAME = "coredns"
+
 
 def coredns_configuration() -> dict[str, Any]:
     """EKS coredns add-on configuration: run on the initial group like the other core services.

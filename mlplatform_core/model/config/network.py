@@ -11,20 +11,83 @@ from pydantic import Field, field_validator, model_validator
 from .base import SettingsModel
 from .errors import show
 
+# Ranges no client of the public endpoint can come from: it sees a public egress address (NAT, VPN, office).
+DOCUMENTATION_RANGES = tuple(
+    ipaddress.IPv4Network(c)
+    for c in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")  # RFC 5737
+)
+PRIVATE_RANGES = tuple(
+    ipaddress.IPv4Network(c)
+    for c in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10")  # RFC 1918, RFC 6598 (VPC CIDRs)
+)
+_NON_ROUTED = tuple(ipaddress.IPv4Network(c) for c in ("127.0.0.0/8", "169.254.0.0/16"))  # loopback, link-local
+
+
+def _network(cidr: object, example: str) -> ipaddress.IPv4Network:
+    try:
+        return ipaddress.IPv4Network(cidr, strict=True)  # type: ignore[arg-type]
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{show(cidr)} is not an IPv4 CIDR block such as {example} ({exc})") from None
+
+
+def _within(net: ipaddress.IPv4Network, ranges: tuple[ipaddress.IPv4Network, ...]) -> bool:
+    return any(net.subnet_of(r) for r in ranges)
+
+
+def _documentation(cidr: str, what: str) -> str:
+    return (
+        f"{show(cidr)} is a documentation range (RFC 5737): no machine sends traffic from it, so nothing "
+        f"could reach the Kubernetes API; list {what}"
+    )
+
+
+def public_cidr_error(cidr: object) -> str | None:
+    """Why a publicAccessCidrs entry cannot let anyone reach the public endpoint, or None."""
+    net = _network(cidr, "a.b.c.d/32 (your egress address)")
+    if _within(net, DOCUMENTATION_RANGES):
+        return _documentation(str(cidr), "the public egress addresses of your runners, office or VPN (e.g. x.y.z.w/32)")
+    if _within(net, PRIVATE_RANGES + _NON_ROUTED):
+        return (
+            f"{show(cidr)} is a private range: the public endpoint sees the public egress address of your NAT, "
+            "office or VPN, never a private one; private clients reach the API through privateAccessCidrs"
+        )
+    return None
+
+
+def private_cidr_error(cidr: object) -> str | None:
+    """Why a privateAccessCidrs entry cannot reach the private endpoint, or None."""
+    net = _network(cidr, "10.40.0.0/16")
+    if _within(net, DOCUMENTATION_RANGES):
+        return _documentation(str(cidr), "the VPC's or your VPN's private ranges")
+    if not _within(net, PRIVATE_RANGES):
+        return (
+            f"{show(cidr)} is not a private range (10/8, 172.16/12, 192.168/16, 100.64/10): the private endpoint "
+            "is reached from inside the VPC or a network connected to it (VPN, peering, Transit Gateway)"
+        )
+    return None
+
 
 class EndpointConfig(SettingsModel):
     private_access: bool = True
     public_access: bool = False
     public_access_cidrs: list[str] = Field(default_factory=list, max_length=40)
+    # Who may open HTTPS to the private endpoint besides the nodes: in-VPC runners, VPN clients. Unset: the VPC's CIDR.
+    private_access_cidrs: list[str] | None = Field(default=None, min_length=1, max_length=20)
 
     @field_validator("public_access_cidrs")
     @classmethod
     def _cidrs(cls, v: list[str]) -> list[str]:
         for cidr in v:
-            try:
-                ipaddress.IPv4Network(cidr, strict=True)
-            except (ValueError, TypeError) as exc:
-                raise ValueError(f"{show(cidr)} is not an IPv4 CIDR block such as 203.0.113.0/24 ({exc})") from None
+            if err := public_cidr_error(cidr):
+                raise ValueError(err)
+        return v
+
+    @field_validator("private_access_cidrs")
+    @classmethod
+    def _private_cidrs(cls, v: list[str] | None) -> list[str] | None:
+        for cidr in v or []:
+            if err := private_cidr_error(cidr):
+                raise ValueError(err)
         return v
 
     @model_validator(mode="after")
@@ -38,6 +101,8 @@ class EndpointConfig(SettingsModel):
             )
         if self.public_access_cidrs and not self.public_access:
             raise ValueError("publicAccessCidrs is set but publicAccess is false; set publicAccess: true or drop it")
+        if self.private_access_cidrs and not self.private_access:
+            raise ValueError("privateAccessCidrs is set but privateAccess is false; set privateAccess: true or drop it")
         return self
 
 

@@ -17,8 +17,10 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from .. import eks_versions
 from ..scheduling import DEFAULT_SPOT_TAINT
+from .access import AccessSettings, access_problems
 from .base import SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
+from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .workloads import WorkloadsConfig
@@ -33,6 +35,9 @@ class StackConfig(SettingsModel):
     # A deliberate pin, moved one minor at a time (EKS upgrades go one minor at a time): in standard support.
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
+    # Deploy the Kubernetes layer with the cluster (inline) or from kubernetes-layer/ (separate); see kubernetes_layer.
+    kubernetes_layer: Literal[KUBERNETES_LAYERS] | None = None  # type: ignore[valid-type]
+    access: AccessSettings = Field(default_factory=AccessSettings)
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     imds_hop_limit: int = Field(default=1, ge=1, le=2)
     spot_taint: TaintSettings = Field(
@@ -89,6 +94,11 @@ class StackConfig(SettingsModel):
     @property
     def protected(self) -> bool:
         return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
+
+
+def kubernetes_layer_of(cfg: StackConfig) -> str:
+    """`inline` (the cluster program deploys the Kubernetes layer) or `separate` (kubernetes-layer/ does)."""
+    return effective_layer(cfg.kubernetes_layer, cfg.endpoint)
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -163,6 +173,13 @@ def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
     if problems:
         raise ConfigError(problems, source)
     try:
-        return StackConfig.model_validate(data)
+        cfg = StackConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_problems(exc), source) from None
+    # Checks across settings, once each setting is valid on its own.
+    problems = access_problems(cfg.access, cfg.region) + kubernetes_layer_problems(
+        cfg.kubernetes_layer, cfg.endpoint, cfg.network
+    )
+    if problems:
+        raise ConfigError(problems, source)
+    return cfg

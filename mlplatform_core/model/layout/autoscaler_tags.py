@@ -7,20 +7,30 @@ from ..scheduling import EKS_CAPACITY_LABEL, GPU_RESOURCE
 from .spec import NodeGroupSpec
 
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
-# EKS puts a few tags of its own on each Auto Scaling group; an ASG holds at most 50.
+# An ASG holds at most 50 tags; EKS puts its own on every managed node group's ASG (eks:cluster-name,
+# eks:nodegroup-name, kubernetes.io/cluster/<cluster> and the two discovery tags below), so leave room.
 MAX_ASG_TAGS = 44
 
 
-def autoscaler_tags(spec: NodeGroupSpec, cluster_name: str) -> dict[str, str]:
-    """Tags for the group's Auto Scaling group: discovery (autoscaled groups only) and node templates.
+def discovery_tags(cluster_name: str) -> dict[str, str]:
+    """The autoscaler's auto-discovery tags, which EKS itself puts on every managed node group's ASG.
 
-    EKS does not copy node-group labels and taints to the ASG, so without these
-    the Cluster Autoscaler cannot tell what a node of an empty group would look like.
+    EKS user guide, managed-node-groups.adoc ("automatically tagged for auto-discovery by the Kubernetes
+    Cluster Autoscaler", awsdocs/amazon-eks-user-guide @ 4d52b4d0); the values are those AWS's
+    least-privilege autoscaler policy conditions on (EKS best practices, cas.html). The toolkit never
+    creates them: a tag resource of ours for these keys would delete EKS's own tag when destroyed.
+    """
+    return {f"{AUTOSCALER_PREFIX}/enabled": "true", f"{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}
+
+
+def autoscaler_tags(spec: NodeGroupSpec, cluster_name: str) -> dict[str, str]:
+    """Node-template tags for the group's Auto Scaling group: what a node of the group looks like.
+
+    EKS does not copy node-group labels and taints to the ASG, so without these the Cluster Autoscaler
+    cannot tell what a node of an empty group would look like (scale from zero). The discovery tags are
+    EKS's own (discovery_tags) and not among them, so `cluster_name` names nothing here any more.
     """
     tags: dict[str, str] = {}
-    if spec.autoscaled:
-        tags[f"{AUTOSCALER_PREFIX}/enabled"] = "true"
-        tags[f"{AUTOSCALER_PREFIX}/{cluster_name}"] = "owned"
     template = f"{AUTOSCALER_PREFIX}/node-template"
     tags[f"{template}/label/{EKS_CAPACITY_LABEL}"] = spec.capacity_type
     for key, value in spec.labels.items():

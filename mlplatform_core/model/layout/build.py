@@ -14,7 +14,9 @@ from .. import instances
 from ..config import ConfigError, Problem, StackConfig, key_path, show
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..scheduling import (
+    ACCELERATOR_LABEL,
     CRITICAL_ADDONS_TAINT,
+    DEVICE_PLUGIN_LABEL,
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
     GPU_TAINT,
@@ -27,11 +29,19 @@ from ..scheduling import (
 )
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults
+from .gpu import gpu_labels, gpu_model_problem, size_class_problem
 from .spec import INITIAL, Layout, NodeGroupSpec
 
 EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
-RESERVED_LABEL_KEYS = {LIFECYCLE_LABEL, ROLE_LABEL, ENVIRONMENT_LABEL, GPU_PRESENT_LABEL}
+RESERVED_LABEL_KEYS = {
+    LIFECYCLE_LABEL,
+    ROLE_LABEL,
+    ENVIRONMENT_LABEL,
+    GPU_PRESENT_LABEL,
+    ACCELERATOR_LABEL,
+    DEVICE_PLUGIN_LABEL,
+}
 RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/", "kubernetes.io/", "k8s.io/")
 
 
@@ -138,14 +148,12 @@ def _merge(
         )
     if not gpu and ami in GPU_AMI_TYPES:
         errs.add(path + ("amiType",), f"{show(ami)} is a GPU AMI; use it only for GPU groups")
-    if capacity == "SPOT":
-        sizes = {(t.vcpu, t.memory_mib) for t in map(instances.lookup, types) if t}
-        if len(sizes) > 1:
-            errs.add(
-                path + ("instanceTypes",),
-                f"spot types {show(list(types))} differ in vCPU/memory; use one size "
-                "class so the autoscaler's node template is true for every node",
-            )
+    # The autoscaler's scale-from-zero node is the first type: GPU, spot and autoscaled groups hold one size class.
+    one_class = len(types) > 1 and (gpu or capacity == "SPOT" or min_size != max_size)
+    if one_class and (problem := size_class_problem(types)):
+        errs.add(path + ("instanceTypes",), problem)
+    if gpu and (problem := gpu_model_problem(types)):
+        errs.add(path + ("instanceTypes",), problem)
 
     for key, value in o.labels.items():
         if key in RESERVED_LABEL_KEYS or key.startswith(RESERVED_LABEL_PREFIXES):
@@ -179,6 +187,7 @@ def _merge(
         taints.append(Taint(cfg.spot_taint.key, cfg.spot_taint.value, cfg.spot_taint.effect))
     if gpu:
         labels[GPU_PRESENT_LABEL] = "true"
+        labels.update(gpu_labels(types, ami))
         taints.append(GPU_TAINT)
     if (o.dedicated if o.dedicated is not None else base.dedicated) and name != INITIAL:
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))

@@ -36,12 +36,13 @@ DEFAULTS: Mapping[str, Mapping[str, GroupDefaults]] = {
         "jupyter": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 5, 1, dedicated=True),
         "jobs": GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 1, 10, 1),
         "spot": GroupDefaults(True, "SPOT", _SPOT_TYPES, 0, 10, 0),
-        "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.xlarge", "g5.2xlarge"), 0, 4, 0, gpu=True, disk_size_gib=200),
+        # One size class per GPU group: the Cluster Autoscaler builds a new node from the first type.
+        "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.xlarge",), 0, 4, 0, gpu=True, disk_size_gib=200),
     },
     "prod": {
         INITIAL: GroupDefaults(True, "ON_DEMAND", ("m5.2xlarge",), 2, 2, 2),
         "workload": GroupDefaults(True, "ON_DEMAND", ("m5.4xlarge",), 1, 20, 2),
-        "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.2xlarge", "g5.4xlarge"), 0, 8, 0, gpu=True, disk_size_gib=200),
+        "gpu": GroupDefaults(False, "ON_DEMAND", ("g5.2xlarge",), 0, 8, 0, gpu=True, disk_size_gib=200),
         "spot": GroupDefaults(False, "SPOT", _SPOT_TYPES, 0, 10, 0),
     },
 }

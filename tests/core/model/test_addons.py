@@ -11,7 +11,13 @@ from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
-from mlplatform_core.model.scheduling import CRITICAL_ADDONS_TAINT, GPU_TAINT, ROLE_LABEL, Toleration
+from mlplatform_core.model.scheduling import (
+    CRITICAL_ADDONS_TAINT,
+    DEVICE_PLUGIN_LABEL,
+    GPU_TAINT,
+    ROLE_LABEL,
+    Toleration,
+)
 from tests.conftest import stack_config
 
 
@@ -39,15 +45,13 @@ def test_autoscaler_mutations_are_limited_to_this_clusters_groups():
             assert all(a.split(":")[1].startswith(("Describe", "Get")) for a in s["Action"]), s
 
 
-def test_autoscaler_scope_tag_is_the_one_layout_puts_on_autoscaled_groups():
-    from mlplatform_core.model.layout import autoscaler_tags
+def test_autoscaler_scope_tag_is_the_discovery_tag_eks_puts_on_every_managed_group():
+    from mlplatform_core.model.layout import discovery_tags
 
     layout = layout_of("dev")
     (stmt,) = [s for s in autoscaler.autoscaler_policy(layout.cluster_name)["Statement"] if "Condition" in s]
     ((tag_key, tag_value),) = stmt["Condition"]["StringEquals"].items()
-    for group in layout.groups:
-        tags = autoscaler_tags(group, layout.cluster_name)
-        assert (tags.get(tag_key.removeprefix("aws:ResourceTag/")) == tag_value) == group.autoscaled
+    assert discovery_tags(layout.cluster_name)[tag_key.removeprefix("aws:ResourceTag/")] == tag_value
 
 
 def test_irsa_trust_names_one_service_account():
@@ -102,7 +106,7 @@ def test_no_spot_group_means_no_spot_priority():
 def test_device_plugin_only_on_gpu_nodes():
     layout = layout_of("dev")
     values = device_plugin.device_plugin_values(layout)
-    assert values["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    assert values["nodeSelector"] == {DEVICE_PLUGIN_LABEL: "true"}
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["tolerations"]
     for g in layout.groups:
         on_node = values["nodeSelector"].items() <= g.labels.items()

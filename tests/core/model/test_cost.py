@@ -158,16 +158,16 @@ def test_an_instance_type_without_a_price_in_the_region_is_unknown():
 
 def test_an_on_demand_group_is_priced_by_the_type_it_launches_first_with_the_range():
     rows = raw_rows()
-    gpu = line(stack_cost("dev"), "node group gpu")  # [g5.xlarge, g5.2xlarge]
-    assert gpu.price.usd_per_hour == Decimal(str(rows["g5.xlarge"]["us-east-1"])) and gpu.bound == "exact"
-    assert gpu.price_range == (
-        Decimal(str(rows["g5.xlarge"]["us-east-1"])),
-        Decimal(str(rows["g5.2xlarge"]["us-east-1"])),
-    )
     groups = stack_config("dev")["ml-platform-eks:nodeGroups"]
-    groups["gpu"]["instanceTypes"] = ["g5.2xlarge", "g5.xlarge"]
-    swapped = line(stack_cost("dev", nodeGroups=groups), "node group gpu")
-    assert swapped.price.usd_per_hour == Decimal(str(rows["g5.2xlarge"]["us-east-1"]))
+    groups["jobs"]["instanceTypes"] = ["m5.2xlarge", "m5a.2xlarge"]  # one size class, two prices
+    jobs = line(stack_cost("dev", nodeGroups=groups), "node group jobs")
+    first, other = Decimal(str(rows["m5.2xlarge"]["us-east-1"])), Decimal(str(rows["m5a.2xlarge"]["us-east-1"]))
+    assert other < first
+    assert jobs.price.usd_per_hour == first and jobs.bound == "exact"
+    assert jobs.price_range == (other, first)
+    groups["jobs"]["instanceTypes"] = ["m5a.2xlarge", "m5.2xlarge"]
+    swapped = line(stack_cost("dev", nodeGroups=groups), "node group jobs")
+    assert swapped.price.usd_per_hour == other
 
 
 def test_a_spot_group_is_an_upper_bound_at_its_dearest_type_on_demand():

@@ -71,7 +71,7 @@ def test_a_gpu_group_needs_gpus_a_pod_can_request():
 
 def test_arm64_gpu_types_get_the_arm64_nvidia_ami():
     raw = stack_config("dev")
-    raw["ml-platform-eks:nodeGroups"]["gpu"] = {"enabled": True, "instanceTypes": ["g5g.xlarge", "g5g.2xlarge"]}
+    raw["ml-platform-eks:nodeGroups"]["gpu"] = {"enabled": True, "instanceTypes": ["g5g.2xlarge"]}
     layout = build_layout(parse(raw), "dev")
     assert layout.group("gpu").ami_type == "AL2023_ARM_64_NVIDIA"
 

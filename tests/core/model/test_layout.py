@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mlplatform_core.model.config import parse
-from mlplatform_core.model.layout import autoscaler_tags, build_layout
+from mlplatform_core.model.layout import autoscaler_tags, build_layout, discovery_tags
 from mlplatform_core.model.scheduling import (
+    ACCELERATOR_LABEL,
     CRITICAL_ADDONS_TAINT,
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
@@ -120,16 +121,25 @@ def test_autoscaler_tags_describe_labels_taints_and_gpus():
     layout = layout_of("dev")
     gpu_tags = autoscaler_tags(layout.group("gpu"), layout.cluster_name)
     prefix = "k8s.io/cluster-autoscaler"
-    assert gpu_tags[f"{prefix}/enabled"] == "true"
-    assert gpu_tags[f"{prefix}/{layout.cluster_name}"] == "owned"
     assert gpu_tags[f"{prefix}/node-template/label/{GPU_PRESENT_LABEL}"] == "true"
+    assert gpu_tags[f"{prefix}/node-template/label/{ACCELERATOR_LABEL}"] == "nvidia-a10g"
     assert gpu_tags[f"{prefix}/node-template/taint/nvidia.com/gpu"] == "true:NoSchedule"
     assert gpu_tags[f"{prefix}/node-template/resources/nvidia.com/gpu"] == "1"
     spot_tags = autoscaler_tags(layout.group("spot"), layout.cluster_name)
     assert spot_tags[f"{prefix}/node-template/taint/{LIFECYCLE_LABEL}"] == "preemptible:NoSchedule"
     assert spot_tags[f"{prefix}/node-template/label/eks.amazonaws.com/capacityType"] == "SPOT"
-    # The static initial group is not handed to the autoscaler.
-    assert f"{prefix}/enabled" not in autoscaler_tags(layout.group("initial"), layout.cluster_name)
+
+
+def test_discovery_tags_are_left_to_eks():
+    """EKS tags every managed node group's ASG for discovery; a Tag resource of ours would delete EKS's on destroy."""
+    layout = layout_of("dev")
+    discovery = discovery_tags(layout.cluster_name)
+    assert discovery == {
+        "k8s.io/cluster-autoscaler/enabled": "true",
+        f"k8s.io/cluster-autoscaler/{layout.cluster_name}": "owned",
+    }
+    for group in layout.groups:
+        assert not set(discovery) & set(autoscaler_tags(group, layout.cluster_name)), group.name
 
 
 def test_cluster_name_defaults_to_the_stack_and_can_be_set():

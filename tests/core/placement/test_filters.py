@@ -247,8 +247,11 @@ def test_preferred_affinity_only_ranks():
     assert result.ranking == ("jobs", "jupyter")
 
 
+MIXED_GPU = ("g5.xlarge", "g5.2xlarge")  # a mixed group (the layout refuses one that autoscales; a template may be)
+
+
 def test_instance_type_selection_narrows_a_mixed_group():
-    gpu = group_with("gpu")
+    gpu = group_with("gpu", instance_types=MIXED_GPU)
     result = place_on(
         pod(nodeSelector={INSTANCE_TYPE_LABEL: "g5.2xlarge"}, containers=[container(limits={"nvidia.com/gpu": 1})]), gpu
     )
@@ -279,9 +282,9 @@ def test_memory_and_cpu_shortfalls_are_all_reported():
 
 
 def test_a_pod_fits_a_group_when_one_of_its_types_fits():
-    # dev gpu group: g5.xlarge (4 vCPU) and g5.2xlarge (8 vCPU)
+    # g5.xlarge (4 vCPU) and g5.2xlarge (8 vCPU)
     p = pod(containers=[container(requests={"cpu": "6"}, limits={"nvidia.com/gpu": 1})])
-    result = place_on(p, group_with("gpu"))
+    result = place_on(p, group_with("gpu", instance_types=MIXED_GPU))
     assert result.schedulable and result.instance_types == ("g5.2xlarge",)
 
 
@@ -295,7 +298,8 @@ def test_gpu_requests_get_the_extended_resource_toleration():
 
 
 def test_more_gpus_than_the_largest_type_has():
-    result = place_on(pod(containers=[container(limits={"nvidia.com/gpu": 2})]), group_with("gpu"))
+    two_gpus = pod(containers=[container(limits={"nvidia.com/gpu": 2})])
+    result = place_on(two_gpus, group_with("gpu", instance_types=MIXED_GPU))
     assert [r.message for r in result.reasons] == [
         "Insufficient nvidia.com/gpu: the pod requests 2, g5.2xlarge allocates 1"
     ]

@@ -60,7 +60,8 @@ def test_templates_carry_the_labels_eks_and_the_kubelet_add():
 
 
 def test_template_allocatable_is_the_largest_instance_type():
-    gpu = node_template(shipped_layout("prod").group("gpu"))  # g5.2xlarge, g5.4xlarge
+    mixed = dataclasses.replace(shipped_layout("prod").group("gpu"), instance_types=("g5.2xlarge", "g5.4xlarge"))
+    gpu = node_template(mixed)
     assert gpu.largest.instance_type == "g5.4xlarge"
     assert gpu.allocatable["nvidia.com/gpu"] == 1
     assert gpu.allocatable["cpu"] == 15890  # 16 vCPU minus the EKS kube-reserved cpu

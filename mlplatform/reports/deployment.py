@@ -1,0 +1,176 @@
+"""Day one in the plan: how the stack is deployed and from where, who may use the cluster, storage, support phase.
+
+Read back from the recording where the program decides (access entries, the storage add-on and its
+StorageClass), from the core where it is a property of the settings (the deployment path, the EKS
+support calendar).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.model import eks_versions
+from mlplatform_core.model.addons import ebs_csi
+from mlplatform_core.model.deployment import cluster_stack_reference
+
+from ..engine.run import ORGANIZATION
+from ..plan import Plan
+
+ACCESS_ENTRY_TYPE = "aws:eks/accessEntry:AccessEntry"
+ACCESS_POLICY_TYPE = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+EKS_ADDON_TYPE = "aws:eks/addon:Addon"
+STORAGE_CLASS_TYPE = "kubernetes:storage.k8s.io/v1:StorageClass"
+CREATOR = "the identity that creates the cluster"
+
+
+def deployment_section(plan: Plan) -> dict[str, Any]:
+    """The programs the stack runs, in order, what each deploys and what its machine must reach."""
+    doc = plan.deployment.to_dict()
+    counts = {run.directory: len(run.resources) for run in plan.run.programs}
+    for program in doc["programs"]:
+        program["command"] = f"pulumi up --stack {plan.stack} --cwd {program['directory']}"
+        program["resources"] = counts.get(program["directory"], 0)
+    if len(doc["programs"]) > 1:
+        doc["clusterStackReference"] = cluster_stack_reference(ORGANIZATION, plan.stack).replace(
+            ORGANIZATION, "<organization>", 1
+        )
+    return doc
+
+
+def access_section(plan: Plan) -> list[dict[str, Any]]:
+    """Every access entry the stack creates with its policies, and the creator's admin entry EKS makes."""
+    policies: dict[str, list[dict[str, Any]]] = {}
+    for r in plan.run.of_type(ACCESS_POLICY_TYPE):
+        scope = r.inputs.get("accessScope", {})
+        policies.setdefault(r.parent or "", []).append(
+            {
+                "policy": str(r.inputs.get("policyArn", "")).rsplit("/", 1)[-1],
+                "policyArn": r.inputs.get("policyArn"),
+                "scope": scope.get("type"),
+                "namespaces": scope.get("namespaces", []),
+                "name": r.name,
+            }
+        )
+    out: list[dict[str, Any]] = [
+        {
+            "principal": CREATOR,
+            "type": "STANDARD",
+            "policies": [{"policy": "AmazonEKSClusterAdminPolicy", "scope": "cluster", "namespaces": []}],
+            "managedBy": "EKS (pulumi-eks bootstrapClusterCreatorAdminPermissions); not an access setting",
+        }
+    ]
+    for entry in plan.run.of_type(ACCESS_ENTRY_TYPE):
+        mine = [p for p in policies.get(entry.parent or "", []) if p["name"].startswith(f"{entry.name}-")]
+        out.append(
+            {
+                "principal": entry.inputs.get("principalArn"),
+                "type": entry.inputs.get("type", "STANDARD"),
+                "policies": [{k: v for k, v in p.items() if k != "name"} for p in mine],
+                "managedBy": "this stack (access)",
+            }
+        )
+    return out
+
+
+def storage_section(plan: Plan) -> dict[str, Any] | None:
+    """The EBS CSI add-on (version, role, configuration) and the StorageClass the stack makes the default."""
+    addons = [r for r in plan.run.of_type(EKS_ADDON_TYPE) if r.inputs.get("addonName") == ebs_csi.ADDON_NAME]
+    if not addons:
+        return None
+    addon = addons[0].inputs
+    values = addon.get("configurationValues")
+    classes = [
+        {k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}
+        for r in plan.run.of_type(STORAGE_CLASS_TYPE)
+    ]
+    return {
+        "addon": addon.get("addonName"),
+        "version": addon.get("addonVersion"),
+        "preserve": addon.get("preserve", False),
+        "serviceAccountRoleArn": addon.get("serviceAccountRoleArn"),
+        "configuration": json.loads(values) if isinstance(values, str) else values,
+        "storageClasses": classes,
+    }
+
+
+def support_section(plan: Plan) -> dict[str, Any]:
+    """The EKS support phase of the stack's Kubernetes minor today (extended support costs more per hour)."""
+    minor = plan.config.kubernetes_version
+    version = eks_versions.calendar().get(minor)
+    if version is None:
+        return {"minor": minor, "phase": None}
+    phase = version.phase(eks_versions.today())
+    notes = {
+        "standard": f"standard support until {version.end_of_standard_support.isoformat()}; plan the next "
+        "upgrade (one minor at a time) before then",
+        "extended": f"EXTENDED support since {version.end_of_standard_support.isoformat()}: the control plane "
+        f"bills at the extended-support price; EKS upgrades it itself on "
+        f"{version.end_of_extended_support.isoformat()}",
+    }
+    return {
+        "minor": minor,
+        "phase": phase,
+        "endOfStandardSupport": version.end_of_standard_support.isoformat(),
+        "endOfExtendedSupport": version.end_of_extended_support.isoformat(),
+        "note": notes.get(phase, ""),
+    }
+
+
+def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:
+    """Tables for the deployment path, the access entries and storage."""
+    dep = doc["deployment"]
+    table = Table(
+        title=f"Deployment path (kubernetesLayer: {dep['kubernetesLayer']}; {dep['order']})",
+        title_justify="left",
+        show_lines=True,
+    )
+    for col in ("step", "run", "deploys", "the machine must reach", "run it from"):
+        table.add_column(col)
+    for i, p in enumerate(dep["programs"], 1):
+        table.add_row(
+            str(i),
+            escape(f"{p['command']}\n(project {p['project']}, {p['resources']} resources)"),
+            escape(p["deploys"]),
+            escape("\n".join(f"- {r}" for r in p["reaches"])),
+            escape(f"{p['runsFrom']}\n\nidentity: {p['identity']}"),
+        )
+    console.print(table)
+    if "clusterStackReference" in dep:
+        console.print(f"  the Kubernetes layer reads the cluster stack {dep['clusterStackReference']}")
+    console.print()
+
+    access = Table(title="Who may use the cluster (EKS access entries)", title_justify="left", show_lines=True)
+    for col in ("principal", "Kubernetes permissions", "managed by"):
+        access.add_column(col)
+    for entry in doc["access"]:
+        perms = "\n".join(
+            f"{p['policy']} ({'namespaces ' + ', '.join(p['namespaces']) if p['namespaces'] else 'cluster'})"
+            for p in entry["policies"]
+        )
+        access.add_row(escape(str(entry["principal"])), escape(perms or "-"), escape(entry["managedBy"]))
+    console.print(access)
+
+    storage = doc.get("storage")
+    if storage:
+        console.print()
+        classes = ", ".join(_storage_class(c) for c in storage["storageClasses"])
+        console.print(
+            escape(
+                f"Storage: EKS add-on {storage['addon']} {storage['version']} "
+                f"(preserve={storage['preserve']}, IRSA role), StorageClass {classes or 'none'}"
+            )
+        )
+
+
+def _storage_class(c: dict[str, Any]) -> str:
+    params = c.get("parameters", {})
+    default = c["metadata"].get("annotations", {}).get(ebs_csi.DEFAULT_CLASS_ANNOTATION) == "true"
+    return (
+        f"{c['metadata']['name']} ({params.get('type')}, encrypted={params.get('encrypted')}, "
+        f"{c.get('volumeBindingMode')}{', the default' if default else ''})"
+    )
