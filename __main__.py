@@ -3,8 +3,10 @@
 import pulumi
 
 from components.cluster import Cluster
+from components.karpenter import Karpenter
 from components.node_group import NodeGroup
 from components.platform import Platform
+from mlplatform_core.model.addons.karpenter import uses_karpenter
 from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
@@ -36,7 +38,7 @@ node_groups = {
         tags=cluster.tags,
         opts=pulumi.ResourceOptions(depends_on=[cluster.eks]),
     )
-    for spec in layout.groups
+    for spec in layout.managed_groups
 }
 
 # The workload layer: priority classes, namespaces with job defaults, autoscaler, GPU plugin, CoreDNS.
@@ -51,6 +53,21 @@ platform = Platform(
     depends_on=[group.node_group for group in node_groups.values()],
     tags=cluster.tags,
 )
+
+# Karpenter provisions every group but the initial one: its controller runs on the initial node group.
+if uses_karpenter(layout):
+    karpenter = Karpenter(
+        "karpenter",
+        layout,
+        cluster,
+        region=cfg.region,
+        provider=platform.provider,
+        replicas=cfg.karpenter.replicas,
+        subnet_ids_to_tag=[] if cfg.network.creates_vpc else cluster.private_subnet_ids,
+        depends_on=[group.node_group for group in node_groups.values()],
+        tags=cluster.tags,
+    )
+    pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
 
 pulumi.export("clusterName", cluster.name)
 pulumi.export("kubeconfig", cluster.kubeconfig_json)

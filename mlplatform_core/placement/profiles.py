@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.addons import coredns, device_plugin
+from ..model.addons import coredns, device_plugin, karpenter
 from ..model.config import StackConfig
 from ..model.layout import Layout
 from ..model.ml_settings import mlrun as mlrun_settings
@@ -203,6 +203,21 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             expected_groups=initial,
         )
     )
+    if karpenter.uses_karpenter(layout):
+        spec = {
+            "containers": [_container("controller", "public.ecr.aws/karpenter/controller")],
+            "priorityClassName": "system-cluster-critical",
+            **karpenter.controller_pod_placement(),
+        }
+        profiles.append(
+            Profile(
+                "karpenter-controller",
+                "Karpenter controller (the initial managed group; never a node it launched itself)",
+                spec,
+                user=False,
+                expected_groups=initial,
+            )
+        )
     plugin = device_plugin.device_plugin_values(layout)
     if plugin is not None:
         spec = {

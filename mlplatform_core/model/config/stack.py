@@ -19,6 +19,7 @@ from .. import eks_versions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from .base import SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
+from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .workloads import WorkloadsConfig
@@ -45,6 +46,9 @@ class StackConfig(SettingsModel):
     protect_resources: bool | None = None
     tags: dict[str, str] = Field(default_factory=dict, max_length=40)
     workloads: WorkloadsConfig = Field(default_factory=WorkloadsConfig)
+    # Managed node groups + Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.
+    provisioner: Literal[PROVISIONERS] = NODE_GROUPS  # type: ignore[valid-type]
+    karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
 
     @field_validator("region", mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from .. import instances
 from ..config import ConfigError, Problem, StackConfig, key_path, show
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
+from ..karpenter import pools as karpenter_pools
 from ..scheduling import (
     CRITICAL_ADDONS_TAINT,
     ENVIRONMENT_LABEL,
@@ -138,7 +139,8 @@ def _merge(
         )
     if not gpu and ami in GPU_AMI_TYPES:
         errs.add(path + ("amiType",), f"{show(ami)} is a GPU AMI; use it only for GPU groups")
-    if capacity == "SPOT":
+    # Karpenter knows each type's real size; the one-size rule serves the Cluster Autoscaler's node template.
+    if capacity == "SPOT" and not karpenter_pools.is_pool(cfg, name):
         sizes = {(t.vcpu, t.memory_mib) for t in map(instances.lookup, types) if t}
         if len(sizes) > 1:
             errs.add(
@@ -252,12 +254,12 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(path + ("name",), f"{show(extra.name)} is already a node group name; names must be unique")
             continue
         taken.add(extra.name)
-        if not extra.instance_types:
+        if not extra.instance_types and not karpenter_pools.families_configured(cfg, extra.name):
             errs.add(path + ("instanceTypes",), "missing; additional groups must list their instance types")
             continue
         if extra.enabled is False:
             continue
-        base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types), 0, 3, 0, gpu=extra.gpu)
+        base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
         groups.append(_merge(extra.name, extra.role or extra.name, base, extra, path, cfg, extra.gpu, errs))
 
     derived = cfg.cluster_name_for(stack)
@@ -267,6 +269,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
             "(letters, digits, '-' and '_'); set clusterName",
         )
+    groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint
@@ -276,4 +279,6 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         groups=tuple(groups),
         spot_taint=Taint(spot.key, spot.value, spot.effect),
         imds_hop_limit=cfg.imds_hop_limit,
+        provisioner=cfg.provisioner,
+        node_pools=node_pools,
     )

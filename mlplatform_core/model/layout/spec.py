@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
 INITIAL = "initial"
@@ -27,6 +28,7 @@ class NodeGroupSpec:
     taints: tuple[Taint, ...]
     gpu: bool
     config_path: str  # where the group is configured, for messages
+    karpenter: bool = False  # launched by a Karpenter NodePool (model/karpenter) instead of a managed node group
 
     @property
     def autoscaled(self) -> bool:
@@ -48,6 +50,8 @@ class Layout:
     groups: tuple[NodeGroupSpec, ...]
     spot_taint: Taint
     imds_hop_limit: int = 1
+    provisioner: str = "nodeGroups"  # or "karpenter": every group but the initial one is a NodePool
+    node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -63,6 +67,11 @@ class Layout:
     @property
     def gpu_groups(self) -> tuple[NodeGroupSpec, ...]:
         return tuple(g for g in self.groups if g.gpu)
+
+    @property
+    def managed_groups(self) -> tuple[NodeGroupSpec, ...]:
+        """The groups that are EKS managed node groups (all of them, unless Karpenter provisions the rest)."""
+        return tuple(g for g in self.groups if not g.karpenter)
 
 
 def root_device(ami_type: str) -> str:
