@@ -8,6 +8,7 @@ from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
+from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
 
@@ -73,6 +74,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "region": cfg.region,
         "kubernetesVersion": cfg.kubernetes_version,
         "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
+        "provisioner": cfg.provisioner,
+        "nodePools": karpenter_node_pools(plan.run, plan.layout),
         "resourceCount": len(plan.run.resources),
         "resources": [
             {

@@ -13,6 +13,7 @@ from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
+from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
 from .workload_layer import render_workload_layer
@@ -67,6 +68,9 @@ def render(plan: Plan, console: Console) -> None:
     console.print()
     console.print(node_group_table(doc["nodeGroups"]))
     console.print()
+    if doc["nodePools"]:  # provisioner: karpenter
+        console.print(node_pool_table(doc["nodePools"]))
+        console.print()
     render_placement(plan.layout, console, report=plan.placement)
     console.print()
     render_workload_layer(doc, console)

@@ -120,6 +120,8 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
         addons.add_column(col)
     for a in doc["kubernetes"]["addons"]:
         source = f"{a['chart']} from {a['repo']}" if a["kind"] == "helm" else "EKS managed add-on"
+        if a["kind"] == "helm" and not a["repo"]:  # an OCI chart: the chart reference says where it is from
+            source = a["chart"]
         addons.add_row(a["name"], source, a.get("version") or "EKS default", _placement(a.get("values") or {}))
     console.print(addons)
 

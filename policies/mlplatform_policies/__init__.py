@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pulumi_policy import Policy
 
-from . import layout, security, workloads
+from . import karpenter, layout, security, workloads
 
 PACK_NAME = "mlplatform-eks"
 
-POLICIES: list[Policy] = [*layout.POLICIES, *workloads.POLICIES, *security.POLICIES]
+POLICIES: list[Policy] = [*layout.POLICIES, *workloads.POLICIES, *security.POLICIES, *karpenter.POLICIES]
 BY_NAME: dict[str, Policy] = {p.name: p for p in POLICIES}
 assert len(BY_NAME) == len(POLICIES), "policy names must be unique"
 
