@@ -37,7 +37,8 @@ class ClusterLike(Protocol):
 
 
 def _kebab(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+    """NodeLifecycle -> node-lifecycle, EKSIntegration -> eks-integration (resource names)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name).lower()
 
 
 class Karpenter(pulumi.ComponentResource):

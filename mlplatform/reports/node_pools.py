@@ -103,7 +103,7 @@ def _node_class(c: dict[str, Any]) -> str:
 def node_pool_table(pools: list[dict[str, Any]]) -> Table:
     table = Table(title="Karpenter NodePools", title_justify="left", show_lines=True)
     for col in ("pool", "requirements", "labels", "taints", "limits", "disruption", "weight", "node class"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")  # long label keys wrap instead of being cut
     for p in pools:
         table.add_row(
             escape(p["name"]),

@@ -83,4 +83,7 @@ class KarpenterSettings(SettingsModel):
     # whenever AWS publishes an AMI; pin one (e.g. v20260801) in production and roll forward deliberately.
     ami_version: str = Field(default="latest", pattern=r"^(latest|v[0-9][0-9.]*)$")
     replicas: int = Field(default=2, ge=1, le=5)
+    # Migration from node groups: keep each pool's managed node group (unchanged, no autoscaler) next to the pool
+    # until its nodes are drained; then remove this setting and the emptied groups are deleted.
+    keep_node_groups: bool = False
     node_pools: dict[str, NodePoolSettings] = Field(default_factory=dict)

@@ -267,7 +267,7 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
     ppath = ("karpenter", "nodePools", g.name)
     o, gpath = _group_settings(cfg, g.name)
     for field, value in (("minSize", o.min_size), ("desiredSize", o.desired_size)):
-        if value:
+        if value and not cfg.karpenter.keep_node_groups:  # while migrating, they still size the kept group
             add(
                 gpath + (field,),
                 f"{value}: a Karpenter NodePool has no {field}; it launches nodes for pending pods and scales "
@@ -332,6 +332,13 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
     return pool, group
 
 
+def retained_groups(cfg: StackConfig, groups: Sequence[Any]) -> tuple[Any, ...]:
+    """The managed node groups a migrating stack keeps next to its pools (karpenter.keepNodeGroups), unchanged."""
+    if cfg.provisioner != KARPENTER or not cfg.karpenter.keep_node_groups:
+        return ()
+    return tuple(g for g in groups if g.name != INITIAL)
+
+
 def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple[list[Any], tuple[NodePoolSpec, ...]]:
     """The groups (Karpenter ones marked, with the types they may launch) and one NodePoolSpec per pool."""
     settings = cfg.karpenter
@@ -352,13 +359,8 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
         elif name not in names:
             pools = ", ".join(n for n in names if n != INITIAL) or "none"
             add(("karpenter", "nodePools", name), f"is not an enabled group of this stack; its pools: {pools}")
-    initial = names.get(INITIAL)
-    if initial is None:
-        add(
-            ("nodeGroups", INITIAL, "enabled"),
-            "a Karpenter stack needs the initial managed node group: the Karpenter controller runs there",
-        )
-    elif settings.replicas > initial.max_size:
+    initial = names.get(INITIAL)  # the layout refuses a stack without one (naming the Karpenter controller)
+    if initial is not None and settings.replicas > initial.max_size:
         add(
             ("karpenter", "replicas"),
             f"{settings.replicas} controller replicas need {settings.replicas} initial nodes (the chart keeps "

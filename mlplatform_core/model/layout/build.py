@@ -12,6 +12,7 @@ from types import MappingProxyType
 
 from .. import instances
 from ..config import ConfigError, Problem, StackConfig, key_path, show
+from ..config.karpenter import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
 from ..scheduling import (
@@ -243,7 +244,8 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         o = cfg.node_groups.get(name, NodeGroupSettings())
         enabled = o.enabled if o.enabled is not None else base.enabled
         if name == INITIAL and not enabled:
-            errs.add(("nodeGroups", INITIAL, "enabled"), "false: the initial group for core services is required")
+            why = " (the Karpenter controller runs there too)" if cfg.provisioner == KARPENTER else ""
+            errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")
         if enabled:
             groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
 
@@ -269,6 +271,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
             "(letters, digits, '-' and '_'); set clusterName",
         )
+    retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     if errs.problems:
         raise ConfigError(errs.problems)
@@ -281,4 +284,5 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         imds_hop_limit=cfg.imds_hop_limit,
         provisioner=cfg.provisioner,
         node_pools=node_pools,
+        retained_groups=retained,
     )

@@ -52,6 +52,8 @@ class Layout:
     imds_hop_limit: int = 1
     provisioner: str = "nodeGroups"  # or "karpenter": every group but the initial one is a NodePool
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
+    # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
+    retained_groups: tuple[NodeGroupSpec, ...] = ()
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -70,8 +72,10 @@ class Layout:
 
     @property
     def managed_groups(self) -> tuple[NodeGroupSpec, ...]:
-        """The groups that are EKS managed node groups (all of them, unless Karpenter provisions the rest)."""
-        return tuple(g for g in self.groups if not g.karpenter)
+        """The EKS managed node groups: every group, unless Karpenter provisions all but the initial one
+        (then that one, and while migrating the retained groups too)."""
+        retained = {g.name: g for g in self.retained_groups}
+        return tuple(retained.get(g.name, g) for g in self.groups if not g.karpenter or g.name in retained)
 
 
 def root_device(ami_type: str) -> str:
