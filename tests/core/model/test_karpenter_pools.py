@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mlplatform_core.model import instances
 from mlplatform_core.model.config import ConfigError, parse
@@ -279,7 +281,7 @@ def test_karpenter_settings_without_the_karpenter_provisioner_are_not_dropped_si
 
 
 def test_bad_pool_settings_are_refused_by_the_settings_model():
-    for settings, key in [
+    for pool_settings, key in [
         ({"consolidateAfter": "10 minutes"}, "consolidateAfter"),
         ({"expireAfter": "forever"}, "expireAfter"),
         ({"consolidationPolicy": "Always"}, "consolidationPolicy"),
@@ -288,8 +290,8 @@ def test_bad_pool_settings_are_refused_by_the_settings_model():
         ({"weight": 0}, "weight"),
     ]:
         with pytest.raises(ConfigError) as exc:
-            parse(karpenter_config(karpenter={"nodePools": {"jobs": settings}}))
-        assert any(key in p.path for p in exc.value.problems), (settings, exc.value)
+            parse(karpenter_config(karpenter={"nodePools": {"jobs": pool_settings}}))
+        assert any(key in p.path for p in exc.value.problems), (pool_settings, exc.value)
     with pytest.raises(ConfigError, match="provisioner"):
         parse(karpenter_config(provisioner="fargate"))
 
@@ -309,3 +311,32 @@ def test_a_migrating_stack_keeps_its_groups_as_managed_node_groups():
     assert not any(g.karpenter for g in managed.values())
     assert managed["jobs"].min_size == 2  # while migrating, minSize still sizes the kept group
     assert layout.group("jobs").karpenter and len(layout.node_pools) == 4  # placement proves the pools
+
+
+FAMILIES = sorted(capacity.known_families())
+SIZES = ["large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "metal", "nano"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    families=st.lists(st.sampled_from(FAMILIES), min_size=1, max_size=4, unique=True),
+    sizes=st.none() | st.lists(st.sampled_from(SIZES), min_size=1, max_size=3, unique=True),
+    cpu=st.none() | st.integers(min_value=1, max_value=512),
+)
+def test_any_family_choice_builds_a_pool_that_keeps_to_it_or_is_refused_by_its_key(families, sizes, cpu):
+    pool_settings = {"instanceFamilies": families, **({"instanceSizes": sizes} if sizes else {})}
+    if cpu is not None:
+        pool_settings["limits"] = {"cpu": str(cpu)}
+    raw = karpenter_config(karpenter={"nodePools": {"spot": pool_settings}})
+    try:
+        spot = {p.name: p for p in build_layout(parse(raw), "dev-karpenter").node_pools}["spot"]
+    except ConfigError as exc:
+        assert all(p.path.startswith(f"{P}karpenter.nodePools.spot") for p in exc.problems), exc
+        return
+    assert spot.instance_types
+    for name in spot.instance_types:
+        family, _, size = name.partition(".")
+        assert family in families and (sizes is None or size in sizes)
+        assert not instances.lookup(name).accelerated  # a spot pool without GPUs
+    smallest_cpu = min(instances.lookup(t).vcpu for t in spot.instance_types if instances.lookup(t).known)
+    assert int(spot.limits["cpu"]) >= smallest_cpu
