@@ -75,8 +75,10 @@ class Karpenter(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
-        for short, arn in NODE_MANAGED_POLICIES.items():
+        node_policies = [
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
+            for short, arn in NODE_MANAGED_POLICIES.items()
+        ]
         # EC2_LINUX: EKS maps the role to system:nodes itself; this type takes no access policies.
         access = aws.eks.AccessEntry(
             f"{name}-node",
@@ -189,7 +191,8 @@ class Karpenter(pulumi.ComponentResource):
                 metadata={"name": pool.node_class, "labels": meta_labels},
                 spec=manifests.node_class_spec(pool, node_role.name, cluster_name, tags),
                 opts=pulumi.ResourceOptions.merge(
-                    on_controller, pulumi.ResourceOptions(depends_on=[self.controller, access, *discovery])
+                    on_controller,
+                    pulumi.ResourceOptions(depends_on=[self.controller, access, *node_policies, *discovery]),
                 ),
             )
             self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
