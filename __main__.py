@@ -4,9 +4,11 @@ import pulumi
 
 from components.access import ClusterAccess
 from components.cluster import Cluster
+from components.karpenter import KarpenterInfrastructure, KarpenterPools
 from components.node_group import NodeGroup
 from components.platform import Platform
 from mlplatform_core.model.access import access_grants
+from mlplatform_core.model.addons.karpenter import uses_karpenter
 from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
@@ -38,7 +40,7 @@ node_groups = {
         tags=cluster.tags,
         depends_on=[cluster.eks, *cluster.node_role_policies],
     )
-    for spec in layout.groups
+    for spec in layout.managed_groups
 }
 access = ClusterAccess("access", cluster.name, access_grants(cfg), depends_on=[cluster.eks], tags=cluster.tags)
 
@@ -56,6 +58,35 @@ if kubernetes_layer_of(cfg) == "inline":
         depends_on=[group.node_group for group in node_groups.values()],
         tags=cluster.tags,
     )
+
+# Karpenter provisions every group but the initial one: its controller runs on the initial node group.
+# Its AWS side lives here; its charts and NodePools go with the Kubernetes layer (kubernetes-layer/ when
+# separate), which reads the three outputs below.
+if uses_karpenter(layout):
+    karpenter = KarpenterInfrastructure(
+        "karpenter",
+        layout,
+        cluster,
+        region=cfg.region,
+        subnet_ids_to_tag=[] if cfg.network.creates_vpc else cluster.private_subnet_ids,
+        tags=cluster.tags,
+    )
+    if kubernetes_layer_of(cfg) == "inline":
+        KarpenterPools(
+            "karpenter-pools",
+            layout,
+            platform.provider,
+            node_role_name=karpenter.node_role_name,
+            queue_name=karpenter.queue_name,
+            controller_role_arn=karpenter.controller_role_arn,
+            replicas=cfg.karpenter.replicas,
+            depends_on=[*karpenter.ready, *(group.node_group for group in node_groups.values())],
+            tags=cluster.tags,
+        )
+    pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)
+    pulumi.export("karpenterQueueName", karpenter.queue_name)
+    pulumi.export("karpenterControllerRoleArn", karpenter.controller_role_arn)
+    pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
 
 pulumi.export("clusterName", cluster.name)
 pulumi.export("kubeconfig", cluster.kubeconfig_json)

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 
+from mlplatform_core.model.addons.karpenter import discovery_tags
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
     EC2_TRUST_POLICY,
@@ -40,7 +41,15 @@ class Cluster(pulumi.ComponentResource):
 
         net = cfg.network
         if net.creates_vpc:
-            vpc = Vpc(f"{name}-vpc", net, cfg.environment, layout.cluster_name, tags, opts=keep)
+            vpc = Vpc(
+                f"{name}-vpc",
+                net,
+                cfg.environment,
+                layout.cluster_name,
+                tags,
+                opts=keep,
+                private_subnet_tags=discovery_tags(layout),
+            )
             vpc_id, subnet_ids = vpc.vpc_id, vpc.private_subnet_ids
         else:
             vpc_id, subnet_ids = net.vpc_id, list(net.private_subnet_ids or [])

@@ -23,7 +23,9 @@ class Vpc(pulumi.ComponentResource):
         cluster_name: str,
         tags: dict[str, str],
         opts: pulumi.ResourceOptions | None = None,
+        private_subnet_tags: dict[str, str] | None = None,
     ):
+        """`private_subnet_tags`: extra tags of the node subnets (e.g. Karpenter's discovery tag)."""
         super().__init__("mlplatform:network:Vpc", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         zones_wanted = net.availability_zone_count or DEFAULT_ZONES
@@ -75,7 +77,7 @@ class Vpc(pulumi.ComponentResource):
                 vpc_id=vpc.id,
                 cidr_block=private_cidrs[i],
                 availability_zone=az,
-                tags={**tags, "kubernetes.io/role/internal-elb": "1"},
+                tags={**tags, "kubernetes.io/role/internal-elb": "1", **(private_subnet_tags or {})},
                 opts=child,
             )
             rt = aws.ec2.RouteTable(

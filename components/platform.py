@@ -15,7 +15,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
@@ -65,7 +65,7 @@ class Platform(pulumi.ComponentResource):
     """Priority classes, workload namespaces, cluster autoscaler, NVIDIA device plugin, CoreDNS, EBS CSI storage."""
 
     provider: k8s.Provider
-    autoscaler_role_arn: pulumi.Output[str]
+    autoscaler_role_arn: pulumi.Output[str] | None
 
     def __init__(
         self,
@@ -123,37 +123,41 @@ class Platform(pulumi.ComponentResource):
             ),
         )
 
-        # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights.
-        chart = charts.CLUSTER_AUTOSCALER
-        trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
-            lambda a: json.dumps(
-                irsa.irsa_trust_policy(a[0], a[1], chart.namespace, autoscaler.AUTOSCALER_SERVICE_ACCOUNT)
+        # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights. Not with
+        # Karpenter: two autoscalers would both launch nodes for the same pending pods.
+        self.autoscaler: k8s.helm.v3.Release | None = None
+        self.autoscaler_role_arn = None
+        if not karpenter.uses_karpenter(layout):
+            chart = charts.CLUSTER_AUTOSCALER
+            trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
+                lambda a: json.dumps(
+                    irsa.irsa_trust_policy(a[0], a[1], chart.namespace, autoscaler.AUTOSCALER_SERVICE_ACCOUNT)
+                )
             )
-        )
-        role = aws.iam.Role(
-            f"{name}-autoscaler",
-            assume_role_policy=trust,
-            description=f"Cluster Autoscaler of {layout.cluster_name} (IRSA)",
-            tags=dict(tags or {}),
-            opts=child,
-        )
-        aws.iam.RolePolicy(
-            f"{name}-autoscaler",
-            role=role.id,
-            policy=json.dumps(autoscaler.autoscaler_policy(layout.cluster_name)),
-            opts=child,
-        )
-        self.autoscaler_role_arn = role.arn
+            role = aws.iam.Role(
+                f"{name}-autoscaler",
+                assume_role_policy=trust,
+                description=f"Cluster Autoscaler of {layout.cluster_name} (IRSA)",
+                tags=dict(tags or {}),
+                opts=child,
+            )
+            aws.iam.RolePolicy(
+                f"{name}-autoscaler",
+                role=role.id,
+                policy=json.dumps(autoscaler.autoscaler_policy(layout.cluster_name)),
+                opts=child,
+            )
+            self.autoscaler_role_arn = role.arn
 
-        names = dict(node_group_names or {})
-        priorities = (
-            pulumi.Output.all(**names).apply(lambda n: autoscaler.expander_priorities(layout, n))
-            if names
-            else autoscaler.expander_priorities(layout)
-        )
-        values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
-        values["expanderPriorities"] = priorities
-        self.autoscaler = self._release("cluster-autoscaler", chart, values, helm)
+            names = dict(node_group_names or {})
+            priorities = (
+                pulumi.Output.all(**names).apply(lambda n: autoscaler.expander_priorities(layout, n))
+                if names
+                else autoscaler.expander_priorities(layout)
+            )
+            values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
+            values["expanderPriorities"] = priorities
+            self.autoscaler = self._release("cluster-autoscaler", chart, values, helm)
 
         self.device_plugin = None
         plugin_values = device_plugin.device_plugin_values(layout)
@@ -194,7 +198,7 @@ class Platform(pulumi.ComponentResource):
         )
         self.register_outputs(
             {
-                "autoscalerRoleArn": role.arn,
+                "autoscalerRoleArn": self.autoscaler_role_arn,
                 "priorityClasses": [p.name for p in workloads.priority_classes],
                 "namespaces": [ns.name for ns in workloads.namespaces],
             }

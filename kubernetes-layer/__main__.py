@@ -14,7 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pulumi
 
 from components.cluster_reference import ClusterReference
+from components.karpenter import KarpenterPools
 from components.platform import Platform
+from mlplatform_core.model.addons.karpenter import uses_karpenter
 from mlplatform_core.model.cluster import resource_tags
 from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
 from mlplatform_core.model.deployment import cluster_stack_reference
@@ -36,7 +38,7 @@ if kubernetes_layer_of(cfg) != "separate":
     )
 
 cluster_stack = cluster_stack_reference(pulumi.get_organization(), pulumi.get_stack())
-cluster = ClusterReference("cluster", cluster_stack, layout.cluster_name, [g.name for g in layout.groups])
+cluster = ClusterReference("cluster", cluster_stack, layout.cluster_name, [g.name for g in layout.managed_groups])
 platform = Platform(
     "platform",
     cluster,
@@ -47,6 +49,19 @@ platform = Platform(
     node_group_names=cluster.node_group_names,
     tags=resource_tags(cfg, layout),
 )
+
+if uses_karpenter(layout):
+    # The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours.
+    KarpenterPools(
+        "karpenter-pools",
+        layout,
+        platform.provider,
+        node_role_name=cluster.stack.require_output("karpenterNodeRoleName"),
+        queue_name=cluster.stack.require_output("karpenterQueueName"),
+        controller_role_arn=cluster.stack.require_output("karpenterControllerRoleArn"),
+        replicas=cfg.karpenter.replicas,
+        tags=resource_tags(cfg, layout),
+    )
 
 pulumi.export("clusterStack", cluster_stack)
 pulumi.export("autoscalerRoleArn", platform.autoscaler_role_arn)

@@ -136,6 +136,10 @@ class Mocks(pulumi_mocks.Mocks):
             }
         if args.token == "aws:index/getRegion:getRegion":
             return {"name": self.region, "id": self.region}
+        if args.token == "aws:eks/getCluster:getCluster":
+            # What the Karpenter component reads: the security group EKS created for the cluster.
+            name = str(args.args.get("name", "cluster"))
+            return {"id": name, "name": name, "vpcConfig": {"clusterSecurityGroupId": f"sg-{_suffix(name)}"}}
         if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": ACCOUNT, "arn": f"arn:aws:iam::{ACCOUNT}:user/offline", "userId": "offline"}
         return {}

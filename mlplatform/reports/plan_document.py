@@ -10,6 +10,7 @@ from ..engine import ProgramRun, Recorded
 from ..plan import Plan
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
+from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
 
@@ -77,6 +78,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "deployment": deployment_section(plan),
         "access": access_section(plan),
         "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
+        "provisioner": cfg.provisioner,
+        "nodePools": karpenter_node_pools(plan.run, plan.layout),
         "resourceCount": len(plan.run.resources),
         "resources": [
             {

@@ -16,6 +16,7 @@ from mlplatform_core.model.scheduling import Taint
 from ..plan import Plan
 from .cost import render_cost
 from .deployment import render_day_one
+from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
 from .workload_layer import render_workload_layer
@@ -77,6 +78,9 @@ def render(plan: Plan, console: Console) -> None:
     console.print()
     console.print(node_group_table(doc["nodeGroups"]))
     console.print()
+    if doc["nodePools"]:  # provisioner: karpenter
+        console.print(node_pool_table(doc["nodePools"]))
+        console.print()
     render_cost(plan, console)
     console.print()
     render_placement(plan.layout, console, report=plan.placement)

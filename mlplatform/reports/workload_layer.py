@@ -125,6 +125,8 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
         addons.add_column(col)
     for a in doc["kubernetes"]["addons"]:
         source = f"{a['chart']} from {a['repo']}" if a["kind"] == "helm" else "EKS managed add-on"
+        if a["kind"] == "helm" and not a["repo"]:  # an OCI chart: the chart reference says where it is from
+            source = a["chart"]
         if a.get("createdBy"):
             source += f" (created by {a['createdBy']})"
         addons.add_row(a["name"], source, escape(a.get("version") or "EKS default"), _placement(a.get("values") or {}))

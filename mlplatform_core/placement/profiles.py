@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.addons import coredns, ebs_csi
+from ..model.addons import coredns, ebs_csi, karpenter
 from ..model.addons.node_agents import node_agents
 from ..model.config import StackConfig
 from ..model.layout import Layout
@@ -205,6 +205,21 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             expected_groups=initial,
         )
     )
+    if karpenter.uses_karpenter(layout):
+        spec = {
+            "containers": [_container("controller", "public.ecr.aws/karpenter/controller")],
+            "priorityClassName": "system-cluster-critical",
+            **karpenter.controller_pod_placement(),
+        }
+        profiles.append(
+            Profile(
+                "karpenter-controller",
+                "Karpenter controller (the initial managed group; never a node it launched itself)",
+                spec,
+                user=False,
+                expected_groups=initial,
+            )
+        )
     controller = {
         "containers": [_container("ebs-plugin", "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver")],
         **ebs_csi.controller_pod_placement(),

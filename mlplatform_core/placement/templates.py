@@ -12,6 +12,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model import instances
+from ..model.karpenter import capacity as karpenter_capacity
+from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, CAPACITY_TYPES, NODECLASS_LABEL, NODEPOOL_LABEL
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, Taint
@@ -101,20 +103,28 @@ def _k8s_arch(arch: str) -> str:
 
 
 def node_template(spec: NodeGroupSpec) -> NodeTemplate:
-    """The node template of one group. The EKS node group label carries the toolkit's group name."""
+    """The node template of one group. The EKS node group label carries the toolkit's group name.
+
+    A Karpenter pool's nodes carry Karpenter's labels instead (capacity type, pool and node class names, the
+    instance-* labels of their type) and offer what Karpenter expects of each type it may launch.
+    """
     ami_arch = "arm64" if "ARM" in spec.ami_type else "amd64"
-    labels = {
-        **spec.labels,
-        EKS_CAPACITY_LABEL: spec.capacity_type,
-        EKS_NODEGROUP_LABEL: spec.name,
-        OS_LABEL: "linux",
-        ARCH_LABEL: ami_arch,
-    }
+    if spec.karpenter:
+        pool_labels = {
+            CAPACITY_TYPE_LABEL: CAPACITY_TYPES[spec.capacity_type],
+            NODEPOOL_LABEL: spec.name,
+            NODECLASS_LABEL: spec.name,
+        }
+    else:
+        pool_labels = {EKS_CAPACITY_LABEL: spec.capacity_type, EKS_NODEGROUP_LABEL: spec.name}
+    labels = {**spec.labels, **pool_labels, OS_LABEL: "linux", ARCH_LABEL: ami_arch}
     variants = []
     for name in spec.instance_types:
         info = instances.lookup(name)
         alloc = None
-        if info is not None and info.known and info.allocatable_memory_mib is not None:
+        if spec.karpenter and info is not None:
+            alloc = karpenter_capacity.allocatable(info)
+        elif info is not None and info.known and info.allocatable_memory_mib is not None:
             # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit.
             alloc = MappingProxyType(
                 {
@@ -125,6 +135,8 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
                 }
             )
         vlabels = {**labels, INSTANCE_TYPE_LABEL: name}
+        if spec.karpenter and info is not None:
+            vlabels.update(karpenter_capacity.instance_labels(info))
         if info is not None and info.arch:
             vlabels[ARCH_LABEL] = _k8s_arch(info.arch)
         variants.append(NodeVariant(name, MappingProxyType(vlabels), alloc))

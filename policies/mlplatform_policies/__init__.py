@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pulumi_policy import Policy
 
-from . import addons, cost, layout, security, workloads
+from . import addons, cost, karpenter, layout, security, workloads
 
 PACK_NAME = "mlplatform-eks"
 
@@ -19,6 +19,7 @@ POLICIES: list[Policy] = [
     *security.POLICIES,
     *addons.POLICIES,
     *cost.POLICIES,
+    *karpenter.POLICIES,
 ]
 BY_NAME: dict[str, Policy] = {p.name: p for p in POLICIES}
 assert len(BY_NAME) == len(POLICIES), "policy names must be unique"

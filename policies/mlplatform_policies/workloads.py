@@ -35,6 +35,7 @@ from ._props import (
     tolerates,
 )
 from ._rule import HIGH, MANDATORY, MEDIUM, stack_rule
+from .karpenter import pools_in
 from .layout import groups_in
 
 TIERS = ("low", "medium", "high")
@@ -238,7 +239,7 @@ def _b64json(text: Any, what: str) -> tuple[Any, str | None]:
 
 
 def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
-    groups = groups_in(args)
+    groups = [*groups_in(args), *pools_in(args)]  # Karpenter NodePools are groups of nodes too
     spot = [g for g in groups if g.spot]
     # Needs the node groups and the ConfigMap in one stack; with a separate Kubernetes layer they are in two,
     # and the offline placement proof (placement-invariants) checks the settings against the layout instead.

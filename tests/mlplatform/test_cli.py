@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from mlplatform.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, STACKS
 
 
 def run_cli(capsys, *argv):
@@ -80,7 +80,8 @@ def test_config_error_exits_2_with_the_key(tmp_path, capsys):
 
 def test_unknown_stack_lists_the_known_ones(capsys):
     code, _, err = run_cli(capsys, "plan", "staging")
-    assert code == 2 and "known stacks: dev, prod" in err
+    known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS.glob("Pulumi.*.yaml"))
+    assert code == 2 and {"dev", "prod"} <= set(known) and f"known stacks: {', '.join(known)}" in err
 
 
 def test_console_script_exits_2_without_traceback(tmp_path):

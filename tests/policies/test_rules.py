@@ -321,7 +321,8 @@ CASE_CONFIG = {"idle-cost-ceiling": {"idle-cost-ceiling": {"maxIdleMonthlyUsd": 
 
 
 def test_every_rule_has_a_case():
-    assert sorted(c[0] for c in CASES) == sorted(BY_NAME)
+    # The Karpenter rules have their cases in test_karpenter_rules.py, on the Karpenter example stack.
+    assert sorted(c[0] for c in CASES) == sorted(n for n in BY_NAME if not n.startswith("karpenter-"))
 
 
 @pytest.mark.parametrize("rule,stack,breaks,level", CASES, ids=[c[0] for c in CASES])

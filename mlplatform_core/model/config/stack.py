@@ -20,6 +20,7 @@ from ..scheduling import DEFAULT_SPOT_TAINT
 from .access import AccessSettings, access_problems
 from .base import SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
+from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
@@ -50,6 +51,9 @@ class StackConfig(SettingsModel):
     protect_resources: bool | None = None
     tags: dict[str, str] = Field(default_factory=dict, max_length=40)
     workloads: WorkloadsConfig = Field(default_factory=WorkloadsConfig)
+    # Managed node groups + Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.
+    provisioner: Literal[PROVISIONERS] = NODE_GROUPS  # type: ignore[valid-type]
+    karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
 
     @field_validator("region", mode="before")
     @classmethod

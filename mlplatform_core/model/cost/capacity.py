@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..layout import NodeGroupSpec
+from ..karpenter.spec import NodePoolSpec
+from ..layout import Layout, NodeGroupSpec
 
 # How the price per node is chosen among several instance types:
 #   first    the provisioner launches the types in the listed order (managed node groups, on-demand:
@@ -58,3 +59,29 @@ def node_group_capacity(group: NodeGroupSpec) -> Capacity:
         root_volume_gib=group.disk_size_gib,
         gpu=group.gpu,
     )
+
+
+def node_pool_capacity(pool: NodePoolSpec, group: NodeGroupSpec) -> Capacity:
+    """A Karpenter NodePool: no node until a pod is pending, at most its node limit, and the instance type
+    chosen per launch from every type the pool allows (on-demand: the cheapest that fits; spot: price and
+    capacity), so the dearest type bounds the price per node."""
+    return Capacity(
+        name=pool.name,
+        kind="node pool",
+        capacity_type=group.capacity_type,
+        instance_types=pool.instance_types,
+        min_nodes=0,
+        desired_nodes=0,
+        max_nodes=pool.max_nodes,
+        priced_by="highest",
+        root_volume_gib=group.disk_size_gib,
+        gpu=group.gpu,
+    )
+
+
+def stack_capacity(layout: Layout) -> list[Capacity]:
+    """Everything that starts nodes: the managed node groups, then the Karpenter NodePools (while migrating
+    to Karpenter both: the retained groups run until they are drained)."""
+    return [node_group_capacity(g) for g in layout.managed_groups] + [
+        node_pool_capacity(pool, layout.group(pool.name)) for pool in layout.node_pools
+    ]

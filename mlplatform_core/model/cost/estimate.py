@@ -23,7 +23,7 @@ from .. import eks_versions
 from ..config import StackConfig
 from ..layout import Layout
 from ..network import DEFAULT_ZONES, nat_per_az
-from .capacity import Capacity, node_group_capacity
+from .capacity import Capacity, stack_capacity
 from .prices import HOURS_PER_MONTH, Price, control_plane, on_demand, unknown_reason
 
 Bound = Literal["exact", "upper"]
@@ -253,7 +253,7 @@ def estimate(
     """The stack's cost lines on day `on` (default: today). `capacity` replaces the layout's node groups
     (a provisioner such as Karpenter hands its pools as Capacity too)."""
     on = on or eks_versions.today()
-    nodes = list(capacity) if capacity is not None else [node_group_capacity(g) for g in layout.groups]
+    nodes = list(capacity) if capacity is not None else stack_capacity(layout)
     lines = [
         control_plane_line(cfg, on),
         *(node_line(c, cfg.region) for c in nodes),

@@ -12,7 +12,9 @@ from types import MappingProxyType
 
 from .. import instances
 from ..config import ConfigError, Problem, StackConfig, key_path, show
+from ..config.karpenter import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
+from ..karpenter import pools as karpenter_pools
 from ..scheduling import (
     ACCELERATOR_LABEL,
     CRITICAL_ADDONS_TAINT,
@@ -149,7 +151,10 @@ def _merge(
     if not gpu and ami in GPU_AMI_TYPES:
         errs.add(path + ("amiType",), f"{show(ami)} is a GPU AMI; use it only for GPU groups")
     # The autoscaler's scale-from-zero node is the first type: GPU, spot and autoscaled groups hold one size class.
-    one_class = len(types) > 1 and (gpu or capacity == "SPOT" or min_size != max_size)
+    # Karpenter knows each type's real size, so its pools may mix sizes; one GPU model keeps the accelerator
+    # label true for every node either way.
+    pool = karpenter_pools.is_pool(cfg, name)
+    one_class = not pool and len(types) > 1 and (gpu or capacity == "SPOT" or min_size != max_size)
     if one_class and (problem := size_class_problem(types)):
         errs.add(path + ("instanceTypes",), problem)
     if gpu and (problem := gpu_model_problem(types)):
@@ -250,7 +255,8 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         o = cfg.node_groups.get(name, NodeGroupSettings())
         enabled = o.enabled if o.enabled is not None else base.enabled
         if name == INITIAL and not enabled:
-            errs.add(("nodeGroups", INITIAL, "enabled"), "false: the initial group for core services is required")
+            why = " (the Karpenter controller runs there too)" if cfg.provisioner == KARPENTER else ""
+            errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")
         if enabled:
             groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
 
@@ -261,12 +267,12 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(path + ("name",), f"{show(extra.name)} is already a node group name; names must be unique")
             continue
         taken.add(extra.name)
-        if not extra.instance_types:
+        if not extra.instance_types and not karpenter_pools.families_configured(cfg, extra.name):
             errs.add(path + ("instanceTypes",), "missing; additional groups must list their instance types")
             continue
         if extra.enabled is False:
             continue
-        base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types), 0, 3, 0, gpu=extra.gpu)
+        base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
         groups.append(_merge(extra.name, extra.role or extra.name, base, extra, path, cfg, extra.gpu, errs))
 
     derived = cfg.cluster_name_for(stack)
@@ -276,6 +282,8 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
             "(letters, digits, '-' and '_'); set clusterName",
         )
+    retained = karpenter_pools.retained_groups(cfg, groups)
+    groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint
@@ -285,4 +293,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         groups=tuple(groups),
         spot_taint=Taint(spot.key, spot.value, spot.effect),
         imds_hop_limit=cfg.imds_hop_limit,
+        provisioner=cfg.provisioner,
+        node_pools=node_pools,
+        retained_groups=retained,
     )

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
 INITIAL = "initial"
@@ -27,6 +28,7 @@ class NodeGroupSpec:
     taints: tuple[Taint, ...]
     gpu: bool
     config_path: str  # where the group is configured, for messages
+    karpenter: bool = False  # launched by a Karpenter NodePool (model/karpenter) instead of a managed node group
 
     @property
     def autoscaled(self) -> bool:
@@ -48,6 +50,10 @@ class Layout:
     groups: tuple[NodeGroupSpec, ...]
     spot_taint: Taint
     imds_hop_limit: int = 1
+    provisioner: str = "nodeGroups"  # or "karpenter": every group but the initial one is a NodePool
+    node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
+    # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
+    retained_groups: tuple[NodeGroupSpec, ...] = ()
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -63,6 +69,13 @@ class Layout:
     @property
     def gpu_groups(self) -> tuple[NodeGroupSpec, ...]:
         return tuple(g for g in self.groups if g.gpu)
+
+    @property
+    def managed_groups(self) -> tuple[NodeGroupSpec, ...]:
+        """The EKS managed node groups: every group, unless Karpenter provisions all but the initial one
+        (then that one, and while migrating the retained groups too)."""
+        retained = {g.name: g for g in self.retained_groups}
+        return tuple(retained.get(g.name, g) for g in self.groups if not g.karpenter or g.name in retained)
 
 
 def root_device(ami_type: str) -> str:

@@ -246,3 +246,28 @@ def test_capacity_without_candidate_types_is_unknown_not_an_error():
     (priced,) = estimate(cfg, build_layout(cfg, "dev"), capacity=[pool]).groups
     assert not priced.price.known and "names no instance types" in priced.price.reason
     assert priced.usd_per_hour("min") == 0 and priced.usd_per_hour("max") is None
+
+
+# --- Karpenter NodePools ----------------------------------------------------------------------------
+
+
+def test_karpenter_pools_idle_at_zero_and_are_bounded_by_their_dearest_type():
+    rows = raw_rows()
+    cost = stack_cost("dev-karpenter")
+    labels = [x.label for x in cost.lines if x.unit == "node"]
+    assert labels == ["node group initial", "node pool jupyter", "node pool jobs", "node pool spot", "node pool gpu"]
+    jobs = line(cost, "node pool jobs")  # may launch m5.2xlarge or m5.4xlarge, whichever fits pending pods
+    dearest = max(Decimal(str(rows[t]["us-east-1"])) for t in jobs.instance_types)
+    assert jobs.bound == "upper" and jobs.price.usd_per_hour == dearest
+    assert jobs.usd_per_hour("min") == 0 and jobs.usd_per_hour("max") == 10 * dearest
+    initial = line(cost, "node group initial")  # the floor: control plane and the static initial group only
+    assert cost.idle_floor.usd_per_hour == line(cost, "EKS control plane").usd_per_hour("min") + initial.usd_per_hour(
+        "min"
+    )
+
+
+def test_while_migrating_the_retained_node_groups_are_priced_next_to_the_pools():
+    migrating = stack_cost("dev", provisioner="karpenter", karpenter={"keepNodeGroups": True})
+    kinds = {x.label for x in migrating.lines if x.unit == "node"}
+    assert {"node group jobs", "node pool jobs", "node group initial"} <= kinds
+    assert migrating.idle_floor.usd_per_month >= stack_cost("dev").idle_floor.usd_per_month

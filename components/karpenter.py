@@ -1,0 +1,261 @@
+"""Karpenter, in two parts that follow the stack's two layers.
+
+- KarpenterInfrastructure (the cluster program: AWS APIs only): the node role and its access entry, the
+  interruption queue with its EventBridge rules, the controller's IAM role, the discovery tags.
+- KarpenterPools (wherever the Kubernetes layer runs: the cluster program with kubernetesLayer inline,
+  kubernetes-layer/ with separate): the charts and one NodePool + EC2NodeClass per pool.
+
+A thin shell over the pure core: mlplatform_core.model.karpenter gives the pools and their manifests,
+mlplatform_core.model.addons.karpenter the chart pins, values, IAM documents and queue rules.
+
+Dependencies are also the destroy order: NodePools and EC2NodeClasses go first (Karpenter drains and
+terminates their nodes through its finalizers), then the controller, then its IAM and queue; the other
+way round the instances would be orphaned. Split over two stacks, the Kubernetes layer's stack is
+destroyed before the cluster's (README: destroy).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from mlplatform_core.model.addons import irsa
+from mlplatform_core.model.addons import karpenter as addon
+from mlplatform_core.model.addons.charts import Chart
+from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
+from mlplatform_core.model.karpenter import manifests
+from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
+from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.workloads import MANAGED_LABELS
+
+
+class ClusterLike(Protocol):
+    name: str
+    eks: pulumi.Resource
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_provider_url: pulumi.Output[str]
+
+
+def _kebab(name: str) -> str:
+    """NodeLifecycle -> node-lifecycle, EKSIntegration -> eks-integration (resource names)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name).lower()
+
+
+class KarpenterInfrastructure(pulumi.ComponentResource):
+    """What Karpenter needs in AWS: node role and access entry, interruption queue, controller IAM, discovery."""
+
+    node_role_name: pulumi.Output[str]
+    queue_name: pulumi.Output[str]
+    controller_role_arn: pulumi.Output[str]
+    ready: list[pulumi.Resource]  # what the controller and the node classes need in place first
+
+    def __init__(
+        self,
+        name: str,
+        layout: Layout,
+        cluster: ClusterLike,
+        region: str,
+        subnet_ids_to_tag: Sequence[pulumi.Input[str]] = (),
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        """`subnet_ids_to_tag`: the private subnets this stack does not create (a created VPC tags its own
+        subnets for discovery)."""
+        super().__init__("mlplatform:karpenter:KarpenterInfrastructure", name, None, opts)
+        tags = dict(tags or {})
+        child = pulumi.ResourceOptions(parent=self)
+        cluster_name = layout.cluster_name
+
+        # A node role of its own: a principal has one access entry, and the managed groups' role has EKS's.
+        node_role = aws.iam.Role(
+            f"{name}-node",
+            assume_role_policy=json.dumps(EC2_TRUST_POLICY),
+            description=f"Nodes Karpenter launches in {cluster_name}",
+            tags=tags,
+            opts=child,
+        )
+        node_policies = [
+            aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
+            for short, arn in NODE_MANAGED_POLICIES.items()
+        ]
+        # EC2_LINUX: EKS maps the role to system:nodes itself; this type takes no access policies.
+        access = aws.eks.AccessEntry(
+            f"{name}-node",
+            cluster_name=cluster_name,
+            principal_arn=node_role.arn,
+            type="EC2_LINUX",
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster.eks]),
+        )
+
+        # Interruption: EC2 and AWS Health events -> EventBridge -> SQS -> the controller drains ahead of time.
+        settings = addon.queue_settings()
+        queue = aws.sqs.Queue(
+            f"{name}-interruption",
+            message_retention_seconds=settings["messageRetentionSeconds"],
+            sqs_managed_sse_enabled=settings["sqsManagedSseEnabled"],
+            tags=tags,
+            opts=child,
+        )
+        queue_policy = aws.sqs.QueuePolicy(
+            f"{name}-interruption",
+            queue_url=queue.id,  # an SQS queue's id is its URL
+            policy=queue.arn.apply(lambda arn: json.dumps(addon.queue_policy(arn))),
+            opts=child,
+        )
+        interruption: list[pulumi.Resource] = [queue_policy]
+        for rule_name, pattern in addon.interruption_rules().items():
+            short = _kebab(rule_name).removesuffix("-rule")
+            rule = aws.cloudwatch.EventRule(
+                f"{name}-{short}",
+                description=f"Karpenter interruption handling for {cluster_name}: {rule_name}",
+                event_pattern=json.dumps(pattern),
+                tags=tags,
+                opts=child,
+            )
+            interruption.append(
+                aws.cloudwatch.EventTarget(
+                    f"{name}-{short}",
+                    rule=rule.name,
+                    arn=queue.arn,
+                    target_id="KarpenterInterruptionQueueTarget",
+                    opts=child,
+                )
+            )
+
+        # The controller's role: IRSA for its one service account, Karpenter's reference policies.
+        trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
+            lambda a: json.dumps(irsa.irsa_trust_policy(a[0], a[1], addon.NAMESPACE, addon.SERVICE_ACCOUNT))
+        )
+        role = aws.iam.Role(
+            f"{name}-controller",
+            assume_role_policy=trust,
+            description=f"Karpenter controller of {cluster_name} (IRSA)",
+            tags=tags,
+            opts=child,
+        )
+        account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        documents = pulumi.Output.all(account, node_role.arn, queue.arn).apply(
+            lambda a: addon.controller_policies(cluster_name, region, a[0], a[1], a[2])
+        )
+        policies = [
+            aws.iam.RolePolicy(
+                f"{name}-controller-{_kebab(policy)}",
+                role=role.id,
+                policy=documents.apply(lambda d, p=policy: json.dumps(d[p])),
+                opts=child,
+            )
+            for policy in addon.controller_policy_names()
+        ]
+
+        # Discovery: the security group EKS created for the cluster (the managed groups' nodes use it) and
+        # the subnets this stack does not create. Its id is known once the cluster exists.
+        security_group = aws.eks.get_cluster_output(
+            name=cluster_name, opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[cluster.eks])
+        ).vpc_config.cluster_security_group_id
+        discovery = [
+            aws.ec2.Tag(
+                f"{name}-discovery-sg", resource_id=security_group, key=DISCOVERY_TAG, value=cluster_name, opts=child
+            )
+        ]
+        discovery += [
+            aws.ec2.Tag(
+                f"{name}-discovery-subnet-{i}", resource_id=s, key=DISCOVERY_TAG, value=cluster_name, opts=child
+            )
+            for i, s in enumerate(subnet_ids_to_tag)
+        ]
+
+        self.node_role_name = node_role.name
+        self.queue_name = queue.name
+        self.controller_role_arn = role.arn
+        self.ready = [access, *node_policies, *policies, *interruption, *discovery]
+        self.register_outputs(
+            {"controllerRoleArn": role.arn, "nodeRoleName": node_role.name, "interruptionQueue": queue.name}
+        )
+
+
+class KarpenterPools(pulumi.ComponentResource):
+    """The Karpenter charts (controller on the initial group) and the layout's NodePools and EC2NodeClasses."""
+
+    def __init__(
+        self,
+        name: str,
+        layout: Layout,
+        provider: k8s.Provider,
+        node_role_name: pulumi.Input[str],
+        queue_name: pulumi.Input[str],
+        controller_role_arn: pulumi.Input[str],
+        replicas: int,
+        depends_on: Sequence[pulumi.Resource] = (),
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        """`depends_on` should hold the initial node group (where the controller runs) and, in the same program,
+        the KarpenterInfrastructure's `ready` resources; in kubernetes-layer/ the cluster stack holds them."""
+        super().__init__("mlplatform:karpenter:KarpenterPools", name, None, opts)
+        tags = dict(tags or {})
+        cluster_name = layout.cluster_name
+        # The charts: CRDs from karpenter-crd (Helm upgrades them with the release), then the controller.
+        helm = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
+        crds = self._release("karpenter-crd", addon.crd_chart(), {}, helm)
+        values = addon.controller_values(cluster_name, queue_name, controller_role_arn, replicas)
+        self.controller = self._release(
+            "karpenter",
+            addon.chart(),
+            values,
+            pulumi.ResourceOptions.merge(helm, pulumi.ResourceOptions(depends_on=[crds, *depends_on])),
+            skip_crds=True,
+        )
+
+        meta_labels = dict(MANAGED_LABELS)
+        self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
+        for pool in layout.node_pools:
+            on_controller = pulumi.ResourceOptions(parent=self, provider=provider)
+            node_class = k8s.apiextensions.CustomResource(
+                f"ec2nodeclass-{pool.name}",
+                api_version=NODE_CLASS_API,
+                kind=NODE_CLASS_KIND,
+                metadata={"name": pool.node_class, "labels": meta_labels},
+                spec=manifests.node_class_spec(pool, node_role_name, cluster_name, tags),
+                opts=pulumi.ResourceOptions.merge(
+                    on_controller, pulumi.ResourceOptions(depends_on=[self.controller, *depends_on])
+                ),
+            )
+            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
+                f"nodepool-{pool.name}",
+                api_version=NODE_POOL_API,
+                kind="NodePool",
+                metadata={"name": pool.name, "labels": meta_labels},
+                spec=manifests.node_pool_spec(pool),
+                opts=pulumi.ResourceOptions.merge(
+                    on_controller, pulumi.ResourceOptions(depends_on=[self.controller, node_class])
+                ),
+            )
+        self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
+
+    def _release(
+        self,
+        name: str,
+        chart: Chart,
+        values: Mapping,
+        opts: pulumi.ResourceOptions,
+        skip_crds: bool = False,
+    ) -> k8s.helm.v3.Release:
+        return k8s.helm.v3.Release(
+            name,
+            name=chart.name,
+            chart=addon.chart_ref(chart),  # an OCI chart: the full reference, no repository
+            version=chart.version,
+            namespace=chart.namespace,
+            values=dict(values),
+            skip_crds=skip_crds,
+            atomic=True,
+            cleanup_on_fail=True,
+            opts=opts,
+        )

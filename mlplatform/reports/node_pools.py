@@ -1,0 +1,118 @@
+"""Karpenter NodePools in the plan: read back from the recorded NodePool and EC2NodeClass objects.
+
+`node_pools` is the `nodePools` key of `mlplatform plan --json`; `node_pool_table` shows the same
+facts (requirements, labels, taints, limits, disruption, weight, node class) for people.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.model.layout import Layout
+
+from ..engine import ProgramRun
+
+NODE_POOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_CLASS_TYPE = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+
+def _name(inputs: dict[str, Any]) -> str:
+    return str(inputs.get("metadata", {}).get("name", ""))
+
+
+def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, Any]]:
+    """Every registered NodePool with its EC2NodeClass, in the layout's order.
+
+    With the layout, each pool also lists `instanceTypes`: every catalog type its requirements allow.
+    """
+    classes = {_name(r.inputs): r.inputs.get("spec", {}) for r in run.of_type(NODE_CLASS_TYPE)}
+    specs = {p.name: p for p in layout.node_pools} if layout else {}
+    rank = {name: i for i, name in enumerate(specs)}
+    out = []
+    for r in sorted(run.of_type(NODE_POOL_TYPE), key=lambda r: (rank.get(_name(r.inputs), len(rank)), r.name)):
+        spec = r.inputs.get("spec", {})
+        template = spec.get("template", {})
+        tspec = template.get("spec", {})
+        ref = tspec.get("nodeClassRef", {}).get("name")
+        node_class = classes.get(ref, {})
+        name = _name(r.inputs)
+        pool: dict[str, Any] = {
+            "name": name,
+            "requirements": tspec.get("requirements", []),
+            "labels": dict(sorted(template.get("metadata", {}).get("labels", {}).items())),
+            "taints": tspec.get("taints", []),
+            "limits": _ordered(spec.get("limits", {})),
+            "disruption": spec.get("disruption", {}),
+            "expireAfter": tspec.get("expireAfter"),
+            "weight": spec.get("weight"),
+            "nodeClass": {"name": ref, **{k: node_class.get(k) for k in _CLASS_KEYS}},
+        }
+        if name in specs:
+            pool["instanceTypes"] = list(specs[name].instance_types)
+        out.append(pool)
+    return out
+
+
+_LIMIT_ORDER = ("cpu", "memory", "nvidia.com/gpu", "nodes")
+
+
+def _ordered(limits: dict[str, Any]) -> dict[str, Any]:
+    return dict(sorted(limits.items(), key=lambda kv: (_LIMIT_ORDER + (kv[0],)).index(kv[0])))
+
+
+_CLASS_KEYS = ("amiSelectorTerms", "role", "metadataOptions", "blockDeviceMappings", "subnetSelectorTerms")
+_CLASS_KEYS += ("securityGroupSelectorTerms",)
+
+
+def _requirement(r: dict[str, Any]) -> str:
+    values = r.get("values") or []
+    shown = ", ".join(values[:6]) + (f", … ({len(values)})" if len(values) > 6 else "")
+    return f"{r.get('key')} {r.get('operator')}" + (f" [{shown}]" if values else "")
+
+
+def _taint(t: dict[str, Any]) -> str:
+    return f"{t['key']}={t['value']}:{t['effect']}" if t.get("value") else f"{t['key']}:{t['effect']}"
+
+
+def _disruption(pool: dict[str, Any]) -> str:
+    d = pool["disruption"]
+    lines = [f"{d.get('consolidationPolicy')} after {d.get('consolidateAfter')}"]
+    for b in d.get("budgets", []):
+        reasons = ", ".join(b.get("reasons", [])) or "any reason"
+        lines.append(f"budget {b.get('nodes')} ({reasons})")
+    lines.append(f"expire after {pool.get('expireAfter')}")
+    return "\n".join(lines)
+
+
+def _node_class(c: dict[str, Any]) -> str:
+    ami = ", ".join(t.get("alias") or t.get("id") or "?" for t in c.get("amiSelectorTerms") or [])
+    md = c.get("metadataOptions") or {}
+    imds = f"IMDS tokens {md.get('httpTokens')}, hop {md.get('httpPutResponseHopLimit')}"
+    disks = [
+        f"{m.get('deviceName')} {m['ebs'].get('volumeSize')} {m['ebs'].get('volumeType')}"
+        + (" encrypted" if m["ebs"].get("encrypted") else " NOT encrypted")
+        for m in c.get("blockDeviceMappings") or []
+        if isinstance(m.get("ebs"), dict)
+    ]
+    return "\n".join([ami, imds, *disks])
+
+
+def node_pool_table(pools: list[dict[str, Any]]) -> Table:
+    table = Table(title="Karpenter NodePools", title_justify="left", show_lines=True)
+    for col in ("pool", "requirements", "labels", "taints", "limits", "disruption", "weight", "node class"):
+        table.add_column(col, overflow="fold")  # long label keys wrap instead of being cut
+    for p in pools:
+        table.add_row(
+            escape(p["name"]),
+            escape("\n".join(_requirement(r) for r in p["requirements"])),
+            escape("\n".join(f"{k}={v}" for k, v in p["labels"].items())),
+            escape("\n".join(_taint(t) for t in p["taints"]) or "-"),
+            escape("\n".join(f"{k}: {v}" for k, v in p["limits"].items()) or "none"),
+            escape(_disruption(p)),
+            str(p.get("weight") if p.get("weight") is not None else "-"),
+            escape(_node_class(p["nodeClass"])),
+        )
+    return table

@@ -1,0 +1,153 @@
+"""The Karpenter controller as plain data: chart pins, Helm values, IAM documents and the interruption queue.
+
+Pure Python. The pin, the Kubernetes range, the controller's IAM policies and the interruption
+queue's policy and rules come from the release's own files (model/karpenter/release.py, generated).
+The controller runs on the initial managed node group, like the other core services, with an IRSA
+role; its NodePools come from model/karpenter.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..config.karpenter import KARPENTER
+from ..karpenter import release
+from ..karpenter.spec import DISCOVERY_TAG, NODEPOOL_LABEL
+from ..layout import Layout
+from .charts import Chart
+from .core_services import core_services_placement
+
+NAMESPACE = "kube-system"  # where the upstream guide installs it
+SERVICE_ACCOUNT = "karpenter"  # the chart's fullname for a release named karpenter
+# requests = limits, as the upstream getting-started guide installs it: the chart passes requests.cpu and
+# limits.memory to the controller (GOMAXPROCS, GOMEMLIMIT), so both must be set.
+CONTROLLER_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+# The chart's default node affinity (charts/karpenter/values.yaml @ v1.14.1): never on a node Karpenter launched.
+CHART_AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": NODEPOOL_LABEL, "operator": "DoesNotExist"}]}]
+        }
+    }
+}
+CHART_NODE_SELECTOR = {"kubernetes.io/os": "linux"}
+
+
+def chart() -> Chart:
+    """The controller chart (OCI). Its CRDs come from karpenter-crd, which Helm upgrades with the release."""
+    return Chart("karpenter", release.version(), "oci://public.ecr.aws/karpenter", NAMESPACE)
+
+
+def crd_chart() -> Chart:
+    return Chart("karpenter-crd", release.version(), "oci://public.ecr.aws/karpenter", NAMESPACE)
+
+
+def chart_ref(c: Chart) -> str:
+    return f"{c.repo}/{c.name}"
+
+
+def controller_placement() -> dict[str, Any]:
+    """On the initial group, tolerating its taint. Helm merges nodeSelector maps (kubernetes.io/os stays) and
+    keeps the chart's affinity, which is not overridden here."""
+    return core_services_placement()
+
+
+def controller_pod_placement() -> dict[str, Any]:
+    """The controller pod's placement as the chart renders it: our values merged over the chart defaults."""
+    ours = controller_placement()
+    return {
+        "nodeSelector": {**CHART_NODE_SELECTOR, **ours["nodeSelector"]},
+        "tolerations": ours["tolerations"],
+        "affinity": CHART_AFFINITY,
+    }
+
+
+def controller_values(cluster_name: str, queue_name: Any, role_arn: Any, replicas: int) -> dict[str, Any]:
+    """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs."""
+    return {
+        "settings": {"clusterName": cluster_name, "interruptionQueue": queue_name},
+        "serviceAccount": {"name": SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
+        "replicas": replicas,
+        "controller": {"resources": CONTROLLER_RESOURCES},
+        **controller_placement(),
+    }
+
+
+# --- IAM ------------------------------------------------------------------------------------------
+
+
+def partition(region: str) -> str:
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def _fill(template: Any, values: Mapping[str, str]) -> Any:
+    """A generated document with its ${Placeholder}s filled in; an unfilled one is a bug, not a policy."""
+    text = json.dumps(template)
+    for key, value in values.items():
+        text = text.replace("${" + key + "}", value)
+    if left := re.findall(r"\$\{[A-Za-z]+\}", text):
+        raise ValueError(f"placeholders left in a Karpenter IAM document: {sorted(set(left))}")
+    return json.loads(text)
+
+
+def controller_policy_names() -> list[str]:
+    return sorted(release.snapshot()["controllerPolicies"])
+
+
+def controller_policies(
+    cluster_name: str, region: str, account_id: str, node_role_arn: str, queue_arn: str
+) -> dict[str, dict[str, Any]]:
+    """Karpenter's reference controller policies (its CloudFormation template), one document each.
+
+    Launching, tagging and terminating are allowed only on resources tagged
+    kubernetes.io/cluster/<cluster>=owned (and a karpenter.sh/nodepool tag); iam:PassRole only for the
+    node role; the queue actions only on the interruption queue. Kept as separate documents: together
+    they pass the 6,144-character limit of one managed policy.
+    """
+    values = {
+        "Partition": partition(region),
+        "Region": region,
+        "AccountId": account_id,
+        "ClusterName": cluster_name,
+        "NodeRoleArn": node_role_arn,
+        "QueueArn": queue_arn,
+    }
+    return {name: _fill(release.snapshot()["controllerPolicies"][name], values) for name in controller_policy_names()}
+
+
+# --- interruption queue ---------------------------------------------------------------------------
+
+
+def queue_settings() -> dict[str, Any]:
+    q = release.snapshot()["interruptionQueue"]
+    return {"messageRetentionSeconds": q["messageRetentionSeconds"], "sqsManagedSseEnabled": q["sqsManagedSseEnabled"]}
+
+
+def queue_policy(queue_arn: str) -> dict[str, Any]:
+    """EventBridge (and SQS) may send to the queue; nothing may use it without TLS."""
+    return _fill(release.snapshot()["interruptionQueue"]["policy"], {"QueueArn": queue_arn})
+
+
+def interruption_rules() -> dict[str, dict[str, Any]]:
+    """EventBridge rule name -> event pattern: spot interruption, rebalance, state change, scheduled health events
+    (and capacity-reservation interruption), each feeding the queue."""
+    return {r["name"]: r["eventPattern"] for r in release.snapshot()["interruptionQueue"]["rules"]}
+
+
+# --- discovery ------------------------------------------------------------------------------------
+
+
+def discovery_tags(layout: Layout) -> dict[str, str]:
+    """The tag EC2NodeClasses select the cluster's private subnets and security group by (none without Karpenter)."""
+    return {DISCOVERY_TAG: layout.cluster_name} if uses_karpenter(layout) else {}
+
+
+def uses_karpenter(layout: Layout) -> bool:
+    return layout.provisioner == KARPENTER

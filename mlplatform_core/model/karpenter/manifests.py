@@ -1,0 +1,100 @@
+"""The NodePool (karpenter.sh/v1) and EC2NodeClass (karpenter.k8s.aws/v1) of a pool, as Kubernetes objects.
+
+Pure Python. The objects follow the CRDs the pinned charts install; tests validate them against the
+CRDs' openAPIV3Schema (tests/data/karpenter/crd_schemas.json, generated from the release). Notes:
+- `disruption.consolidateAfter` is required once a disruption block is written (the CRD's `required`);
+- an AMI alias must be the only amiSelectorTerm; with alias al2023@/bottlerocket@ Karpenter resolves the
+  standard and the NVIDIA AMI and gives GPU types the NVIDIA one (provider pkg/providers/amifamily);
+- `role` names the node role; Karpenter creates and tags the instance profile itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .spec import (
+    DISCOVERY_TAG,
+    NODE_CLASS_API,
+    NODE_CLASS_GROUP,
+    NODE_CLASS_KIND,
+    NODE_POOL_API,
+    NodePoolSpec,
+)
+
+NODE_GROUP_TAG = "mlplatform.io/node-group"
+
+
+def _taint(key: str, value: str, effect: str) -> dict[str, str]:
+    # The CRD refuses an empty value; a taint without one leaves the field out.
+    return {"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect}
+
+
+def node_pool_spec(pool: NodePoolSpec) -> dict[str, Any]:
+    """The NodePool's `spec`: template (labels, requirements, taints, expiry), disruption, limits, weight."""
+    return {
+        "template": {
+            "metadata": {"labels": dict(pool.labels)},
+            "spec": {
+                "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class},
+                "requirements": [r.to_dict() for r in pool.requirements],
+                "taints": [_taint(t.key, t.value, t.effect) for t in pool.taints],
+                "expireAfter": pool.expire_after,
+            },
+        },
+        "disruption": {
+            "consolidationPolicy": pool.consolidation_policy,
+            "consolidateAfter": pool.consolidate_after,
+            "budgets": [b.to_dict() for b in pool.budgets],
+        },
+        "limits": dict(pool.limits),
+        "weight": pool.weight,
+    }
+
+
+def node_class_spec(pool: NodePoolSpec, role_name: Any, cluster_name: str, tags: Mapping[str, str]) -> dict[str, Any]:
+    """The EC2NodeClass's `spec`: the node-group security baseline (IMDSv2, hop limit, encrypted gp3) for Karpenter.
+
+    `role_name` is the node role's name (a Pulumi Output in the component).
+    """
+    discovery = [{"tags": {DISCOVERY_TAG: cluster_name}}]
+    return {
+        "role": role_name,
+        "amiFamily": pool.ami_family,
+        "amiSelectorTerms": [{"alias": pool.ami_alias}],
+        "subnetSelectorTerms": discovery,
+        "securityGroupSelectorTerms": discovery,
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpPutResponseHopLimit": pool.imds_hop_limit,
+            "httpTokens": "required",
+        },
+        "blockDeviceMappings": [d.to_dict() for d in pool.block_devices],
+        "tags": {**tags, NODE_GROUP_TAG: pool.name},
+    }
+
+
+def node_pool(pool: NodePoolSpec, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": pool.name}
+    if labels:
+        meta["labels"] = dict(labels)
+    return {"apiVersion": NODE_POOL_API, "kind": "NodePool", "metadata": meta, "spec": node_pool_spec(pool)}
+
+
+def ec2_node_class(
+    pool: NodePoolSpec,
+    role_name: Any,
+    cluster_name: str,
+    tags: Mapping[str, str],
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": pool.node_class}
+    if labels:
+        meta["labels"] = dict(labels)
+    return {
+        "apiVersion": NODE_CLASS_API,
+        "kind": NODE_CLASS_KIND,
+        "metadata": meta,
+        "spec": node_class_spec(pool, role_name, cluster_name, tags),
+    }
