@@ -8,8 +8,8 @@ import sys
 
 from rich.markup import escape
 
-from mlplatform_core.model.config import ConfigError, parse, read_stack_file
-from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.config import read_stack_document
+from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.placement.filters import place
 from mlplatform_core.placement.manifests import MAX_MANIFEST_BYTES, ManifestError, read_manifests
 
@@ -52,11 +52,9 @@ def _read_text(filename: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the manifest was placed (even if some pod fits nowhere), 2 on bad input."""
     name, path = resolve_stack(args.stack, args.config_file)
-    cfg = parse(read_stack_file(path), source=str(path))
-    try:
-        layout = build_layout(cfg, name)
-    except ConfigError as err:
-        raise ConfigError(err.problems, str(path)) from None
+    document = read_stack_document(path)
+    valid = validate_stack(document.config, name, str(path), document)
+    cfg, layout = valid.config, valid.layout
     try:
         pods = [m.pod() for m in read_manifests(_read_text(args.filename))]
     except ManifestError as err:

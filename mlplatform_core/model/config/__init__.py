@@ -1,6 +1,7 @@
 """What a platform team may set in stacks/Pulumi.<stack>.yaml, and how it is read and checked.
 
-- `stack_file`: reading a stack file safely (size, nesting, YAML alias limits);
+- `stack_file`: reading a stack file safely (size, nesting, YAML alias limits, repeated keys, lines);
+- `namespaces`: which key namespaces someone reads (this project's, the providers');
 - `stack`: the StackConfig model and `parse` (namespaced keys to a validated model);
 - `node_groups`, `network`, `workloads`: the settings sections;
 - `errors`: ConfigError / Problem, which name the key path, the bad value and what would be valid;
@@ -10,7 +11,7 @@
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
 from .pulumi_format import to_pulumi_config
 from .stack import StackConfig, parse
-from .stack_file import load_stack_file, read_stack_file
+from .stack_file import StackDocument, load_stack_file, read_stack_document, read_stack_file
 
 __all__ = [
     "PROJECT",
@@ -18,9 +19,11 @@ __all__ = [
     "ConfigError",
     "Problem",
     "StackConfig",
+    "StackDocument",
     "key_path",
     "load_stack_file",
     "parse",
+    "read_stack_document",
     "read_stack_file",
     "show",
     "to_pulumi_config",

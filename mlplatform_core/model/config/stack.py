@@ -17,8 +17,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from .. import eks_versions
 from ..scheduling import DEFAULT_SPOT_TAINT
-from .base import SettingsModel
+from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
+from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .workloads import WorkloadsConfig
@@ -34,7 +35,7 @@ class StackConfig(SettingsModel):
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
     network: NetworkConfig = Field(default_factory=NetworkConfig)
-    imds_hop_limit: int = Field(default=1, ge=1, le=2)
+    imds_hop_limit: Count = Field(default=1, ge=1, le=2)
     spot_taint: TaintSettings = Field(
         default_factory=lambda: TaintSettings(
             key=DEFAULT_SPOT_TAINT.key, value=DEFAULT_SPOT_TAINT.value, effect=DEFAULT_SPOT_TAINT.effect
@@ -116,7 +117,7 @@ def _unknown_key_hint(loc: tuple, model: type[BaseModel]) -> str:
     return f"unknown setting; valid settings here: {', '.join(valid)}"
 
 
-def _problems(exc: ValidationError) -> list[Problem]:
+def _problems(exc: ValidationError, raw: Mapping[str, Any]) -> list[Problem]:
     out = []
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
@@ -127,7 +128,7 @@ def _problems(exc: ValidationError) -> list[Problem]:
             if err["type"] not in ("value_error", "missing"):
                 msg = f"{msg} (got {show(err['input'])})"
         if err["type"] == "missing" and loc == ("region",):
-            msg = "missing; set aws:region (e.g. us-west-2)"
+            msg = region_hint(raw) or "missing; set aws:region (e.g. us-west-2)"
         elif err["type"] == "missing":
             msg = "missing; this setting is required"
         out.append(Problem(key_path(*loc) if loc else PROJECT, msg))
@@ -144,10 +145,9 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
-    """Build the model from a stack's `config:` mapping (namespaced keys). Raises ConfigError."""
-    if not isinstance(raw, Mapping):
-        raise ConfigError([Problem("config", f"must be a mapping of settings (got {show(raw)})")], source)
+def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """The project's settings (namespace removed, JSON text decoded) and the problems of the keys themselves:
+    keys without a namespace, and namespaces that are neither this project's nor a provider's (namespaces.py)."""
     data: dict[str, Any] = {}
     problems: list[Problem] = []
     for key, value in raw.items():
@@ -159,10 +159,27 @@ def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
             data[key[len(PROJECT) + 1 :]] = _decode(value)
         elif ":" not in key:
             problems.append(Problem(key, f"config keys need a namespace; did you mean {PROJECT}:{key}?"))
+        elif err := namespace_error(key):
+            problems.append(Problem(key, err))
         # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
+    return data, problems
+
+
+def model_problems(exc: ValidationError, raw: Mapping[str, Any]) -> list[Problem]:
+    """The model's validation errors as problems with key paths."""
+    return _problems(exc, raw)
+
+
+def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
+    """Build the model from a stack's `config:` mapping (namespaced keys). Raises ConfigError with every problem
+    of the keys and the settings at once."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("config", f"must be a mapping of settings (got {show(raw)})")], source)
+    data, problems = split_keys(raw)
+    try:
+        cfg = StackConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(problems + _problems(exc, raw), source) from None
     if problems:
         raise ConfigError(problems, source)
-    try:
-        return StackConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_problems(exc), source) from None
+    return cfg
