@@ -7,6 +7,7 @@
 #
 # Usage: scripts/build_kube.sh OUT_DIR      (make test-scheduler passes $KUBE_BIN_DIR)
 # Env:   KUBE_BUILD_ROOT  where the source tree and Go caches go (default: OUT_DIR/../src; about 3 GB)
+#        GOCACHE          a Go build cache to reuse (default: KUBE_BUILD_ROOT/gocache)
 # Idempotent: exits at once when OUT_DIR already holds both binaries and etcd.path. Needs root for apt-get.
 # Takes 6-15 minutes on 2 cores. Nothing is written inside the repository.
 set -euo pipefail
@@ -72,7 +73,7 @@ if [[ ! -f "$vendored/.debian-reflect2" ]]; then
 fi
 
 # 4. make (code generators first: zz_generated.openapi.go is not in the tarball), niced, two cores.
-export GOROOT="$GOROOT_DEB" PATH="$GOROOT_DEB/bin:$PATH" GOPATH="$BUILD_ROOT/gopath" GOCACHE="$BUILD_ROOT/gocache"
+export GOROOT="$GOROOT_DEB" PATH="$GOROOT_DEB/bin:$PATH" GOPATH="$BUILD_ROOT/gopath" GOCACHE="${GOCACHE:-$BUILD_ROOT/gocache}"
 export GOMAXPROCS=2 GOFLAGS=-p=2 CGO_ENABLED=0 GOPROXY=off GOTOOLCHAIN=local
 log "make kube-apiserver kube-scheduler with $(go version) (log: $BUILD_ROOT/make.log)"
 (cd "$SRC_DIR" && nice -n 10 make -j1 WHAT="cmd/kube-apiserver cmd/kube-scheduler" KUBE_BUILD_PLATFORMS=linux/amd64 \

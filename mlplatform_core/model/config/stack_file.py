@@ -266,7 +266,7 @@ def read_stack_document(path: str | Path) -> StackDocument:
     for mapping, key, where in loader.repeated:
         if mapping is doc:
             problems.append(Problem(f"{src}: {key}", _repeated(where)))
-    if problems:
+    if not isinstance(config, dict):  # no settings to check: these are all there is to say
         raise ConfigError(problems)
     for mapping, key, where in loader.repeated:
         if mapping is doc:

@@ -62,8 +62,11 @@ def test_three_times_names_every_line(tmp_path):
 
 
 def test_a_repeated_top_level_key_is_refused(tmp_path):
+    doc = read_stack_document(write(tmp_path, HEAD + "config:\n  aws:region: eu-west-1\n"))
+    assert [p.message[:30] for p in doc.problems] == ["is written 2 times in the same"]
+    assert doc.problems[0].path.endswith("Pulumi.t.yaml: config")
     with pytest.raises(ConfigError, match=r"config: is written 2 times"):
-        read_stack_document(write(tmp_path, HEAD + "config:\n  aws:region: eu-west-1\n"))
+        read_stack_file(write(tmp_path, HEAD + "config:\n  aws:region: eu-west-1\n"))
 
 
 def test_merge_keys_may_be_overridden(tmp_path):
@@ -120,3 +123,11 @@ def test_not_utf8_is_refused_with_the_byte(tmp_path):
     path.write_bytes(b"config:\n  aws:region: \xff\n")
     with pytest.raises(ConfigError, match="not UTF-8 text"):
         read_stack_document(path)
+
+
+def test_file_level_problems_come_with_the_settings_problems(tmp_path):
+    """A stray top-level key does not hide what is wrong under config: (validate_stack adds the rest)."""
+    text = "confg: {}\n" + HEAD + "  aws:region: eu-west-1\n"
+    doc = read_stack_document(write(tmp_path, text))
+    assert [p.path for p in doc.problems] == [str(tmp_path / "Pulumi.t.yaml"), "aws:region"]
+    assert "unknown top-level key(s) confg" in doc.problems[0].message

@@ -253,3 +253,11 @@ def test_prod_keeps_groups_that_only_sound_alike(name):
 
 def test_dev_may_add_development_groups():
     validate_stack(base(additionalNodeGroups=[group(name="notebooks-large", role="jupyter")]), "dev")
+
+
+@pytest.mark.parametrize("field", ["defaultRequest", "default", "max", "min"])
+def test_no_quantity_takes_a_boolean(field):
+    raw = base(workloads={"namespaces": {"team": {"limits": {field: {"cpu": True}}}}})
+    found = problems(raw)
+    key = f"{P}workloads.namespaces.team.limits.{field}.cpu"
+    assert key in found and "True is not a quantity" in found[key]
