@@ -35,6 +35,14 @@ format: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q -n 2
 
+## make test-scheduler: `place` against a real kube-apiserver and kube-scheduler v1.20 (opt-in; the first run
+## builds them from Debian's kubernetes source package into KUBE_BIN_DIR, outside the repo: 6-15 min, needs root)
+KUBE_BIN_DIR ?= $(HOME)/.cache/ml-platform-eks/kube-v1.20.2/bin
+.PHONY: test-scheduler
+test-scheduler: $(STAMP)
+	scripts/build_kube.sh $(KUBE_BIN_DIR)
+	KUBE_BIN_DIR=$(KUBE_BIN_DIR) $(BIN)/python -m pytest -q -m scheduler tests/scheduler
+
 ## make check: the policy pack's rules on every stack in stacks/, offline (policies/config/<stack>.json applies)
 .PHONY: check
 check: $(STAMP)

@@ -9,11 +9,10 @@ from components.node_group import NodeGroup
 from components.platform import Platform
 from mlplatform_core.model.access import access_grants
 from mlplatform_core.model.addons.karpenter import uses_karpenter
-from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
-from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.config import ConfigError, kubernetes_layer_of
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
-from mlplatform_core.model.workloads import build_workloads
+from mlplatform_core.model.validation import validate_stack
 
 
 def _stack_config() -> dict:
@@ -22,9 +21,8 @@ def _stack_config() -> dict:
 
 
 try:
-    cfg = parse(_stack_config(), source=f"stack {pulumi.get_stack()}")
-    layout = build_layout(cfg, pulumi.get_stack())
-    workloads = build_workloads(cfg)
+    valid = validate_stack(_stack_config(), pulumi.get_stack(), source=f"stack {pulumi.get_stack()}")
+    cfg, layout, workloads = valid.config, valid.layout, valid.workloads
 except ConfigError as err:
     raise pulumi.RunError(str(err)) from None
 

@@ -18,17 +18,17 @@ from components.karpenter import KarpenterPools
 from components.platform import Platform
 from mlplatform_core.model.addons.karpenter import uses_karpenter
 from mlplatform_core.model.cluster import resource_tags
-from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
+from mlplatform_core.model.config import ConfigError, kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference
-from mlplatform_core.model.layout import build_layout
-from mlplatform_core.model.workloads import build_workloads
+from mlplatform_core.model.validation import validate_stack
 
 try:
-    cfg = parse(
-        {**pulumi.runtime.get_config_env(), **pulumi.runtime.config.CONFIG.get()}, source=f"stack {pulumi.get_stack()}"
+    valid = validate_stack(
+        {**pulumi.runtime.get_config_env(), **pulumi.runtime.config.CONFIG.get()},
+        pulumi.get_stack(),
+        source=f"stack {pulumi.get_stack()}",
     )
-    layout = build_layout(cfg, pulumi.get_stack())
-    workloads = build_workloads(cfg)
+    cfg, layout, workloads = valid.config, valid.layout, valid.workloads
 except ConfigError as err:
     raise pulumi.RunError(str(err)) from None
 if kubernetes_layer_of(cfg) != "separate":

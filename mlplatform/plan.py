@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from mlplatform_core.model.config import ConfigError, StackConfig, parse, read_stack_file
+from mlplatform_core.model.config import StackConfig, read_stack_document
 from mlplatform_core.model.deployment import Deployment, deployment
-from mlplatform_core.model.layout import Layout, build_layout
-from mlplatform_core.model.workloads import build_workloads
+from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.placement.invariants import InvariantReport, stack_report
 
 from .engine import StackRun, run_stack
@@ -42,11 +42,9 @@ class Plan:
 
 def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan:
     name, path = resolve_stack(stack, config_file)
-    raw = read_stack_file(path)
-    cfg = parse(raw, source=str(path))
-    try:
-        layout = build_layout(cfg, name)
-        build_workloads(cfg)
-    except ConfigError as err:
-        raise ConfigError(err.problems, str(path)) from None
-    return Plan(stack=name, source=str(path), config=cfg, layout=layout, run=run_stack(name, raw))
+    document = read_stack_document(path)
+    # Every problem of the file at once (keys, settings, layout, workload layer), each with its line.
+    valid = validate_stack(document.config, name, str(path), document)
+    return Plan(
+        stack=name, source=str(path), config=valid.config, layout=valid.layout, run=run_stack(name, document.config)
+    )

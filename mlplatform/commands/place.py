@@ -8,10 +8,13 @@ import sys
 
 from rich.markup import escape
 
-from mlplatform_core.model.config import ConfigError, parse, read_stack_file
-from mlplatform_core.model.layout import build_layout
-from mlplatform_core.placement.filters import place
-from mlplatform_core.placement.manifests import MAX_MANIFEST_BYTES, ManifestError, read_manifests
+from mlplatform_core.model.config import read_stack_document
+from mlplatform_core.model.validation import validate_stack
+from mlplatform_core.model.workloads import manifests
+from mlplatform_core.placement.admission import ClusterObjects
+from mlplatform_core.placement.filters import place_admitted
+from mlplatform_core.placement.manifests import MAX_MANIFEST_BYTES, ManifestError, read_manifest
+from mlplatform_core.placement.templates import node_templates
 
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..reports.console import make_console
@@ -28,8 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--filename",
         required=True,
         metavar="MANIFEST",
-        help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets or bare PodSpecs "
-        "('-' reads standard input)",
+        help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs; "
+        "objects without pods (Services, ConfigMaps, ...) are skipped ('-' reads standard input)",
+    )
+    parser.add_argument(
+        "-n",
+        "--namespace",
+        metavar="NAMESPACE",
+        help="namespace of objects that name none, as kubectl apply -n (default: default)",
     )
     parser.add_argument(
         "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
@@ -52,21 +61,24 @@ def _read_text(filename: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the manifest was placed (even if some pod fits nowhere), 2 on bad input."""
     name, path = resolve_stack(args.stack, args.config_file)
-    cfg = parse(read_stack_file(path), source=str(path))
+    document = read_stack_document(path)
+    valid = validate_stack(document.config, name, str(path), document)
+    cfg, layout = valid.config, valid.layout
+    # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
+    cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     try:
-        layout = build_layout(cfg, name)
-    except ConfigError as err:
-        raise ConfigError(err.problems, str(path)) from None
-    try:
-        pods = [m.pod() for m in read_manifests(_read_text(args.filename))]
+        manifest = read_manifest(_read_text(args.filename))
+        admissions = [m.admit(cluster, args.namespace) for m in manifest.pods]
     except ManifestError as err:
         print(f"error: {args.filename}: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    results = [place(pod, layout) for pod in pods]
+    templates = node_templates(layout)
+    results = [place_admitted(a, templates) for a in admissions]
+    notes = [manifest.note] if manifest.note else []
     if args.json:
-        print(json.dumps(place_document(results), indent=2))
+        print(json.dumps(place_document(results, notes), indent=2))
     else:
         console = make_console()
         console.print(f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(str(path))}\n")
-        render_place(results, console)
+        render_place(results, console, notes)
     return EXIT_OK

@@ -134,9 +134,13 @@ def render_placement(
     return report
 
 
-def place_document(results: Sequence[PodPlacement]) -> dict[str, Any]:
-    """`mlplatform place --json`: {"pods": [{"name", "groups": [{"name", "schedulable", "reasons"}]}]}."""
-    return {"pods": [r.to_dict() for r in results]}
+def place_document(results: Sequence[PodPlacement], notes: Sequence[str] = ()) -> dict[str, Any]:
+    """`mlplatform place --json`: {"pods": [{"name", "groups": [{"name", "schedulable", "reasons"}]}]}; a pod
+    the API server refuses has no groups and its reasons under "rejected"; "notes" on the manifest as a whole."""
+    out: dict[str, Any] = {"pods": [r.to_dict() for r in results]}
+    if notes:
+        out["notes"] = list(notes)
+    return out
 
 
 def place_table(result: PodPlacement) -> Table:
@@ -164,11 +168,21 @@ def place_table(result: PodPlacement) -> Table:
     return table
 
 
-def render_place(results: Sequence[PodPlacement], console: Console) -> None:
+def render_place(results: Sequence[PodPlacement], console: Console, notes: Sequence[str] = ()) -> None:
     for result in results:
-        console.print(place_table(result))
+        if result.rejected:
+            console.print(f"[bold]{escape(result.pod.name)}[/bold]")
+            console.print("  [bold red]rejected by the API server[/bold red] (never created, never scheduled):")
+            for reason in result.rejected:
+                console.print(f"    {escape(reason)}")
+        else:
+            console.print(place_table(result))
+        for note in result.notes:
+            console.print(f"  note: {escape(note)}")
         for w in result.pod.warnings:
             console.print(f"  [yellow]warning[/yellow] {escape(w)}")
-        if not result.reachable:
+        if not result.reachable and not result.rejected:
             console.print("  [bold red]no node group can run this pod; it would stay Pending[/bold red]")
         console.print()
+    for note in notes:
+        console.print(f"note: {escape(note)}")

@@ -16,6 +16,8 @@ PREEMPTIBLE = "preemptible"
 NON_PREEMPTIBLE = "non-preemptible"
 
 ROLE_LABEL = "mlplatform.io/node-role"
+# The toolkit's name of the node group; selects one group among several that share a role.
+GROUP_LABEL = "mlplatform.io/node-group"
 ENVIRONMENT_LABEL = "mlplatform.io/environment"
 
 CPU, MEMORY = "cpu", "memory"

@@ -11,9 +11,9 @@ filters follow kube-scheduler (domain-facts section 3):
   affinity terms are ORed, a term's expressions ANDed, an empty term matches
   nothing; NotIn and DoesNotExist match nodes that lack the key; Gt/Lt compare
   integers and never match non-integers. Preferred terms only rank.
-- NodeResourcesFit: a pod that asks for more cpu, memory, GPUs (or any extended
-  resource) than an instance type allocates cannot land on it; a group fits
-  when one of its instance types fits.
+- NodeResourcesFit: a pod that asks for more cpu, memory, ephemeral-storage,
+  hugepages, GPUs (or any extended resource) than an instance type allocates
+  cannot land on it; a group fits when one of its instance types fits.
 - ExtendedResourceToleration (an EKS admission plugin) adds an `<resource>`
   Exists NoSchedule toleration to pods that request extended resources such as
   nvidia.com/gpu, which is what lets GPU pods past the GPU taint.
@@ -30,10 +30,10 @@ from typing import Any
 from ..model.layout import Layout
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, ROLE_LABEL, Taint, Toleration
+from .admission import HUGEPAGES_PREFIX, Admission
 from .pods import Pod, is_extended_resource
-from .templates import PER_NODE_LABELS, NodeTemplate, NodeVariant, node_templates
+from .templates import EPHEMERAL_STORAGE, PER_NODE_LABELS, NodeTemplate, NodeVariant, node_templates
 
-_UNCHECKED_RESOURCES = ("ephemeral-storage", "pods")
 _NATIVE_PREFIX = "kubernetes.io/"
 
 
@@ -113,12 +113,21 @@ def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None,
 
 
 def _shortfalls(pod: Pod, alloc: Mapping[str, int]) -> list[tuple[str, int, int]]:
-    """(resource, requested, allocatable) for every resource the instance type cannot provide."""
+    """(resource, requested, allocatable) for every resource the instance type cannot provide.
+
+    Every resource the scheduler's NodeResourcesFit counts (v1.20 noderesources/fit.go fitsRequest): cpu,
+    memory, ephemeral-storage and every scalar resource (extended resources, hugepages-*); a resource the
+    node does not advertise counts as 0. Requests of 0 are skipped, as the scheduler skips them.
+    """
     out = []
     for rname, amount in sorted(pod.requests.items()):
-        if amount == 0 or rname in _UNCHECKED_RESOURCES or rname.startswith("hugepages-"):
+        if amount == 0:
             continue
-        if rname in (CPU, MEMORY, GPU_RESOURCE) or is_extended_resource(rname):
+        if (
+            rname in (CPU, MEMORY, EPHEMERAL_STORAGE, GPU_RESOURCE)
+            or rname.startswith(HUGEPAGES_PREFIX)
+            or (is_extended_resource(rname))
+        ):
             have = alloc.get(rname, 0)
             if amount > have:
                 out.append((rname, amount, have))
@@ -128,8 +137,8 @@ def _shortfalls(pod: Pod, alloc: Mapping[str, int]) -> list[tuple[str, int, int]
 def _fmt(rname: str, amount: int) -> str:
     if rname == CPU:
         return format_cpu(amount)
-    if rname == MEMORY:
-        return format_bytes(amount)
+    if rname in (MEMORY, EPHEMERAL_STORAGE) or rname.startswith(HUGEPAGES_PREFIX):
+        return format_bytes(amount) if amount else "0"
     return str(amount)
 
 
@@ -168,7 +177,10 @@ class GroupPlacement:
 @dataclass(frozen=True)
 class PodPlacement:
     pod: Pod
-    groups: tuple[GroupPlacement, ...]
+    groups: tuple[GroupPlacement, ...]  # empty when the API server rejects the pod
+    rejected: tuple[str, ...] = ()  # why the API server refuses the pod (admission.py); it never reaches a node
+    notes: tuple[str, ...] = ()  # what admission changed or assumed (namespace, LimitRange defaults)
+    namespace: str | None = None
 
     @property
     def reachable(self) -> tuple[str, ...]:
@@ -186,6 +198,12 @@ class PodPlacement:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.pod.name, "groups": [g.to_dict() for g in self.groups]}
         out["ranking"] = list(self.ranking)
+        if self.namespace is not None:
+            out["namespace"] = self.namespace
+        if self.rejected:
+            out["rejected"] = list(self.rejected)
+        if self.notes:
+            out["notes"] = list(self.notes)
         if self.pod.warnings:
             out["warnings"] = list(self.pod.warnings)
         return out
@@ -266,10 +284,20 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
 
 def place(pod: Pod, layout_or_templates: Layout | Iterable[NodeTemplate]) -> PodPlacement:
     """The verdict for `pod` on every node group of a layout (or on the given templates)."""
+    if pod.invalid:  # the API server's validation refuses it: it never reaches the scheduler
+        return PodPlacement(pod, (), tuple(f"invalid: {r}" for r in pod.invalid))
     templates = (
         node_templates(layout_or_templates) if isinstance(layout_or_templates, Layout) else tuple(layout_or_templates)
     )
     return PodPlacement(pod, tuple(place_on(pod, t) for t in templates))
+
+
+def place_admitted(admission: Admission, layout_or_templates: Layout | Iterable[NodeTemplate]) -> PodPlacement:
+    """The verdict for a pod the API server has judged: nowhere when it rejects the pod, else `place`."""
+    if admission.rejected:
+        return PodPlacement(admission.pod, (), admission.rejected, admission.notes, admission.namespace)
+    placed = place(admission.pod, layout_or_templates)
+    return PodPlacement(placed.pod, placed.groups, (), admission.notes, admission.namespace)
 
 
 def place_spec(spec: Mapping[str, Any], layout: Layout, name: str = "pod") -> PodPlacement:

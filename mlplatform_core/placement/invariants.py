@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ..model.config import StackConfig
 from ..model.layout import Layout
+from ..model.scheduling import GROUP_LABEL, ROLE_LABEL
 from .filters import PodPlacement, place
 from .mlrun_preemption import MLRunPreemption
 from .profiles import Profile, ProfileInputs, builtin_profiles
@@ -119,11 +120,30 @@ def check_invariants(
     return InvariantReport(tuple(placements), tuple(errors), tuple(notes) + tuple(unknown))
 
 
+def indistinguishable_groups(layout: Layout) -> list[str]:
+    """Warnings for groups no workload can tell apart but by the per-group label: the same labels otherwise,
+    and the same taints. A pod that selects their role (as MLRun's and Polyaxon's settings do) lands on any."""
+    seen: dict[tuple, list[str]] = {}
+    for g in layout.groups:
+        labels = tuple(sorted((k, v) for k, v in g.labels.items() if k != GROUP_LABEL))
+        seen.setdefault((labels, tuple(sorted(g.taints))), []).append(g.name)
+    out = []
+    for names in seen.values():
+        if len(names) > 1:
+            role = layout.group(names[0]).role
+            out.append(
+                f"warning: node groups {', '.join(names)} look the same to every workload (same labels and taints "
+                f"but {GROUP_LABEL}): a pod selecting {ROLE_LABEL}={role} lands on any of them; select "
+                f"{GROUP_LABEL}=<group> to choose one, or give each a label of its own"
+            )
+    return out
+
+
 def check_layout(layout: Layout, inputs: ProfileInputs | None = None) -> InvariantReport:
     """Build the built-in profiles for a layout and check the invariants."""
     inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
     profiles, notes = builtin_profiles(layout, inputs)
-    return check_invariants(layout, profiles, inputs.mlrun, notes)
+    return check_invariants(layout, profiles, inputs.mlrun, [*notes, *indistinguishable_groups(layout)])
 
 
 def stack_report(cfg: StackConfig, layout: Layout) -> InvariantReport:

@@ -1,19 +1,23 @@
 """Pod specs out of Kubernetes manifests, for `mlplatform place`.
 
-Pure Python. Accepts YAML with one or more documents: Pod, Deployment,
-StatefulSet, ReplicaSet, DaemonSet, Job, CronJob, a List of those, or a bare
-PodSpec (a mapping with `containers`). Anything else raises ManifestError naming
-the document (1-based, as editors count `---` sections) and its kind.
+Pure Python. Accepts YAML with one or more documents, as `helm template` or `kubectl get all -o yaml`
+write them: Pod, Deployment, StatefulSet, ReplicaSet, ReplicationController, DaemonSet, Job, CronJob,
+PodTemplate, a List (or PodList, DeploymentList, ...) of those, or a bare PodSpec (a mapping with
+`containers`). Objects of kinds without pods (Service, ConfigMap, ...) are skipped and counted. What
+cannot be read raises ManifestError naming the document (1-based, as editors count `---` sections),
+the item of a List (items[i]) and the kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import yaml
 
+from .admission import Admission, ClusterObjects, admit
 from .pods import Pod, PodSpecError
 
 MAX_MANIFEST_BYTES = 5_000_000
@@ -28,6 +32,8 @@ POD_SPEC_PATHS: Mapping[str, tuple[str, ...]] = {
     "DaemonSet": ("spec", "template", "spec"),
     "Job": ("spec", "template", "spec"),
     "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+    "ReplicationController": ("spec", "template", "spec"),
+    "PodTemplate": ("template", "spec"),
 }
 SUPPORTED = ", ".join([*POD_SPEC_PATHS, "List", "a bare PodSpec"])
 
@@ -35,12 +41,12 @@ SUPPORTED = ", ".join([*POD_SPEC_PATHS, "List", "a bare PodSpec"])
 class ManifestError(ValueError):
     """Input `place` cannot use: not YAML, not a workload, or a malformed PodSpec."""
 
-    def __init__(self, message: str, document: int | None = None, kind: str | None = None):
+    def __init__(self, message: str, document: int | None = None, kind: str | None = None, item: str = ""):
         self.document = document
         self.kind = kind
         where = ""
         if document is not None:
-            where = f"document {document}" + (f" ({kind})" if kind else "") + ": "
+            where = f"document {document}" + (f" {item}" if item else "") + (f" ({kind})" if kind else "") + ": "
         super().__init__(where + message)
 
 
@@ -50,60 +56,99 @@ class ManifestPod:
     kind: str
     document: int
     spec: Mapping[str, Any]
+    namespace: str | None = None  # metadata.namespace of the object; None: wherever it is applied
+    item: str = ""  # where in a List the object is, e.g. items[3]
 
     def pod(self) -> Pod:
         try:
             return Pod.from_spec(self.spec, self.name)
         except PodSpecError as exc:
-            raise ManifestError(f"{self.name}: {exc}", self.document, self.kind) from None
+            raise ManifestError(f"{self.name}: {exc}", self.document, self.kind, self.item) from None
+
+    def admit(self, cluster: ClusterObjects, namespace: str | None = None) -> Admission:
+        """The pod as the API server would admit it: in its own namespace, else `namespace` (kubectl -n)."""
+        try:
+            return admit(self.spec, cluster, self.name, self.namespace or namespace)
+        except PodSpecError as exc:
+            raise ManifestError(f"{self.name}: {exc}", self.document, self.kind, self.item) from None
 
 
-def _dig(obj: Any, path: tuple[str, ...], document: int, kind: str) -> Any:
+@dataclass(frozen=True)
+class Manifest:
+    """What a manifest holds: the pod specs, and how many objects of each kind without pods were skipped."""
+
+    pods: tuple[ManifestPod, ...]
+    skipped: Mapping[str, int]
+
+    @property
+    def note(self) -> str | None:
+        """The skipped kinds in one sentence, or None when nothing was skipped."""
+        if not self.skipped:
+            return None
+        total = sum(self.skipped.values())
+        kinds = ", ".join(f"{kind} ({n})" for kind, n in sorted(self.skipped.items()))
+        return f"skipped {total} object(s) of kinds without pods: {kinds}"
+
+
+def _dig(obj: Any, path: tuple[str, ...], document: int, kind: str, item: str) -> Any:
     node = obj
     walked = []
     for part in path:
         walked.append(part)
         if not isinstance(node, Mapping) or part not in node:
             raise ManifestError(
-                f"has no {'.'.join(walked)}; a {kind} keeps its PodSpec at {'.'.join(path)}", document, kind
+                f"has no {'.'.join(walked)}; a {kind} keeps its PodSpec at {'.'.join(path)}", document, kind, item
             )
         node = node[part]
     if not isinstance(node, Mapping):
-        raise ManifestError(f"{'.'.join(path)} must be a mapping (got {type(node).__name__})", document, kind)
+        raise ManifestError(f"{'.'.join(path)} must be a mapping (got {type(node).__name__})", document, kind, item)
     return node
 
 
-def _from_object(obj: Mapping[str, Any], document: int, index_hint: str = "") -> list[ManifestPod]:
-    kind = obj.get("kind")
-    if kind is None:
-        if "containers" in obj:  # a bare PodSpec
-            return [ManifestPod(f"podspec-{document}{index_hint}", "PodSpec", document, obj)]
-        raise ManifestError(f"has no 'kind' and no 'containers'; give a {SUPPORTED}", document)
-    if not isinstance(kind, str):
-        raise ManifestError(f"'kind' must be a string (got {kind!r})", document)
-    if kind == "List":
-        items = obj.get("items")
-        if not isinstance(items, list):
-            raise ManifestError("a List needs an 'items' list", document, kind)
-        out = []
-        for i, item in enumerate(items):
-            if not isinstance(item, Mapping):
-                raise ManifestError(f"items[{i}] must be a mapping", document, kind)
-            out.extend(_from_object(item, document, f"-{i + 1}"))
-        return out
-    if kind not in POD_SPEC_PATHS:
-        raise ManifestError(f"kind {kind} has no pods to place; supported: {SUPPORTED}", document, kind)
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    name = meta.get("name") or meta.get("generateName") or f"document-{document}{index_hint}"
-    spec = _dig(obj, POD_SPEC_PATHS[kind], document, kind)
-    return [ManifestPod(f"{kind}/{name}", kind, document, spec)]
+class _Reader:
+    def __init__(self) -> None:
+        self.pods: list[ManifestPod] = []
+        self.skipped: dict[str, int] = {}
+
+    def read(self, obj: Mapping[str, Any], document: int, item: str = "", depth: int = 0) -> None:
+        kind = obj.get("kind")
+        if kind is None:
+            if "containers" in obj:  # a bare PodSpec
+                name = f"podspec-{document}" + (f"/{item}" if item else "")
+                self.pods.append(ManifestPod(name, "PodSpec", document, obj, item=item))
+                return
+            raise ManifestError(f"has no 'kind' and no 'containers'; give a {SUPPORTED}", document, item=item)
+        if not isinstance(kind, str):
+            raise ManifestError(f"'kind' must be a string (got {kind!r})", document, item=item)
+        if kind == "List" or (kind.endswith("List") and "items" in obj):  # List, PodList, DeploymentList, ...
+            items = obj.get("items")
+            if not isinstance(items, list):
+                raise ManifestError(f"a {kind} needs an 'items' list", document, kind, item)
+            if depth > 5:
+                raise ManifestError("Lists nest more than 5 deep", document, kind, item)
+            for i, entry in enumerate(items):
+                where = f"{item}items[{i}]"
+                if not isinstance(entry, Mapping):
+                    raise ManifestError(f"{where} must be a mapping (got {type(entry).__name__})", document, kind)
+                self.read(entry, document, where, depth + 1)
+            return
+        if kind not in POD_SPEC_PATHS:  # a Service, ConfigMap, CRD...: nothing to schedule
+            self.skipped[kind] = self.skipped.get(kind, 0) + 1
+            return
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        name = meta.get("name") or meta.get("generateName") or f"document-{document}" + (f"/{item}" if item else "")
+        namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+        spec = _dig(obj, POD_SPEC_PATHS[kind], document, kind, item)
+        self.pods.append(ManifestPod(f"{kind}/{name}", kind, document, spec, namespace, item))
 
 
-def read_manifests(text: str) -> list[ManifestPod]:
-    """Every pod spec in YAML text, in document order. Raises ManifestError."""
+def read_manifest(text: str) -> Manifest:
+    """Every pod spec in YAML text, in document order, and the kinds without pods it skipped.
+    Raises ManifestError."""
     if len(text.encode("utf-8", errors="replace")) > MAX_MANIFEST_BYTES:
         raise ManifestError(f"the manifest is larger than {MAX_MANIFEST_BYTES:,} bytes")
-    pods: list[ManifestPod] = []
+    reader = _Reader()
+    pods = reader.pods
     document = 0
     try:
         for document, obj in enumerate(yaml.safe_load_all(text), start=1):
@@ -113,7 +158,7 @@ def read_manifests(text: str) -> list[ManifestPod]:
                 raise ManifestError(
                     f"must be a mapping (a Kubernetes object or a PodSpec), got {type(obj).__name__}", document
                 )
-            pods.extend(_from_object(obj, document))
+            reader.read(obj, document)
             if len(pods) > MAX_PODS:
                 raise ManifestError(f"more than {MAX_PODS} pod specs; split the file")
     except yaml.YAMLError as exc:
@@ -124,8 +169,14 @@ def read_manifests(text: str) -> list[ManifestPod]:
     except RecursionError:
         raise ManifestError("is nested too deeply to be a Kubernetes object", document + 1) from None
     if not pods:
-        raise ManifestError(f"no pod specs found; give a {SUPPORTED}")
-    return pods
+        skipped = f" (only {', '.join(sorted(reader.skipped))})" if reader.skipped else ""
+        raise ManifestError(f"no pod specs found{skipped}; give a {SUPPORTED}")
+    return Manifest(tuple(pods), MappingProxyType(dict(reader.skipped)))
+
+
+def read_manifests(text: str) -> list[ManifestPod]:
+    """Every pod spec in YAML text, in document order (kinds without pods skipped). Raises ManifestError."""
+    return list(read_manifest(text).pods)
 
 
 def read_pods(text: str) -> list[Pod]:

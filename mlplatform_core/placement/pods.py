@@ -1,7 +1,10 @@
 """The pod model: what the scheduler's filters look at in a PodSpec, read strictly from a manifest's dict.
 
-Every malformed field becomes a PodSpecError naming its path; what the API server
-would reject but can still be reasoned about becomes a warning on the Pod.
+Every malformed field becomes a PodSpecError naming its path; what the API server's validation would
+reject but can still be read (an unknown operator, a toleration with an empty key) is recorded on the
+Pod as `invalid` (admission.py turns it into a rejection), what only limits the check as a warning.
+Validation rules follow kube-apiserver v1.20 (pkg/apis/core/validation/validation.go: ValidateTolerations,
+validateNodeSelectorRequirement, validatePreferredSchedulingTerms).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model.quantity import QuantityError, int_value, milli_value
-from ..model.scheduling import CPU, EFFECTS, Toleration
+from ..model.scheduling import CPU, EFFECTS, Toleration, label_value_error, qualified_name_error
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 TOLERATION_OPERATORS = ("", "Equal", "Exists")
@@ -109,7 +112,8 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()  # as written in the spec
     requests: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))  # cpu in millicores
     extended_resources: frozenset[str] = frozenset()  # named in any container's requests or limits
-    warnings: tuple[str, ...] = ()  # what the API server would reject or what cannot be checked
+    warnings: tuple[str, ...] = ()  # what cannot be checked before the pod exists
+    invalid: tuple[str, ...] = ()  # what the API server's validation refuses: the pod is never created
 
     @property
     def admission_tolerations(self) -> tuple[Toleration, ...]:
@@ -141,6 +145,7 @@ class _PodReader:
     def __init__(self, name: str):
         self.name = name
         self.warnings: list[str] = []
+        self.invalid: list[str] = []
 
     # -- small typed accessors: every malformed field becomes a PodSpecError naming its path
     @staticmethod
@@ -201,6 +206,7 @@ class _PodReader:
             requests=MappingProxyType(requests),
             extended_resources=frozenset(extended),
             warnings=tuple(self.warnings),
+            invalid=tuple(self.invalid),
         )
 
     # -- affinity
@@ -212,19 +218,16 @@ class _PodReader:
             self._string(v, f"{path}.values[{i}]")
             for i, v in enumerate(self._list(raw.get("values"), f"{path}.values"))
         )
-        if not key:
-            self.warnings.append(f"{path}.key is empty; the API server rejects this pod")
+        if err := qualified_name_error(key):
+            self.invalid.append(f"{path}.key: {key!r} {err}")
         if op not in OPERATORS:
-            self.warnings.append(
-                f"{path}.operator {op!r} is not one of {', '.join(OPERATORS)}; "
-                "the API server rejects this pod (treated as matching no node)"
-            )
+            self.invalid.append(f"{path}.operator: {op!r} is not one of {', '.join(OPERATORS)}")
         elif op in ("In", "NotIn") and not values:
-            self.warnings.append(f"{path}: operator {op} needs at least one value; the API server rejects this pod")
+            self.invalid.append(f"{path}.values: must be specified when `operator` is 'In' or 'NotIn'")
         elif op in ("Exists", "DoesNotExist") and values:
-            self.warnings.append(f"{path}: operator {op} takes no values; the API server rejects this pod")
+            self.invalid.append(f"{path}.values: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
         elif op in ("Gt", "Lt") and len(values) != 1:
-            self.warnings.append(f"{path}: operator {op} needs exactly one value; the API server rejects this pod")
+            self.invalid.append(f"{path}.values: must be specified single value when `operator` is 'Lt' or 'Gt'")
         return Requirement(key, op, values)
 
     def _term(self, raw: Any, path: str) -> SelectorTerm:
@@ -250,9 +253,7 @@ class _PodReader:
             return None
         terms = self._list(self._mapping(raw, path).get("nodeSelectorTerms"), f"{path}.nodeSelectorTerms")
         if not terms:
-            self.warnings.append(
-                f"{path}.nodeSelectorTerms is empty; the API server rejects this pod (treated as matching no node)"
-            )
+            self.invalid.append(f"{path}.nodeSelectorTerms: must have at least one node selector term")
         return tuple(self._term(t, f"{path}.nodeSelectorTerms[{i}]") for i, t in enumerate(terms))
 
     def _preferred(self, affinity: Mapping) -> tuple[PreferredTerm, ...]:
@@ -264,7 +265,7 @@ class _PodReader:
             if isinstance(weight, bool) or not isinstance(weight, int):
                 raise PodSpecError(f"{path}[{i}].weight", f"must be an integer 1-100 (got {weight!r})")
             if not 1 <= weight <= 100:
-                self.warnings.append(f"{path}[{i}].weight {weight} is outside 1-100; the API server rejects this pod")
+                self.invalid.append(f"{path}[{i}].weight: {weight} must be in the range 1-100")
             out.append(PreferredTerm(weight, self._term(raw.get("preference"), f"{path}[{i}].preference")))
         return tuple(out)
 
@@ -278,22 +279,25 @@ class _PodReader:
         seconds = raw.get("tolerationSeconds")
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
             raise PodSpecError(f"{path}.tolerationSeconds", f"must be an integer (got {seconds!r})")
-        if op not in TOLERATION_OPERATORS:
-            self.warnings.append(
-                f"{path}.operator {op!r} is not Equal or Exists; the API server rejects this pod "
-                "(treated as tolerating nothing)"
-            )
+        # ValidateTolerations (v1.20), check for check.
+        if key and (err := qualified_name_error(key)):
+            self.invalid.append(f"{path}.key: {key!r} {err}")
         if not key and op != "Exists":
-            self.warnings.append(
-                f"{path}: an empty key needs operator Exists; the API server rejects this pod "
-                "(treated as tolerating nothing)"
+            self.invalid.append(
+                f'{path}.operator: an empty key needs operator Exists, which means "match all values and all keys"'
             )
-        if op == "Exists" and value:
-            self.warnings.append(f"{path}: operator Exists takes no value; the API server rejects this pod")
+        if seconds is not None and effect != "NoExecute":
+            self.invalid.append(f"{path}.effect: must be 'NoExecute' when `tolerationSeconds` is set")
+        if op in ("", "Equal"):
+            if err := label_value_error(value):
+                self.invalid.append(f"{path}.value: {value!r} {err}")
+        elif op == "Exists":
+            if value:
+                self.invalid.append(f"{path}.operator: value must be empty when `operator` is 'Exists'")
+        else:
+            self.invalid.append(f"{path}.operator: {op!r} is not supported; use Equal or Exists")
         if effect and effect not in EFFECTS:
-            self.warnings.append(
-                f"{path}.effect {effect!r} is not one of {', '.join(EFFECTS)}; the API server rejects this pod"
-            )
+            self.invalid.append(f"{path}.effect: {effect!r} is not one of {', '.join(EFFECTS)}")
         # Keep the operator as written ("" stays ""): Toleration.tolerates treats "" like Equal.
         return Toleration(key=key, operator=op, value=value, effect=effect)
 
@@ -319,12 +323,6 @@ class _PodReader:
                     extended.add(rname)
                 if source == "requests" or rname not in requests:
                     out[rname] = amount
-        for rname in extended & set(requests) & set(limits):
-            if int_value(requests[rname]) != int_value(limits[rname]):
-                self.warnings.append(
-                    f"{path}.resources: {rname} request must equal its limit (extended resources "
-                    "cannot be overcommitted); the API server rejects this pod"
-                )
         return out
 
     def _requests(self, spec: Mapping) -> tuple[dict[str, int], set[str]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -18,9 +19,19 @@ from ..model.layout import Layout, NodeGroupSpec
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, Taint
 
+PODS = "pods"
+
 OS_LABEL = "kubernetes.io/os"
 ARCH_LABEL = "kubernetes.io/arch"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+# The EKS AL2023 AMI's kubelet keeps 1Gi of the node's filesystem for itself (kubeReserved ephemeral-storage)
+# and evicts pods below 10% free (evictionHard nodefs.available): amazon-eks-ami
+# nodeadm/internal/kubelet/config.go (withDefaultReservedResources, defaultKubeletSubConfig).
+KUBE_RESERVED_EPHEMERAL_BYTES = 2**30
+NODEFS_EVICTION_SHARE = Fraction(1, 10)
+# The AMIs reserve no huge pages, so the kubelet advertises 0 of each size it supports.
+HUGEPAGES = ("hugepages-2Mi", "hugepages-1Gi")
 # Labels every node has but with a value of its own; a template cannot know them.
 PER_NODE_LABELS = frozenset(
     {
@@ -40,7 +51,8 @@ class NodeVariant:
 
     instance_type: str
     labels: Mapping[str, str]
-    allocatable: Mapping[str, int] | None  # cpu (millicores), memory (bytes), nvidia.com/gpu; None: type unknown
+    # cpu (millicores), memory and ephemeral-storage (bytes), pods, nvidia.com/gpu, hugepages-*; None: type unknown
+    allocatable: Mapping[str, int] | None
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,13 @@ class NodeTemplate:
         }
 
 
+def allocatable_ephemeral_storage(disk_size_gib: int) -> int:
+    """Bytes of a node's root volume pods may request as ephemeral-storage: the volume less the kubelet's
+    reservation and eviction threshold. The filesystem's own metadata (well under 1%) is not subtracted."""
+    capacity = disk_size_gib * 2**30
+    return capacity - KUBE_RESERVED_EPHEMERAL_BYTES - int(capacity * NODEFS_EVICTION_SHARE)
+
+
 def _k8s_arch(arch: str) -> str:
     return {"x86_64": "amd64", "arm64": "arm64"}.get(arch, arch)
 
@@ -128,9 +147,12 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
             # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit.
             alloc = MappingProxyType(
                 {
+                    **dict.fromkeys(HUGEPAGES, 0),
                     **info.devices,
                     CPU: info.allocatable_cpu_millis,
                     MEMORY: info.allocatable_memory_mib * 2**20,
+                    EPHEMERAL_STORAGE: allocatable_ephemeral_storage(spec.disk_size_gib),
+                    PODS: info.max_pods,
                     GPU_RESOURCE: info.gpus,
                 }
             )

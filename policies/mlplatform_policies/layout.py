@@ -416,22 +416,27 @@ def _dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     forbidden = {str(r).lower() for r in cfg["forbiddenRoles"]}
     # Word match, so jupyter-gpu or gpu-dev count and devops does not.
     words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
-    if words & forbidden:
+    # The dev layout's own roles, matched whole: a prod group with role jobs is the dev jobs group, whatever
+    # its name (a prod group named nightly-jobs with another role is not).
+    dev_role = str(g.role).lower() in {str(r).lower() for r in cfg["developmentRoles"]}
+    if words & forbidden or dev_role:
         yield (
-            f"node group {g.name} (role {g.role}) is for development work; no Jupyter or dev groups on the "
+            f"node group {g.name} (role {g.role}) is for development work; no Jupyter, jobs or dev groups on the "
             "production cluster"
         )
 
 
 no_dev_groups_in_prod = resource_rule(
     "no-dev-groups-in-prod",
-    "The production cluster has no Jupyter or development node groups.",
+    "The production cluster has no Jupyter, jobs or other development node groups, built in or added.",
     types=[NODE_GROUP],
     level=MANDATORY,
     severity=HIGH,
     check=_dev_groups,
     config={
-        "forbiddenRoles": ({"type": "array", "items": {"type": "string"}}, ["jupyter", "dev", "notebook", "notebooks"])
+        "forbiddenRoles": ({"type": "array", "items": {"type": "string"}}, ["jupyter", "dev", "notebook", "notebooks"]),
+        # The roles of the dev layout's development groups (mlplatform_core/model/layout/defaults.py).
+        "developmentRoles": ({"type": "array", "items": {"type": "string"}}, ["jupyter", "jobs"]),
     },
     remediation="Remove the group from the prod stack; run notebooks on the dev cluster.",
     tags=["layout", "prod"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterator, Mapping
+from fractions import Fraction
 from typing import Any
 
 from ._props import (
@@ -35,6 +36,7 @@ from ._props import (
     get,
     items,
     known,
+    number,
     policy_document,
     prod_rules,
     require,
@@ -70,9 +72,16 @@ def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
                 f"metadataOptions.httpTokens is {fmt(tokens) if tokens is not MISSING else 'unset'}; IMDSv1 "
                 "lets any process (or SSRF) on the node read the node role's credentials"
             )
-        hops = get(args.props, "metadataOptions", "httpPutResponseHopLimit")
-        if isinstance(hops, (int, float)) and hops > 2:
+        hops = number(get(args.props, "metadataOptions", "httpPutResponseHopLimit"))
+        if hops is not None and hops > 2:
             yield f"metadataOptions.httpPutResponseHopLimit is {fmt(hops)}; more than 2 lets pods reach IMDS freely"
+        elif hops is not None and hops > 1 and prod_rules(environment(args.props)):
+            # A hop limit of 2 lets the IMDSv2 token reach a pod's network namespace, so any pod could act
+            # with the node role; prod pods get AWS access from IRSA roles of their own instead.
+            yield (
+                f"metadataOptions.httpPutResponseHopLimit is {fmt(hops)} on a prod node; above 1 pods can "
+                "fetch IMDS tokens and borrow the node role's credentials (use IRSA for pods that need AWS)"
+            )
 
 
 imdsv2_required = resource_rule(
@@ -198,6 +207,37 @@ def _endpoint(args: Any) -> tuple[Any, Any, Any]:
     )
 
 
+# "Open to the world": the listed blocks, overlaps counted once, cover at least this share of their address
+# family. 0.0.0.0/1 + 128.0.0.0/1 is 0.0.0.0/0 written in two; a single /1 already admits 2^31 addresses, as
+# open to internet-wide scanning as the whole space, while the largest single allocations (a /8) are 1/256.
+OPEN_SHARE = Fraction(1, 2)
+
+
+def world_open(cidrs: list[str]) -> str | None:
+    """How `cidrs` open the endpoint to the world (together they cover at least OPEN_SHARE of IPv4 or IPv6),
+    or None. Blocks that do not parse are left to the provider, which refuses them."""
+    by_version: dict[int, list[Any]] = {4: [], 6: []}
+    for cidr in cidrs:
+        try:
+            net = ipaddress.ip_network(cidr.strip(), strict=False)
+        except ValueError:
+            continue
+        by_version[net.version].append(net)
+    for version, nets in by_version.items():
+        if not nets:
+            continue
+        merged = list(ipaddress.collapse_addresses(nets))
+        total = 2 ** (32 if version == 4 else 128)
+        share = Fraction(sum(n.num_addresses for n in merged), total)
+        if share >= OPEN_SHARE:
+            blocks = ", ".join(str(n) for n in merged)
+            return (
+                f"{', '.join(cidrs) if len(cidrs) <= 4 else f'{len(cidrs)} blocks'} together cover "
+                f"{float(share):.0%} of the IPv{version} space ({blocks}): the whole internet, in effect"
+            )
+    return None
+
+
 def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     _, public, cidrs = _endpoint(args)
     if public is False:
@@ -205,18 +245,14 @@ def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     listed = [c for c in (cidrs if isinstance(cidrs, list) else []) if isinstance(c, str)]
     if not listed:
         yield "the API endpoint is public with no publicAccessCidrs, which EKS opens to 0.0.0.0/0"
-    for cidr in listed:
-        try:
-            net = ipaddress.ip_network(cidr, strict=False)
-        except ValueError:
-            continue
-        if net.prefixlen == 0:
-            yield f"the API endpoint is public to {cidr}: the whole internet can reach the Kubernetes API"
+    elif why := world_open(listed):
+        yield f"the API endpoint is public to {why}, so anyone can reach the Kubernetes API"
 
 
 endpoint_not_open = resource_rule(
     "eks-endpoint-not-open",
-    "The EKS API endpoint is never public to 0.0.0.0/0.",
+    "The EKS API endpoint is never public to 0.0.0.0/0, nor to blocks that together cover half the address space "
+    "or more.",
     types=[EKS_CLUSTER],
     level=MANDATORY,
     severity=CRITICAL,

@@ -247,7 +247,7 @@ def test_yaml_types_json_lacks_in_other_namespaces_plan(tmp_path, capsys, value)
     binary in them reach the program as strings and lists, as JSON config can carry them."""
     path = tmp_path / "Pulumi.yamltypes.yaml"
     path.write_text(
-        f"config:\n  aws:region: us-west-2\n  ml-platform-eks:environment: dev\n  other:setting: {value}\n",
+        f"config:\n  aws:region: us-west-2\n  ml-platform-eks:environment: dev\n  kubernetes:setting: {value}\n",
         encoding="utf-8",
     )
     code = main(["plan", "--config-file", str(path), "--json"])

@@ -104,7 +104,6 @@ def test_reads_standard_input(capsys, monkeypatch):
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        (["dev", "-f", str(DATA / "service-and-deployment.yaml")], "kind Service has no pods to place"),
         (["dev", "-f", str(DATA / "not-yaml.yaml")], "is not valid YAML"),
         (["dev", "-f", str(DATA / "does-not-exist.yaml")], "cannot read"),
         (["nosuchstack", "-f", str(EXAMPLES / "mlrun-jobs.yaml")], "no stack file"),
@@ -139,3 +138,61 @@ def test_plan_shows_the_placement_matrix_and_json_section(capsys, stack, groups)
     assert placement["matrix"]["groups"] == groups
     prevent = next(p for p in placement["profiles"] if p["name"] == "mlrun-job-prevent")
     assert "spot" not in prevent["reaches"] and "initial" not in prevent["reaches"]
+
+
+# --- the API server before the scheduler, and files that mix kinds ------------------------------------
+
+
+def test_a_job_the_limit_range_refuses_is_rejected_not_placed(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "rejected-by-limit-range.yaml")
+    job, gpu = doc["pods"]
+    assert job["name"] == "Job/wide-training" and job["namespace"] == "mlrun"
+    assert job["groups"] == [] and job["ranking"] == []
+    assert job["rejected"][0] == "forbidden: spec.containers[0]: maximum cpu usage per Container is 7, but limit is 16"
+    assert gpu["rejected"] == [
+        "invalid: spec.containers[0].resources.limits: nvidia.com/gpu: Limit must be set for non overcommitable "
+        "resources"
+    ]
+    code, out, _ = run_place(capsys, "dev", "-f", str(EXAMPLES / "rejected-by-limit-range.yaml"))
+    assert code == 0 and "rejected by the API server" in out and "would stay Pending" not in out
+
+
+def test_helm_template_output_is_read_and_what_has_no_pods_is_counted(capsys):
+    doc = place_json(capsys, "dev", DATA / "helm-template.yaml")
+    assert [p["name"] for p in doc["pods"]] == ["Deployment/nuclio-dashboard"]
+    assert doc["notes"] == [
+        "skipped 4 object(s) of kinds without pods: ConfigMap (1), CustomResourceDefinition (1), Service (1), "
+        "ServiceAccount (1)"
+    ]
+    code, out, _ = run_place(capsys, "dev", "-f", str(DATA / "helm-template.yaml"))
+    assert code == 0 and "skipped 4 object(s) of kinds without pods" in out
+
+
+def test_kubectl_get_all_is_read_item_by_item(capsys):
+    doc = place_json(capsys, "dev", DATA / "kubectl-get-all.yaml")
+    pods = {p["name"]: p for p in doc["pods"]}
+    assert list(pods) == ["Pod/mlrun-api-7d9f-abcde", "Deployment/mlrun-api", "ReplicaSet/mlrun-api-7d9f"]
+    assert all(p["namespace"] == "mlrun" for p in pods.values())
+    assert pods["ReplicaSet/mlrun-api-7d9f"]["rejected"]  # 12 CPUs: above the LimitRange's 7
+    assert doc["notes"] == ["skipped 1 object(s) of kinds without pods: Service (1)"]
+
+
+def test_the_namespace_comes_from_the_object_then_dash_n_then_default(capsys):
+    bare = place_json(capsys, "dev", DATA / "service-and-deployment.yaml")["pods"][0]
+    assert bare["namespace"] == "default" and any("goes to 'default'" in n for n in bare["notes"])
+    code, out, err = run_place(capsys, "dev", "-f", str(DATA / "service-and-deployment.yaml"), "-n", "mlrun", "--json")
+    assert code == 0, err
+    in_mlrun = json.loads(out)["pods"][0]
+    assert in_mlrun["namespace"] == "mlrun"
+    assert any("the LimitRange of namespace mlrun set" in n for n in in_mlrun["notes"])
+
+
+def test_a_list_item_that_cannot_be_read_is_named(capsys, tmp_path):
+    path = tmp_path / "list.yaml"
+    path.write_text(
+        "kind: List\nitems:\n- {kind: Service}\n- {kind: Pod, metadata: {name: p}, spec: {containers: "
+        "[{name: c, resources: {requests: {cpu: lots}}}]}}\n"
+    )
+    code, out, err = run_place(capsys, "dev", "-f", str(path))
+    assert code == 2 and out == ""
+    assert "document 1 items[1] (Pod): Pod/p: spec.containers[0].resources.requests.cpu" in err

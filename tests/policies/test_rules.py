@@ -150,9 +150,6 @@ PROD_SPOT_WORKLOAD = {
         "workload": {"instanceTypes": ["m5.4xlarge"], "minSize": 2, "maxSize": 20, "capacityType": "SPOT"},
     }
 }
-PROD_NOTEBOOK_GROUP = {
-    "additionalNodeGroups": [{"name": "notebooks", "role": "jupyter", "instanceTypes": ["m5.2xlarge"], "maxSize": 3}]
-}
 PUBLIC_ENDPOINT = {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["34.120.10.0/24"]}
 PROD_PUBLIC_ENDPOINT = {"endpoint": PUBLIC_ENDPOINT}
 DEV_OPEN_ENDPOINT = {"endpoint": {"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["0.0.0.0/0"]}}
@@ -224,7 +221,13 @@ def _cases():
         lambda r: edit(r, SC, None, _set(["parameters", "encrypted"], "false")),
         "mandatory",
     )
-    yield "no-dev-groups-in-prod", prod, lambda r: configured(prod, **PROD_NOTEBOOK_GROUP), "mandatory"
+    # The config refuses development groups in prod too; the pack must still catch hand-written ones.
+    yield (
+        "no-dev-groups-in-prod",
+        prod,
+        lambda r: edit(r, NG, "workload", _set(["labels", "mlplatform.io/node-role"], "jupyter")),
+        "mandatory",
+    )
     yield "prod-workload-on-demand", prod, lambda r: configured(prod, **PROD_SPOT_WORKLOAD), "advisory"
     yield "priority-classes", prod, lambda r: configured(prod, **PREEMPTING_HIGH), "mandatory"
     yield (
@@ -527,6 +530,52 @@ def test_shipped_dev_policy_config_is_valid_and_only_relaxes():
     settings = offline.resolve_config(doc)
     assert all(settings[name].level.value in ("advisory", "disabled") for name in doc)
     assert default_policy_config("prod") is None  # prod runs every rule at its own level
+
+
+@pytest.mark.parametrize(
+    "cidrs,open_",
+    [
+        (["0.0.0.0/0"], True),
+        (["0.0.0.0/1", "128.0.0.0/1"], True),  # the whole space, written in two
+        (["0.0.0.0/1"], True),  # half of it: the threshold
+        (["0.0.0.0/2", "64.0.0.0/2", "203.0.113.0/24"], True),
+        (["0.0.0.0/2", "64.0.0.0/3", "96.0.0.0/4"], False),  # 7/16
+        (["0.0.0.0/2", "0.0.0.0/2", "0.0.0.0/3", "64.0.0.0/3"], False),  # overlaps count once: 3/8
+        (["203.0.113.0/24", "198.51.100.0/24"], False),
+        (["10.0.0.1/1", "128.0.0.0/1"], True),  # host bits set: EKS normalises, so does the rule
+        (["::/1", "8000::/1"], True),
+        (["not-a-cidr"], False),  # left to the provider, which refuses it
+    ],
+)
+def test_open_to_the_world_means_half_the_address_space_or_more(cidrs, open_):
+    from mlplatform_policies.security import world_open
+
+    assert (world_open(cidrs) is not None) is open_
+
+
+def test_the_endpoint_rule_sees_halves_that_make_a_whole():
+    split = configured(
+        "dev",
+        endpoint={"privateAccess": True, "publicAccess": True, "publicAccessCidrs": ["0.0.0.0/1", "128.0.0.0/1"]},
+    )
+    found = [v for v in evaluate(split, DEV_POLICY_CONFIG) if v.policy == "eks-endpoint-not-open"]
+    assert found and all(v.mandatory for v in found)
+    assert "cover 100% of the IPv4 space" in found[0].message
+
+
+def test_a_prod_hop_limit_above_one_is_mandatory_and_dev_may_use_two():
+    prod = [v for v in evaluate(configured("prod", imdsHopLimit=2)) if v.policy == "imdsv2-required"]
+    assert prod and all(v.mandatory for v in prod)
+    assert {v.resource_type for v in prod} == {LT}
+    assert "borrow the node role" in prod[0].message
+    dev = evaluate(configured("dev", imdsHopLimit=2), DEV_POLICY_CONFIG)
+    assert "imdsv2-required" not in {v.policy for v in dev}
+
+
+@pytest.mark.parametrize("role,flagged", [("jobs", True), ("jupyter", True), ("nightly-jobs", False)])
+def test_prod_refuses_the_dev_layouts_roles(role, flagged):
+    relabelled = edit(shipped("prod"), NG, "workload", _set(["labels", "mlplatform.io/node-role"], role))
+    assert ("no-dev-groups-in-prod" in mandatory(evaluate(relabelled))) is flagged
 
 
 def test_dev_group_names_are_matched_by_word():

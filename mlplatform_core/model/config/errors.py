@@ -18,9 +18,11 @@ REGION_KEY = "aws:region"
 class Problem:
     path: str  # full key path, e.g. ml-platform-eks:nodeGroups.jupyter.minSize
     message: str
+    line: int | None = None  # where the stack file sets it (1-based), when the problem came from a file
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        where = f" (line {self.line})" if self.line else ""
+        return f"{self.path}: {self.message}{where}"
 
 
 class ConfigError(ValueError):

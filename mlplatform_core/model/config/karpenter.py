@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 
 from ..quantity import QuantityError, parse_quantity
 from ..scheduling import GPU_RESOURCE
-from .base import SettingsModel
+from .base import Count, SettingsModel
 from .errors import show
 
 NODE_GROUPS, KARPENTER = "nodeGroups", "karpenter"
@@ -48,7 +48,7 @@ class NodePoolSettings(SettingsModel):
     expire_after: str | None = Field(default=None, pattern=r"^(([0-9]+(s|m|h))+|Never)$")
     # Overrides of the limits derived from maxSize: cpu, memory, nvidia.com/gpu.
     limits: dict[str, Any] = Field(default_factory=dict)
-    weight: int | None = Field(default=None, ge=1, le=100)
+    weight: Count | None = Field(default=None, ge=1, le=100)
 
     @field_validator("instance_families", "instance_sizes")
     @classmethod
@@ -82,7 +82,7 @@ class KarpenterSettings(SettingsModel):
     # The AMI release of every EC2NodeClass alias (al2023@<v>, bottlerocket@<v>). `latest` drifts every node
     # whenever AWS publishes an AMI; pin one (e.g. v20260801) in production and roll forward deliberately.
     ami_version: str = Field(default="latest", pattern=r"^(latest|v[0-9][0-9.]*)$")
-    replicas: int = Field(default=2, ge=1, le=5)
+    replicas: Count = Field(default=2, ge=1, le=5)
     # Migration from node groups: keep each pool's managed node group (unchanged, no autoscaler) next to the pool
     # until its nodes are drained; then remove this setting and the emptied groups are deleted.
     keep_node_groups: bool = False

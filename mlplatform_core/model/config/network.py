@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .base import SettingsModel
+from .base import Count, SettingsModel
 from .errors import show
 
 # Ranges no client of the public endpoint can come from: it sees a public egress address (NAT, VPN, office).
@@ -112,7 +112,7 @@ class NetworkConfig(SettingsModel):
     vpc_id: str | None = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
     private_subnet_ids: list[str] | None = Field(default=None, min_length=2, max_length=16)
     vpc_cidr: str | None = None
-    availability_zone_count: int | None = Field(default=None, ge=2, le=6)
+    availability_zone_count: Count | None = Field(default=None, ge=2, le=6)
     nat_gateways: Literal["single", "perAz"] | None = None
 
     @field_validator("private_subnet_ids")

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from ..instances import INSTANCE_TYPE_PATTERN
 from ..scheduling import EFFECTS, MAX_TAINTS, label_value_error, qualified_name_error
-from .base import SettingsModel, check_labels
+from .base import Count, SettingsModel, check_labels
 from .errors import show
 
 # EKS managed node group AMI types (the EKS API's spelling); AL2 reached end of support on 2025-11-26.
@@ -55,11 +55,11 @@ class NodeGroupSettings(SettingsModel):
     instance_types: list[str] | None = Field(default=None, min_length=1, max_length=20)
     capacity_type: Literal["ON_DEMAND", "SPOT"] | None = None
     ami_type: Literal[GPU_AMI_TYPES + STANDARD_AMI_TYPES] | None = None  # type: ignore[valid-type]
-    min_size: int | None = Field(default=None, ge=0, le=1000)
-    max_size: int | None = Field(default=None, ge=1, le=1000)
-    desired_size: int | None = Field(default=None, ge=0, le=1000)
-    disk_size_gib: int | None = Field(default=None, ge=20, le=16384)
-    max_unavailable: int | None = Field(default=None, ge=1, le=100)
+    min_size: Count | None = Field(default=None, ge=0, le=1000)
+    max_size: Count | None = Field(default=None, ge=1, le=1000)
+    desired_size: Count | None = Field(default=None, ge=0, le=1000)
+    disk_size_gib: Count | None = Field(default=None, ge=20, le=16384)
+    max_unavailable: Count | None = Field(default=None, ge=1, le=100)
     # Taint the group with its role so that only pods that ask for it (toleration + selector) land there.
     dedicated: bool | None = None
     labels: dict[str, str] = Field(default_factory=dict)

@@ -18,10 +18,11 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from .. import eks_versions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from .access import AccessSettings, access_problems
-from .base import SettingsModel
+from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
 from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
+from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .workloads import WorkloadsConfig
@@ -40,7 +41,7 @@ class StackConfig(SettingsModel):
     kubernetes_layer: Literal[KUBERNETES_LAYERS] | None = None  # type: ignore[valid-type]
     access: AccessSettings = Field(default_factory=AccessSettings)
     network: NetworkConfig = Field(default_factory=NetworkConfig)
-    imds_hop_limit: int = Field(default=1, ge=1, le=2)
+    imds_hop_limit: Count = Field(default=1, ge=1, le=2)
     spot_taint: TaintSettings = Field(
         default_factory=lambda: TaintSettings(
             key=DEFAULT_SPOT_TAINT.key, value=DEFAULT_SPOT_TAINT.value, effect=DEFAULT_SPOT_TAINT.effect
@@ -100,6 +101,14 @@ class StackConfig(SettingsModel):
         return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
 
 
+def cross_setting_problems(cfg: StackConfig) -> list[Problem]:
+    """Checks across settings, once each setting is valid on its own: access principals against the
+    region's partition, the Kubernetes layer against the endpoint and the network."""
+    return access_problems(cfg.access, cfg.region) + kubernetes_layer_problems(
+        cfg.kubernetes_layer, cfg.endpoint, cfg.network
+    )
+
+
 def kubernetes_layer_of(cfg: StackConfig) -> str:
     """`inline` (the cluster program deploys the Kubernetes layer) or `separate` (kubernetes-layer/ does)."""
     return effective_layer(cfg.kubernetes_layer, cfg.endpoint)
@@ -130,7 +139,7 @@ def _unknown_key_hint(loc: tuple, model: type[BaseModel]) -> str:
     return f"unknown setting; valid settings here: {', '.join(valid)}"
 
 
-def _problems(exc: ValidationError) -> list[Problem]:
+def _problems(exc: ValidationError, raw: Mapping[str, Any]) -> list[Problem]:
     out = []
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
@@ -141,7 +150,7 @@ def _problems(exc: ValidationError) -> list[Problem]:
             if err["type"] not in ("value_error", "missing"):
                 msg = f"{msg} (got {show(err['input'])})"
         if err["type"] == "missing" and loc == ("region",):
-            msg = "missing; set aws:region (e.g. us-west-2)"
+            msg = region_hint(raw) or "missing; set aws:region (e.g. us-west-2)"
         elif err["type"] == "missing":
             msg = "missing; this setting is required"
         out.append(Problem(key_path(*loc) if loc else PROJECT, msg))
@@ -158,10 +167,9 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
-    """Build the model from a stack's `config:` mapping (namespaced keys). Raises ConfigError."""
-    if not isinstance(raw, Mapping):
-        raise ConfigError([Problem("config", f"must be a mapping of settings (got {show(raw)})")], source)
+def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """The project's settings (namespace removed, JSON text decoded) and the problems of the keys themselves:
+    keys without a namespace, and namespaces that are neither this project's nor a provider's (namespaces.py)."""
     data: dict[str, Any] = {}
     problems: list[Problem] = []
     for key, value in raw.items():
@@ -173,17 +181,30 @@ def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
             data[key[len(PROJECT) + 1 :]] = _decode(value)
         elif ":" not in key:
             problems.append(Problem(key, f"config keys need a namespace; did you mean {PROJECT}:{key}?"))
+        elif err := namespace_error(key):
+            problems.append(Problem(key, err))
         # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
-    if problems:
-        raise ConfigError(problems, source)
+    return data, problems
+
+
+def model_problems(exc: ValidationError, raw: Mapping[str, Any]) -> list[Problem]:
+    """The model's validation errors as problems with key paths."""
+    return _problems(exc, raw)
+
+
+def parse(raw: Mapping[str, Any], source: str | None = None) -> StackConfig:
+    """Build the model from a stack's `config:` mapping (namespaced keys). Raises ConfigError with every problem
+    of the keys and the settings at once."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([Problem("config", f"must be a mapping of settings (got {show(raw)})")], source)
+    data, problems = split_keys(raw)
     try:
         cfg = StackConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_problems(exc), source) from None
-    # Checks across settings, once each setting is valid on its own.
-    problems = access_problems(cfg.access, cfg.region) + kubernetes_layer_problems(
-        cfg.kubernetes_layer, cfg.endpoint, cfg.network
-    )
+        raise ConfigError(problems + _problems(exc, raw), source) from None
     if problems:
+        raise ConfigError(problems, source)
+    # Checks across settings, once each setting is valid on its own.
+    if problems := cross_setting_problems(cfg):
         raise ConfigError(problems, source)
     return cfg

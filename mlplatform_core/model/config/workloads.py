@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..quantity import QuantityError, parse_quantity
 from ..scheduling import dns_label_error, dns_subdomain_error, qualified_name_error
-from .base import SettingsModel, check_labels
+from .base import Count, QuotaAmount, SettingsModel, check_labels
 from .errors import show
 
 MAX_USER_PRIORITY = 1_000_000_000
@@ -110,7 +110,7 @@ class PriorityClassSettings(SettingsModel):
     """One PriorityClass; unset fields keep the toolkit's defaults for its tier."""
 
     name: str | None = None
-    value: int | None = Field(default=None, ge=-(2**31), le=MAX_USER_PRIORITY)
+    value: Count | None = Field(default=None, ge=-(2**31), le=MAX_USER_PRIORITY)
     preemption_policy: Literal[PREEMPTION_POLICIES] | None = None  # type: ignore[valid-type]
     description: str | None = Field(default=None, max_length=500)
 
@@ -183,7 +183,7 @@ class NamespaceSettings(SettingsModel):
     enabled: bool | None = None
     labels: dict[str, str] = Field(default_factory=dict, max_length=20)
     limits: LimitRangeSettings = Field(default_factory=LimitRangeSettings)
-    quota: dict[str, str | int | float] | None = Field(default=None, max_length=40)
+    quota: dict[str, QuotaAmount] | None = Field(default=None, max_length=40)
 
     @field_validator("labels")
     @classmethod

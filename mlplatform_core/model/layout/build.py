@@ -22,6 +22,7 @@ from ..scheduling import (
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
     GPU_TAINT,
+    GROUP_LABEL,
     LIFECYCLE_LABEL,
     MAX_TAINTS,
     NON_PREEMPTIBLE,
@@ -30,7 +31,7 @@ from ..scheduling import (
     Taint,
 )
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
-from .defaults import DEFAULTS, GroupDefaults
+from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import gpu_labels, gpu_model_problem, size_class_problem
 from .spec import INITIAL, Layout, NodeGroupSpec
 
@@ -39,6 +40,7 @@ EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (
 RESERVED_LABEL_KEYS = {
     LIFECYCLE_LABEL,
     ROLE_LABEL,
+    GROUP_LABEL,
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
     ACCELERATOR_LABEL,
@@ -113,23 +115,25 @@ def _merge(
     desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
     ami = o.ami_type or _default_ami(types, gpu)
 
-    if name == INITIAL:
+    # The rules of a role hold for every group of that role, built in or added (role defaults to the name).
+    if role == INITIAL:
+        the = "the initial group" if name == INITIAL else f"group {name} (role initial)"
         if o.dedicated:
             errs.add(
                 path + ("dedicated",),
-                "true: the initial group is already reserved for core services by the "
+                f"true: {the} is already reserved for core services by the "
                 "CriticalAddonsOnly taint; a second taint would keep them off it",
             )
         if capacity != "ON_DEMAND":
             errs.add(
                 path + ("capacityType",),
-                f"{show(capacity)}: the initial group hosts core services and must be "
+                f"{show(capacity)}: {the} hosts core services and must be "
                 "ON_DEMAND (spot nodes can be reclaimed at any time)",
             )
         if not (min_size == max_size == desired):
             errs.add(
                 path + ("minSize",),
-                f"the initial group must be static, but minSize={min_size}, "
+                f"{the} must be static, but minSize={min_size}, "
                 f"maxSize={max_size}, desiredSize={desired}; set all three to one value",
             )
         if cfg.environment == "prod" and max_size < 2:
@@ -183,10 +187,11 @@ def _merge(
     labels = {
         LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
         ROLE_LABEL: role,
+        GROUP_LABEL: name,  # one group among those sharing a role (the EKS node group name has a random suffix)
         ENVIRONMENT_LABEL: cfg.environment,
     }
     taints: list[Taint] = []
-    if name == INITIAL:
+    if role == INITIAL:
         taints.append(CRITICAL_ADDONS_TAINT)
     if capacity == "SPOT":
         taints.append(Taint(cfg.spot_taint.key, cfg.spot_taint.value, cfg.spot_taint.effect))
@@ -194,7 +199,7 @@ def _merge(
         labels[GPU_PRESENT_LABEL] = "true"
         labels.update(gpu_labels(types, ami))
         taints.append(GPU_TAINT)
-    if (o.dedicated if o.dedicated is not None else base.dedicated) and name != INITIAL:
+    if (o.dedicated if o.dedicated is not None else base.dedicated) and role != INITIAL:
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
     labels.update(o.labels)
     taints.extend(Taint(t.key, t.value, t.effect) for t in o.taints)
@@ -272,8 +277,20 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             continue
         if extra.enabled is False:
             continue
+        role = extra.role or extra.name
+        if cfg.environment == "prod" and (why := development_role(role, extra.name)):
+            errs.add(
+                path + ("role" if extra.role else "name",),
+                f"{show(role if extra.role else extra.name)} {why}; no development work such as Jupyter on the "
+                "production cluster (seed 003): run it on the dev cluster",
+            )
+        if role == "gpu" and not extra.gpu:
+            errs.add(
+                path + ("gpu",),
+                "false, but the role is gpu; set gpu: true so the group gets the GPU group's taint, AMI and checks",
+            )
         base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
-        groups.append(_merge(extra.name, extra.role or extra.name, base, extra, path, cfg, extra.gpu, errs))
+        groups.append(_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs))
 
     derived = cfg.cluster_name_for(stack)
     if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):

@@ -46,3 +46,21 @@ DEFAULTS: Mapping[str, Mapping[str, GroupDefaults]] = {
         "spot": GroupDefaults(False, "SPOT", _SPOT_TYPES, 0, 10, 0),
     },
 }
+
+# Roles only the dev layout has: the production cluster runs no development work (seed 003), whether the
+# group is built in or added under additionalNodeGroups.
+DEVELOPMENT_ROLES = tuple(role for role in DEFAULTS["dev"] if role not in DEFAULTS["prod"])
+# Words that mark development work anywhere in a group's role or name; the policy pack's
+# no-dev-groups-in-prod rule matches the same words by default (forbiddenRoles).
+DEVELOPMENT_WORDS = ("jupyter", "dev", "notebook", "notebooks")
+
+
+def development_role(role: str, name: str) -> str | None:
+    """Why a group with this role and name is development work (None when it is not)."""
+    if role in DEVELOPMENT_ROLES:
+        return f"is a development role ({', '.join(DEVELOPMENT_ROLES)} are dev-only groups)"
+    words = {w for text in (role, name) for w in text.lower().replace("_", "-").split("-")}
+    found = sorted(words & set(DEVELOPMENT_WORDS))
+    if found:
+        return f"names development work ({', '.join(found)})"
+    return None

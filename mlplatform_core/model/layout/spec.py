@@ -40,7 +40,8 @@ class NodeGroupSpec:
 
     @property
     def is_initial(self) -> bool:
-        return self.name == INITIAL
+        """A group for core services: the built-in initial group, or any group with role initial."""
+        return self.role == INITIAL
 
 
 @dataclass(frozen=True)

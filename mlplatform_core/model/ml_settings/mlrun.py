@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..layout import Layout
-from ..scheduling import Taint, Toleration
+from ..scheduling import GROUP_LABEL, Taint, Toleration
 from ..workloads import Workloads
 
 PREFIX = "MLRUN_"
@@ -56,7 +56,8 @@ def spot_node_selector(layout: Layout) -> dict[str, str]:
     for g in layout.groups:
         if not g.preemptible:
             shared -= set(g.labels.items())
-    return dict(sorted(shared))
+    # A class of nodes, not one group: the per-group label would tie the setting to today's spot group.
+    return {k: v for k, v in sorted(shared) if k != GROUP_LABEL}
 
 
 def spot_taints(layout: Layout) -> tuple[Taint, ...]:

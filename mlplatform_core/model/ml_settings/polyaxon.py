@@ -5,19 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..layout import Layout, NodeGroupSpec
-from ..scheduling import ROLE_LABEL, Toleration
+from ..scheduling import GROUP_LABEL, ROLE_LABEL, Toleration
 
 
 def _selector_for(group: NodeGroupSpec, layout: Layout) -> dict[str, str]:
-    """The role label, plus the group's other labels when another group shares the role."""
+    """The role label, plus the per-group label when another group shares the role: an environment places
+    an operation on one group, even when the groups of a role differ in nothing else."""
     selector = {ROLE_LABEL: group.role}
-    others = [g for g in layout.groups if g is not group and g.labels.get(ROLE_LABEL) == group.role]
-    for key, value in sorted(group.labels.items()):
-        if not others:
-            break
-        if key not in selector and any(g.labels.get(key) != value for g in others):
-            selector[key] = value
-            others = [g for g in others if g.labels.get(key) == value]
+    if any(g is not group and g.role == group.role for g in layout.groups):
+        selector[GROUP_LABEL] = group.name
     return selector
 
 

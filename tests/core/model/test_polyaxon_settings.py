@@ -7,7 +7,7 @@ import pytest
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
-from mlplatform_core.model.scheduling import ROLE_LABEL, Toleration
+from mlplatform_core.model.scheduling import GROUP_LABEL, ROLE_LABEL, Toleration
 from mlplatform_core.model.workloads import build_workloads
 from tests.conftest import stack_config
 
@@ -49,8 +49,24 @@ def test_polyaxon_tells_apart_groups_that_share_a_role():
     }
     layout, _ = stack("dev", **raw)
     envs = polyaxon_environments(layout)
-    assert envs["jobs-large"]["nodeSelector"] == {ROLE_LABEL: "jobs", "size": "large"}
-    tolerations = [Toleration.from_dict(t) for t in envs["jobs-large"]["tolerations"]]
-    assert [g.name for g in layout.groups if admits(g, envs["jobs-large"]["nodeSelector"], tolerations)] == [
-        "jobs-large"
-    ]
+    assert envs["jobs-large"]["nodeSelector"] == {ROLE_LABEL: "jobs", GROUP_LABEL: "jobs-large"}
+    assert envs["jobs"]["nodeSelector"] == {ROLE_LABEL: "jobs", GROUP_LABEL: "jobs"}
+    for name in ("jobs", "jobs-large"):
+        tolerations = [Toleration.from_dict(t) for t in envs[name]["tolerations"]]
+        assert [g.name for g in layout.groups if admits(g, envs[name]["nodeSelector"], tolerations)] == [name]
+
+
+def test_polyaxon_tells_apart_groups_that_differ_in_nothing_but_their_name():
+    """Two groups of one role with the same types and labels: only the per-group label tells them apart."""
+    same = {"role": "batch", "instanceTypes": ["m5.2xlarge"], "labels": {"team": "a"}}
+    groups = [{"name": "batch-a", **same}, {"name": "batch-b", **same}]
+    layout, _ = stack("dev", **{"ml-platform-eks:additionalNodeGroups": groups})
+    envs = polyaxon_environments(layout)
+    for name in ("batch-a", "batch-b"):
+        tolerations = [Toleration.from_dict(t) for t in envs[name]["tolerations"]]
+        assert [g.name for g in layout.groups if admits(g, envs[name]["nodeSelector"], tolerations)] == [name]
+
+
+def test_a_group_alone_in_its_role_is_selected_by_its_role():
+    layout, _ = stack("dev")
+    assert polyaxon_environments(layout)["jupyter"]["nodeSelector"] == {ROLE_LABEL: "jupyter"}

@@ -371,6 +371,8 @@ tolerations = st.lists(
             "value": st.sampled_from(["", "true", "preemptible"]),
             "effect": st.sampled_from(["", "NoSchedule", "NoExecute"]),
         }
+    ).filter(  # tolerations the API server accepts (others reject the pod, tested in test_admission.py)
+        lambda t: not (t["operator"] == "Exists" and t["value"]) and (t["key"] or t["operator"] == "Exists")
     ),
     max_size=3,
 )

@@ -274,3 +274,24 @@ def test_a_default_function_node_selector_pins_jobs_but_starves_constrain():
     ]
     prevent = next(p for p, _ in report.placements if p.name == "mlrun-job-prevent")
     assert prevent.spec["nodeSelector"] == {"mlplatform.io/node-role": "jobs"}  # empty values are dropped
+
+
+def test_the_plan_warns_when_two_groups_look_the_same_to_every_workload():
+    raw = stack_config("dev")
+    same = {"role": "batch", "instanceTypes": ["c5.2xlarge"], "labels": {"team": "a"}}
+    raw["ml-platform-eks:additionalNodeGroups"] = [{"name": "batch-a", **same}, {"name": "batch-b", **same}]
+    cfg = parse(raw)
+    layout = build_layout(cfg, "dev")
+    notes = check_layout(layout, ProfileInputs.for_stack(cfg, layout)).notes
+    warnings = [n for n in notes if n.startswith("warning: node groups batch-a, batch-b look the same")]
+    assert len(warnings) == 1 and "mlplatform.io/node-group=<group>" in warnings[0]
+    # A label of its own tells them apart: no warning.
+    raw["ml-platform-eks:additionalNodeGroups"][1]["labels"] = {"team": "b"}
+    cfg = parse(raw)
+    layout = build_layout(cfg, "dev")
+    assert not any("look the same" in n for n in check_layout(layout, ProfileInputs.for_stack(cfg, layout)).notes)
+
+
+def test_the_shipped_stacks_have_no_look_alike_groups():
+    for name in ("dev", "prod"):
+        assert not any("look the same" in n for n in stack_report(name).notes)

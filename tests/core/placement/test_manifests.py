@@ -51,7 +51,6 @@ def test_examples_cover_pod_deployment_statefulset_job_cronjob_and_bare_specs():
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ((DATA / "service-and-deployment.yaml").read_text(), "document 2 (Service): kind Service has no pods to place"),
         ((DATA / "not-yaml.yaml").read_text(), "is not valid YAML at line"),
         (
             (DATA / "bad-quantity.yaml").read_text(),
@@ -66,6 +65,17 @@ def test_examples_cover_pod_deployment_statefulset_job_cronjob_and_bare_specs():
         ("", "no pod specs found"),
         ("---\n---\n", "no pod specs found"),
         ("kind: List\nitems: {}\n", "document 1 (List): a List needs an 'items' list"),
+        ("kind: Service\n---\nkind: ConfigMap\n", "no pod specs found (only ConfigMap, Service)"),
+        (
+            "kind: List\nitems:\n- {kind: Service}\n- {kind: Deployment, metadata: {name: x}, spec: {}}\n",
+            "document 1 items[1] (Deployment): has no spec.template",
+        ),
+        (
+            "kind: List\nitems:\n- {kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, resources: "
+            "{requests: {cpu: lots}}}]}}\n",
+            "document 1 items[0] (Pod): Pod/p: spec.containers[0].resources.requests.cpu",
+        ),
+        ("kind: List\nitems: [a]\n", "items[0] must be a mapping"),
     ],
 )
 def test_unusable_input_names_the_document_and_kind(text, fragment):

@@ -1,0 +1,328 @@
+"""What the API server does to a pod before the scheduler sees it: defaults, admission and validation.
+
+Pure Python. A pod the API server refuses is never scheduled, so `place` must not call it schedulable;
+a pod it admits carries the requests and limits the namespace's LimitRange filled in, so those, not
+the manifest's, are what the scheduler fits. The steps and their order follow kube-apiserver v1.20
+(the version the differential test runs):
+
+1. defaulting (pkg/apis/core/v1/defaults.go SetDefaults_Pod): a missing request takes its limit;
+2. mutating admission, in plugin order (pkg/kubeapiserver/options/plugins.go), stopping at the first
+   refusal: LimitRanger fills missing requests from defaultRequest and missing limits from default
+   (plugin/pkg/admission/limitranger/admission.go mergeContainerResources); Priority refuses a
+   priorityClassName no PriorityClass has (plugin/pkg/admission/priority); RuntimeClass refuses a
+   runtimeClassName no RuntimeClass has (plugin/pkg/admission/runtimeclass);
+3. validation, every error at once (pkg/apis/core/validation/validation.go ValidateResourceRequirements,
+   ValidateTolerations, node affinity): requests above limits, extended resources and hugepages whose
+   request differs from their limit or has none, unknown resource names, fractional extended resources,
+   malformed tolerations and affinity;
+4. validating admission, stopping at the first refusal: LimitRanger's min, max and maxLimitRequestRatio
+   per container; RuntimeClass refuses `overhead` without a RuntimeClass that defines it.
+
+The cluster's objects are the stack's own (model/workloads.py manifests): its namespaces with their
+LimitRanges and its PriorityClasses, plus what every cluster has (the system- priority classes, the
+Kubernetes namespaces). Assumptions, each said in a note: a namespace the stack does not create exists
+without a LimitRange (a Helm chart may create it); ResourceQuotas are not judged (they count what
+already runs, and `place` judges one pod on empty nodes).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from ..model.quantity import QuantityError, parse_quantity
+from ..model.scheduling import qualified_name_error
+from .pods import Pod
+
+DEFAULT_NAMESPACE = "default"
+# Namespaces and priority classes every cluster has: the API server creates them itself
+# (pkg/apis/scheduling/types.go SystemPriorityClasses; pkg/controlplane bootstrap namespaces).
+KUBERNETES_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+SYSTEM_PRIORITY_CLASSES = MappingProxyType(
+    {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
+)
+STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+HUGEPAGES_PREFIX = "hugepages-"
+_FIELDS = ("min", "max", "default", "defaultRequest", "maxLimitRequestRatio")
+
+
+@dataclass(frozen=True)
+class ClusterObjects:
+    """The objects admission reads: namespaces, their LimitRange items (defaulted), priority and runtime classes."""
+
+    namespaces: frozenset[str] = frozenset()
+    limit_ranges: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    priority_classes: Mapping[str, int] = field(default_factory=dict)
+    runtime_classes: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_manifests(cls, objects: Iterable[Mapping[str, Any]]) -> ClusterObjects:
+        """From Kubernetes objects as dicts, e.g. model.workloads.manifests(workloads)."""
+        namespaces: set[str] = set()
+        limits: dict[str, list[Mapping[str, Any]]] = {}
+        classes: dict[str, int] = dict(SYSTEM_PRIORITY_CLASSES)
+        runtime: set[str] = set()
+        for obj in objects:
+            kind, meta = obj.get("kind"), obj.get("metadata") or {}
+            if kind == "Namespace":
+                namespaces.add(meta["name"])
+            elif kind == "LimitRange":
+                items = [_defaulted_item(i) for i in (obj.get("spec") or {}).get("limits") or []]
+                limits.setdefault(meta.get("namespace") or DEFAULT_NAMESPACE, []).extend(items)
+            elif kind == "PriorityClass":
+                classes[meta["name"]] = int(obj.get("value", 0))
+            elif kind == "RuntimeClass":
+                runtime.add(meta["name"])
+        return cls(
+            frozenset(namespaces),
+            MappingProxyType({ns: tuple(items) for ns, items in limits.items()}),
+            MappingProxyType(classes),
+            frozenset(runtime),
+        )
+
+
+def _defaulted_item(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A LimitRange item as the API server stores it (SetDefaults_LimitRangeItem): for Container items,
+    default takes max where unset, defaultRequest takes default, then min, where unset."""
+    out = {k: dict(item.get(k) or {}) for k in _FIELDS}
+    out["type"] = item.get("type")
+    if out["type"] == "Container":
+        for key, value in out["max"].items():
+            out["default"].setdefault(key, value)
+        for key, value in out["default"].items():
+            out["defaultRequest"].setdefault(key, value)
+        for key, value in out["min"].items():
+            out["defaultRequest"].setdefault(key, value)
+    return MappingProxyType(out)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A pod as the API server would store it, or why it refuses it."""
+
+    name: str
+    namespace: str
+    spec: Mapping[str, Any]  # the PodSpec after defaulting and admission (the manifest's, when rejected)
+    pod: Pod  # the model of that spec
+    rejected: tuple[str, ...] = ()  # the API server's reasons; empty when the pod is admitted
+    notes: tuple[str, ...] = ()  # what admission changed or assumed
+
+    @property
+    def admitted(self) -> bool:
+        return not self.rejected
+
+
+def _q(value: Any) -> Fraction | None:
+    try:
+        return parse_quantity(value)
+    except QuantityError:
+        return None
+
+
+def _containers(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for kind in ("containers", "initContainers"):
+        items = spec.get(kind)
+        if isinstance(items, list):
+            out.extend((f"spec.{kind}[{i}]", c) for i, c in enumerate(items) if isinstance(c, dict))
+    return out
+
+
+def _resources(container: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The container's requests and limits dicts (created in place so admission can fill them)."""
+    res = container.get("resources")
+    if not isinstance(res, dict):
+        res = container["resources"] = {}
+    for key in ("requests", "limits"):
+        if not isinstance(res.get(key), dict):
+            res[key] = {}
+    return res["requests"], res["limits"]
+
+
+def _is_native(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """helper.IsOvercommitAllowed: native resources except hugepages may have requests below limits."""
+    return _is_native(name) and not name.startswith(HUGEPAGES_PREFIX)
+
+
+def _resource_name_error(name: str) -> str | None:
+    """validateContainerResourceName."""
+    if "/" not in name:
+        if name in STANDARD_CONTAINER_RESOURCES or name.startswith(HUGEPAGES_PREFIX):
+            return None
+        return "must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>)"
+    if qualified_name_error(name) is not None:
+        return "is not a valid resource name"
+    if not _is_native(name) and (name.startswith("requests.") or qualified_name_error("requests." + name)):
+        return "doesn't follow extended resource name standard"
+    return None
+
+
+def _validate_requirements(path: str, requests: Mapping[str, Any], limits: Mapping[str, Any]) -> list[str]:
+    """ValidateResourceRequirements (v1.20) for one container, or for `overhead` (limits only)."""
+    errs: list[str] = []
+    cpu_or_memory = hugepages = False
+    for kind, values in (("limits", limits), ("requests", requests)):
+        for name, value in values.items():
+            where = f"{path}.{kind}.{name}"
+            if err := _resource_name_error(str(name)):
+                errs.append(f"{where}: {err}")
+                continue
+            amount = _q(value)
+            if amount is not None and not _is_native(name) and amount.denominator != 1:
+                errs.append(f"{where}: {value} must be an integer")
+            cpu_or_memory |= name in ("cpu", "memory")
+            hugepages |= name.startswith(HUGEPAGES_PREFIX)
+    for name, value in requests.items():
+        if _resource_name_error(str(name)):
+            continue
+        req = _q(value)
+        if name in limits:
+            lim = _q(limits[name])
+            if req is None or lim is None:
+                continue
+            if req != lim and not _overcommit_allowed(name):
+                errs.append(f"{path}.requests: {value} must be equal to {name} limit {limits[name]}")
+            elif req > lim:
+                errs.append(f"{path}.requests: {value} must be less than or equal to {name} limit {limits[name]}")
+        elif not _overcommit_allowed(name):
+            errs.append(f"{path}.limits: {name}: Limit must be set for non overcommitable resources")
+    if hugepages and not cpu_or_memory:
+        errs.append(f"{path}: HugePages require cpu or memory")
+    return errs
+
+
+def _limit_range_errors(items: Iterable[Mapping[str, Any]], containers: list[tuple[str, dict]]) -> list[str]:
+    """LimitRanger's validation: min, max and maxLimitRequestRatio of every Container item, per container."""
+    errs: list[str] = []
+    for item in items:
+        if item["type"] != "Container":
+            continue
+        for path, c in containers:
+            requests, limits = _resources(c)
+            for name, bound in item["min"].items():
+                enforced, req, lim = _q(bound), _q(requests.get(name)), _q(limits.get(name))
+                rule = f"{path}: minimum {name} usage per Container is {bound}"
+                if name not in requests:
+                    errs.append(f"{rule}.  No request is specified")
+                elif req is not None and enforced is not None and req < enforced:
+                    errs.append(f"{rule}, but request is {requests[name]}")
+                elif lim is not None and enforced is not None and lim < enforced:
+                    errs.append(f"{rule}, but limit is {limits[name]}")
+            for name, bound in item["max"].items():
+                enforced, req, lim = _q(bound), _q(requests.get(name)), _q(limits.get(name))
+                rule = f"{path}: maximum {name} usage per Container is {bound}"
+                if name not in limits:
+                    errs.append(f"{rule}.  No limit is specified")
+                elif lim is not None and enforced is not None and lim > enforced:
+                    errs.append(f"{rule}, but limit is {limits[name]}")
+                elif req is not None and enforced is not None and req > enforced:
+                    errs.append(f"{rule}, but request is {requests[name]}")
+            for name, ratio in item["maxLimitRequestRatio"].items():
+                req, lim, most = _q(requests.get(name)), _q(limits.get(name)), _q(ratio)
+                if not req or not lim or most is None:
+                    errs.append(
+                        f"{path}: {name} max limit to request ratio per Container is {ratio}, "
+                        "but no request or no limit is specified or one is 0"
+                    )
+                elif lim / req > most:
+                    errs.append(
+                        f"{path}: {name} max limit to request ratio per Container is {ratio}, "
+                        f"but provided ratio is {float(lim / req):f}"
+                    )
+    return errs
+
+
+def admit(
+    spec: Mapping[str, Any], cluster: ClusterObjects, name: str = "pod", namespace: str | None = None
+) -> Admission:
+    """The pod as the API server would admit it into `namespace` (None: the default namespace), or why not.
+
+    Raises PodSpecError for specs too malformed to read at all (wrong types, unparseable quantities)."""
+    Pod.from_spec(spec, name)  # malformed input is the user's to fix before anything else
+    notes: list[str] = []
+    ns = namespace or DEFAULT_NAMESPACE
+    if namespace is None:
+        notes.append(f"no namespace given: the pod goes to {DEFAULT_NAMESPACE!r}, as kubectl creates it without -n")
+    elif ns not in cluster.namespaces and ns not in KUBERNETES_NAMESPACES:
+        notes.append(
+            f"namespace {ns!r} is not created by this stack; assumed to exist (e.g. made by a Helm chart) "
+            "with no LimitRange"
+        )
+    admitted: dict[str, Any] = copy.deepcopy(dict(spec))
+    containers = _containers(admitted)
+
+    # 1. defaulting: a missing request takes its limit
+    for _, c in containers:
+        requests, limits = _resources(c)
+        for key, value in limits.items():
+            requests.setdefault(key, value)
+
+    def refuse(reasons: list[str], stage: str) -> Admission:
+        rejected = tuple(f"{stage}: {r}" for r in reasons)
+        return Admission(name, ns, spec, Pod.from_spec(spec, name), rejected, tuple(notes))
+
+    # 2. mutating admission: LimitRanger, Priority, RuntimeClass (plugin order), the first refusal wins
+    items = cluster.limit_ranges.get(ns, ())
+    filled: list[str] = []
+    for item in items:
+        if item["type"] != "Container":
+            continue
+        for path, c in containers:
+            requests, limits = _resources(c)
+            for key, value in item["default"].items():
+                if key not in limits:
+                    limits[key] = value
+                    filled.append(f"{path} limit {key}={value}")
+            for key, value in item["defaultRequest"].items():
+                if key not in requests:
+                    requests[key] = value
+                    filled.append(f"{path} request {key}={value}")
+    if filled:
+        notes.append(f"the LimitRange of namespace {ns} set " + ", ".join(filled))
+    priority_class = admitted.get("priorityClassName")
+    if priority_class and priority_class not in cluster.priority_classes:
+        known = ", ".join(sorted(cluster.priority_classes))
+        return refuse(
+            [f"no PriorityClass with name {priority_class} was found (the stack creates {known})"], "forbidden"
+        )
+    given = admitted.get("priority")
+    if priority_class and isinstance(given, int) and given != cluster.priority_classes[priority_class]:
+        return refuse(
+            [
+                f"the integer value of priority ({admitted['priority']}) must not be provided in pod spec; "
+                f"PriorityClass {priority_class} gives {cluster.priority_classes[priority_class]}"
+            ],
+            "forbidden",
+        )
+    runtime_class = admitted.get("runtimeClassName")
+    if runtime_class and runtime_class not in cluster.runtime_classes:
+        return refuse([f'pod rejected: RuntimeClass "{runtime_class}" not found (the stack creates none)'], "forbidden")
+
+    # 3. validation: every error at once
+    errors: list[str] = []
+    for path, c in containers:
+        requests, limits = _resources(c)
+        errors += _validate_requirements(f"{path}.resources", requests, limits)
+    overhead = admitted.get("overhead")
+    if isinstance(overhead, dict):
+        errors += _validate_requirements("spec.overhead", {}, overhead)
+    pod = Pod.from_spec(admitted, name)
+    errors += pod.invalid
+    if errors:
+        return refuse(errors, "invalid")
+
+    # 4. validating admission: LimitRanger's bounds, then RuntimeClass's overhead rule
+    if errs := _limit_range_errors(items, containers):
+        return refuse(errs, "forbidden")
+    if overhead:
+        why = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
+        return refuse([why], "forbidden")
+    return Admission(name, ns, MappingProxyType(admitted), pod, (), tuple(notes))
