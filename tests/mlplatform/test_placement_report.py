@@ -2,74 +2,22 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from mlplatform.reports.placement import placement_matrix, placement_section
-from mlplatform_core.model.config import StackConfig, parse
-from mlplatform_core.model.layout import Layout, build_layout
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.layout import build_layout
 from mlplatform_core.placement.filters import place
 from mlplatform_core.placement.invariants import check_layout
-from mlplatform_core.placement.mlrun_preemption import MLRunPreemption
 from mlplatform_core.placement.profiles import ProfileInputs, builtin_profiles
 from tests.conftest import stack_config
-
-LIFECYCLE = "app.iguazio.com/lifecycle"
-SPOT_TOLERATION = {"key": LIFECYCLE, "operator": "Equal", "value": "preemptible", "effect": "NoSchedule"}
-SETTINGS = MLRunPreemption({LIFECYCLE: "preemptible"}, (SPOT_TOLERATION,))
-SELECTOR_ONLY = MLRunPreemption({LIFECYCLE: "preemptible", "pool": "spot"}, ())
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-
-
-@cache
-def _stack(stack: str) -> tuple[StackConfig, Layout]:
-    cfg = parse(stack_config(stack))
-    return cfg, build_layout(cfg, stack)
-
-
-def stack_report(stack: str):
-    cfg, layout = _stack(stack)
-    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))
-
-
-def reach(report, profile: str) -> tuple[str, ...]:
-    return next(result.reachable for p, result in report.placements if p.name == profile)
-
-
-def terms(spec) -> list:
-    return spec["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
-
-
-def user_spec() -> dict:
-    """A function spec with preemption-related and unrelated settings, as a user might have set them."""
-    return {
-        "containers": [{"name": "base"}],
-        "nodeSelector": {LIFECYCLE: "preemptible", "team": "a"},
-        "tolerations": [dict(SPOT_TOLERATION), {"key": "team", "operator": "Exists"}],
-        "affinity": {
-            "nodeAffinity": {
-                REQUIRED: {
-                    "nodeSelectorTerms": [
-                        {
-                            "matchExpressions": [
-                                {"key": LIFECYCLE, "operator": "In", "values": ["preemptible"]},
-                                {"key": "disk", "operator": "In", "values": ["ssd"]},
-                            ]
-                        },
-                        {"matchExpressions": [{"key": LIFECYCLE, "operator": "NotIn", "values": ["preemptible"]}]},
-                    ]
-                },
-                PREFERRED: [{"weight": 1, "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}}],
-            }
-        },
-    }
-
+from tests.core.placement.conftest import (
+    shipped_stack,
+)
 
 # --- matrix and JSON -----------------------------------------------------------------------------
 
 
 def test_matrix_gives_a_short_reason_in_every_refused_cell():
-    _, layout = _stack("dev")
+    _, layout = shipped_stack("dev")
     profiles, _ = builtin_profiles(layout)
     matrix = placement_matrix(layout, profiles)
     assert matrix.groups == ("initial", "jupyter", "jobs", "spot", "gpu")
@@ -85,7 +33,7 @@ def test_matrix_gives_a_short_reason_in_every_refused_cell():
 def test_placement_section_is_plain_json():
     import json
 
-    cfg, layout = _stack("dev")
+    cfg, layout = shipped_stack("dev")
     section = placement_section(layout, ProfileInputs.for_stack(cfg, layout))
     assert json.loads(json.dumps(section)) == section
     assert section["ok"] is True and section["errors"] == []
@@ -97,7 +45,7 @@ def test_placement_section_is_plain_json():
 
 def test_profiles_are_pods_as_the_scheduler_sees_them():
     # The GPU job gets its GPU taint toleration from admission, not from the profile.
-    _, layout = _stack("dev")
+    _, layout = shipped_stack("dev")
     profiles, _ = builtin_profiles(layout)
     gpu = next(p for p in profiles if p.name == "gpu-training-job")
     assert "tolerations" not in gpu.spec or all(t.get("key") != "nvidia.com/gpu" for t in gpu.spec["tolerations"])

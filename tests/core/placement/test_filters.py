@@ -2,54 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
-from functools import cache
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlplatform_core.model.config import parse
-from mlplatform_core.model.layout import Layout, build_layout
 from mlplatform_core.model.scheduling import EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, Taint, Toleration
 from mlplatform_core.placement.filters import place, place_on
 from mlplatform_core.placement.pods import Pod, Requirement
-from mlplatform_core.placement.templates import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, node_template
-from tests.conftest import stack_config
-
-
-@cache
-def shipped_layout(stack: str) -> Layout:
-    return build_layout(parse(stack_config(stack)), stack)
-
-
-def container(**resources) -> dict:
-    return {"name": "c", "image": "busybox", "resources": resources} if resources else {"name": "c", "image": "busybox"}
-
-
-def pod(**spec) -> Pod:
-    spec.setdefault("containers", [container()])
-    return Pod.from_spec(spec, "test")
-
-
-def group_with(name: str = "jobs", stack: str = "dev", **changes):
-    """A node template of a shipped group with some fields replaced (labels merged, taints replaced)."""
-    spec = shipped_layout(stack).group(name)
-    if "labels" in changes:
-        changes["labels"] = {**spec.labels, **changes["labels"]}
-    return node_template(dataclasses.replace(spec, **changes))
-
-
-def required(*terms) -> dict:
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
-
-
-def expr(key, operator, *values) -> dict:
-    out = {"key": key, "operator": operator}
-    if values:
-        out["values"] = list(values)
-    return out
-
+from mlplatform_core.placement.templates import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL
+from tests.core.placement.conftest import container, expr, group_with, pod, required, shipped_layout
 
 # --- matchExpressions operators --------------------------------------------------------------------
 

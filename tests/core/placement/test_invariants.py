@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlplatform_core.model.config import StackConfig, parse
+from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import Layout, build_layout
 from mlplatform_core.model.scheduling import Toleration
 from mlplatform_core.placement.filters import place
@@ -17,58 +16,15 @@ from mlplatform_core.placement.mlrun_preemption import MLRunPreemption, enrich_p
 from mlplatform_core.placement.pods import Pod
 from mlplatform_core.placement.profiles import ProfileInputs, builtin_profiles
 from tests.conftest import stack_config
-
-LIFECYCLE = "app.iguazio.com/lifecycle"
-SPOT_TOLERATION = {"key": LIFECYCLE, "operator": "Equal", "value": "preemptible", "effect": "NoSchedule"}
-SETTINGS = MLRunPreemption({LIFECYCLE: "preemptible"}, (SPOT_TOLERATION,))
-SELECTOR_ONLY = MLRunPreemption({LIFECYCLE: "preemptible", "pool": "spot"}, ())
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-
-
-@cache
-def _stack(stack: str) -> tuple[StackConfig, Layout]:
-    cfg = parse(stack_config(stack))
-    return cfg, build_layout(cfg, stack)
-
-
-def stack_report(stack: str):
-    cfg, layout = _stack(stack)
-    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))
-
-
-def reach(report, profile: str) -> tuple[str, ...]:
-    return next(result.reachable for p, result in report.placements if p.name == profile)
-
-
-def terms(spec) -> list:
-    return spec["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
-
-
-def user_spec() -> dict:
-    """A function spec with preemption-related and unrelated settings, as a user might have set them."""
-    return {
-        "containers": [{"name": "base"}],
-        "nodeSelector": {LIFECYCLE: "preemptible", "team": "a"},
-        "tolerations": [dict(SPOT_TOLERATION), {"key": "team", "operator": "Exists"}],
-        "affinity": {
-            "nodeAffinity": {
-                REQUIRED: {
-                    "nodeSelectorTerms": [
-                        {
-                            "matchExpressions": [
-                                {"key": LIFECYCLE, "operator": "In", "values": ["preemptible"]},
-                                {"key": "disk", "operator": "In", "values": ["ssd"]},
-                            ]
-                        },
-                        {"matchExpressions": [{"key": LIFECYCLE, "operator": "NotIn", "values": ["preemptible"]}]},
-                    ]
-                },
-                PREFERRED: [{"weight": 1, "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}}],
-            }
-        },
-    }
-
+from tests.core.placement.conftest import (
+    LIFECYCLE,
+    REQUIRED,
+    SETTINGS,
+    SPOT_TOLERATION,
+    reach,
+    shipped_stack,
+    stack_report,
+)
 
 # --- the shipped stacks --------------------------------------------------------------------------
 
@@ -127,7 +83,7 @@ def errors_of(report) -> dict[str, list[str]]:
 
 
 def test_removing_the_spot_taint_sends_prevent_and_none_jobs_to_spot():
-    cfg, layout = _stack("dev")
+    cfg, layout = shipped_stack("dev")
     inputs = ProfileInputs.for_stack(cfg, layout)  # what MLRun was configured with
     broken = with_group(layout, "spot", taints=())  # ... and nodes that lost their taint
     errors = errors_of(check_layout(broken, inputs))
@@ -136,7 +92,7 @@ def test_removing_the_spot_taint_sends_prevent_and_none_jobs_to_spot():
 
 
 def test_without_a_spot_taint_mlrun_falls_back_to_anti_affinity_but_none_mode_lands_on_spot():
-    _, layout = _stack("dev")
+    _, layout = shipped_stack("dev")
     broken = with_group(layout, "spot", taints=())
     report = check_layout(broken)  # settings derived from the broken layout: no tolerations to export
     errors = errors_of(report)
@@ -145,7 +101,7 @@ def test_without_a_spot_taint_mlrun_falls_back_to_anti_affinity_but_none_mode_la
 
 
 def test_removing_the_critical_addons_taint_opens_the_initial_group_to_users():
-    _, layout = _stack("dev")
+    _, layout = shipped_stack("dev")
     broken = with_group(layout, "initial", taints=())
     errors = errors_of(check_layout(broken))
     assert any("reaches the initial group" in m for m in errors["mlrun-job-prevent"])
@@ -153,20 +109,20 @@ def test_removing_the_critical_addons_taint_opens_the_initial_group_to_users():
 
 
 def test_removing_the_gpu_taint_lets_cpu_jobs_fill_gpu_nodes():
-    _, layout = _stack("prod")
+    _, layout = shipped_stack("prod")
     errors = errors_of(check_layout(with_group(layout, "gpu", taints=())))
     assert any("CPU-only workload reaches GPU group(s) gpu" in m for m in errors["mlrun-job-prevent"])
 
 
 def test_a_gpu_job_reaching_a_non_gpu_group_is_an_error():
-    _, layout = _stack("prod")
+    _, layout = shipped_stack("prod")
     broken = with_group(layout, "workload", instance_types=("g5.2xlarge",))  # GPUs without the GPU flag/taint
     errors = errors_of(check_layout(broken))
     assert any("GPU job reaches non-GPU group(s) workload" in m for m in errors["gpu-training-job"])
 
 
 def test_tolerations_that_miss_the_spot_taint_break_allow_and_constrain():
-    cfg, layout = _stack("dev")
+    cfg, layout = shipped_stack("dev")
     inputs = ProfileInputs.for_stack(cfg, layout)
     wrong = {**SPOT_TOLERATION, "value": "spot"}
     inputs = dataclasses.replace(inputs, mlrun=dataclasses.replace(inputs.mlrun, tolerations=(wrong,)))
@@ -176,14 +132,14 @@ def test_tolerations_that_miss_the_spot_taint_break_allow_and_constrain():
 
 
 def test_mlrun_settings_naming_spot_nodes_the_layout_lacks_leave_constrain_nowhere():
-    cfg, layout = _stack("prod")
+    cfg, layout = shipped_stack("prod")
     inputs = dataclasses.replace(ProfileInputs.for_stack(cfg, layout), mlrun=SETTINGS)
     errors = errors_of(check_layout(layout, inputs))
     assert errors["mlrun-job-constrain"][0] == "reaches no node group; its pods would stay Pending"
 
 
 def test_core_services_must_reach_exactly_the_initial_group():
-    _, layout = _stack("dev")
+    _, layout = shipped_stack("dev")
     profiles, notes = builtin_profiles(layout)
     core = next(p for p in profiles if p.name == "core-platform-service")
     loose = dataclasses.replace(core, spec={k: v for k, v in core.spec.items() if k != "nodeSelector"})
@@ -234,7 +190,7 @@ _user_specs = st.builds(
 
 
 def _dev_reach(spec, mode) -> set[str]:
-    cfg, layout = _stack("dev")
+    cfg, layout = shipped_stack("dev")
     mlrun = ProfileInputs.for_stack(cfg, layout).mlrun
     return set(place(Pod.from_spec(enrich_preemption(spec, mode, mlrun)), layout).reachable)
 
@@ -250,7 +206,7 @@ def test_constrain_never_leaves_spot_whatever_the_user_set(spec):
 def test_prevent_keeps_off_spot_unless_the_user_tolerates_the_taint_their_own_way(spec):
     # MLRun only prunes tolerations EQUAL to its own; a user's `Exists` on the lifecycle key survives and
     # opens spot nodes. That is MLRun's behaviour, reproduced here, not hidden.
-    _, layout = _stack("dev")
+    _, layout = shipped_stack("dev")
     spot_taint = layout.group("spot").taints[0]
     own_way = any(
         Toleration.from_dict(t).tolerates(spot_taint) and t != SPOT_TOLERATION for t in spec.get("tolerations", [])
@@ -262,7 +218,7 @@ def test_prevent_keeps_off_spot_unless_the_user_tolerates_the_taint_their_own_wa
 def test_a_default_function_node_selector_pins_jobs_but_starves_constrain():
     # Pinning MLRun functions to the jobs group with MLRUN_DEFAULT_FUNCTION_NODE_SELECTOR looks tidy, but the
     # selector is ANDed with constrain's spot affinity: constrain-mode jobs could then run nowhere.
-    cfg, layout = _stack("dev")
+    cfg, layout = shipped_stack("dev")
     inputs = dataclasses.replace(
         ProfileInputs.for_stack(cfg, layout), mlrun_node_selector={"mlplatform.io/node-role": "jobs", "unset": ""}
     )

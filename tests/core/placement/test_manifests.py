@@ -2,33 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from mlplatform.cli import main
 from mlplatform_core.placement.manifests import ManifestError, read_manifests, read_pods
-from tests.conftest import ROOT
-
-EXAMPLES = ROOT / "examples" / "manifests"
-DATA = ROOT / "tests" / "data" / "manifests"
-
-
-def run_place(capsys, *argv):
-    code = main(["place", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def place_json(capsys, stack: str, manifest) -> dict:
-    code, out, err = run_place(capsys, stack, "-f", str(manifest), "--json")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def verdicts(doc: dict) -> dict[str, dict[str, dict]]:
-    return {p["name"]: {g["name"]: g for g in p["groups"]} for p in doc["pods"]}
-
+from tests.mlplatform.conftest import DATA, EXAMPLES
 
 # --- reading manifests ---------------------------------------------------------------------------
 

@@ -3,68 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
 
 import pytest
 
-from mlplatform_core.model.config import StackConfig, parse
-from mlplatform_core.model.layout import Layout, build_layout
-from mlplatform_core.placement.invariants import check_layout
 from mlplatform_core.placement.mlrun_preemption import MLRunPreemption, enrich_preemption
 from mlplatform_core.placement.profiles import ProfileInputs
-from tests.conftest import stack_config
-
-LIFECYCLE = "app.iguazio.com/lifecycle"
-SPOT_TOLERATION = {"key": LIFECYCLE, "operator": "Equal", "value": "preemptible", "effect": "NoSchedule"}
-SETTINGS = MLRunPreemption({LIFECYCLE: "preemptible"}, (SPOT_TOLERATION,))
-SELECTOR_ONLY = MLRunPreemption({LIFECYCLE: "preemptible", "pool": "spot"}, ())
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-
-
-@cache
-def _stack(stack: str) -> tuple[StackConfig, Layout]:
-    cfg = parse(stack_config(stack))
-    return cfg, build_layout(cfg, stack)
-
-
-def stack_report(stack: str):
-    cfg, layout = _stack(stack)
-    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))
-
-
-def reach(report, profile: str) -> tuple[str, ...]:
-    return next(result.reachable for p, result in report.placements if p.name == profile)
-
-
-def terms(spec) -> list:
-    return spec["affinity"]["nodeAffinity"][REQUIRED]["nodeSelectorTerms"]
-
-
-def user_spec() -> dict:
-    """A function spec with preemption-related and unrelated settings, as a user might have set them."""
-    return {
-        "containers": [{"name": "base"}],
-        "nodeSelector": {LIFECYCLE: "preemptible", "team": "a"},
-        "tolerations": [dict(SPOT_TOLERATION), {"key": "team", "operator": "Exists"}],
-        "affinity": {
-            "nodeAffinity": {
-                REQUIRED: {
-                    "nodeSelectorTerms": [
-                        {
-                            "matchExpressions": [
-                                {"key": LIFECYCLE, "operator": "In", "values": ["preemptible"]},
-                                {"key": "disk", "operator": "In", "values": ["ssd"]},
-                            ]
-                        },
-                        {"matchExpressions": [{"key": LIFECYCLE, "operator": "NotIn", "values": ["preemptible"]}]},
-                    ]
-                },
-                PREFERRED: [{"weight": 1, "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}}],
-            }
-        },
-    }
-
+from tests.core.placement.conftest import (
+    LIFECYCLE,
+    PREFERRED,
+    REQUIRED,
+    SELECTOR_ONLY,
+    SETTINGS,
+    SPOT_TOLERATION,
+    shipped_stack,
+    terms,
+    user_spec,
+)
 
 # --- enrichment, as mlrun.runtimes.pod.KubeResourceSpec.enrich_function_preemption_spec ---------------
 
@@ -159,7 +113,7 @@ def test_enrichment_copies_and_rejects_unknown_modes():
 
 
 def test_settings_round_trip_through_the_exported_env():
-    cfg, layout = _stack("dev")
+    cfg, layout = shipped_stack("dev")
     inputs = ProfileInputs.for_stack(cfg, layout)
     assert inputs.mlrun == dataclasses.replace(MLRunPreemption.from_layout(layout), default_mode="prevent")
     assert inputs.mlrun.node_selector[LIFECYCLE] == "preemptible"

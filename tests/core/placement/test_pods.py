@@ -2,50 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-from functools import cache
-
 import pytest
 
-from mlplatform_core.model.config import parse
-from mlplatform_core.model.layout import Layout, build_layout
 from mlplatform_core.placement.pods import Pod, PodSpecError
-from mlplatform_core.placement.templates import node_template
-from tests.conftest import stack_config
-
-
-@cache
-def shipped_layout(stack: str) -> Layout:
-    return build_layout(parse(stack_config(stack)), stack)
-
-
-def container(**resources) -> dict:
-    return {"name": "c", "image": "busybox", "resources": resources} if resources else {"name": "c", "image": "busybox"}
-
-
-def pod(**spec) -> Pod:
-    spec.setdefault("containers", [container()])
-    return Pod.from_spec(spec, "test")
-
-
-def group_with(name: str = "jobs", stack: str = "dev", **changes):
-    """A node template of a shipped group with some fields replaced (labels merged, taints replaced)."""
-    spec = shipped_layout(stack).group(name)
-    if "labels" in changes:
-        changes["labels"] = {**spec.labels, **changes["labels"]}
-    return node_template(dataclasses.replace(spec, **changes))
-
-
-def required(*terms) -> dict:
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
-
-
-def expr(key, operator, *values) -> dict:
-    out = {"key": key, "operator": operator}
-    if values:
-        out["values"] = list(values)
-    return out
-
+from tests.core.placement.conftest import container, expr, pod, required
 
 # --- reading PodSpecs ------------------------------------------------------------------------------
 
