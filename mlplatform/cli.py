@@ -14,7 +14,7 @@ from mlplatform_core.model.config import ConfigError
 from .commands import check, place, plan
 from .exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
-# name -> command module (HELP, add_arguments, run).
+# name -> command module (HELP, add_arguments, run; DESCRIPTION, when given, is the command's --help text).
 COMMANDS = {"plan": plan, "place": place, "check": check}
 
 
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mlplatform", description="Offline tooling for ML-platform EKS stacks.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in COMMANDS.items():
-        p = sub.add_parser(name, help=command.HELP, description=command.HELP)
+        p = sub.add_parser(name, help=command.HELP, description=getattr(command, "DESCRIPTION", command.HELP))
         command.add_arguments(p)
         p.set_defaults(handler=command.run)
     return parser
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the mlplatform process itself: one program run, then exit
         from .engine import run as engine_run
 
-        engine_run.FREEZE_AFTER_RUN = True
+        engine_run.FREEZER.enabled = True
     try:
         return args.handler(args)
     except ConfigError as err:

@@ -18,6 +18,24 @@ def _suffix(name: str) -> str:
     return hashlib.sha1(name.encode()).hexdigest()[:7]
 
 
+# pulumi/pulumi sdk/python/lib/pulumi/runtime/rpc.py: _special_sig_key, _special_resource_sig
+_SIG_KEY, _RESOURCE_SIG = "4dabf18193072939515e22adb298388d", "5cf8f73096256a8f31e491e813e4eb8e"
+
+
+def _eks_cluster_reference(monitor: pulumi_mocks.MockMonitor, component_urn: str, state: dict) -> dict:
+    """The `eksCluster` output of a pulumi_eks Cluster: a reference to its aws.eks.Cluster child.
+
+    The real component returns the child itself (pulumi-eks nodejs/eks/cluster/cluster.ts registerOutputs
+    `eksCluster`); the SDK rebuilds it from its URN (a getResource invoke the mock monitor answers from its
+    registrations), so `eks_cluster.name` is an Output that depends on the EKS cluster, as in a real run.
+    Child URN and name as the engine forms them (research/pulumi-eks/REPORT.md section 3).
+    """
+    chain, component = component_urn.rsplit("::", 1)
+    urn = f"{chain}$aws:eks/cluster:Cluster::{component}-eksCluster"
+    monitor.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, state["name"], state)
+    return {_SIG_KEY: _RESOURCE_SIG, "urn": urn, "id": state["name"]}
+
+
 class Mocks(pulumi_mocks.Mocks):
     """Provider stand-ins: echo the inputs and add the outputs programs read."""
 
@@ -59,6 +77,12 @@ class Mocks(pulumi_mocks.Mocks):
         state = {**args.inputs, **outputs}
 
         request = getattr(self.local, "request", None)
+        if typ == "eks:index:Cluster" and request is not None:
+            cluster = args.inputs.get("name", physical)
+            child = {"name": cluster, "arn": f"arn:aws:eks:{self.region}:{ACCOUNT}:cluster/{cluster}"}
+            urn = self.monitor_ref[0].make_urn(request.parent, typ, name)
+            state["eksCluster"] = _eks_cluster_reference(self.monitor_ref[0], urn, child)
+            outputs["eksCluster"] = child["name"]  # what analyzers see of a reference: the resource's ID
         if request is not None and request.name == name and request.type == typ:
             monitor = self.monitor_ref[0]
             self.record.append(
@@ -74,6 +98,8 @@ class Mocks(pulumi_mocks.Mocks):
                     protect=bool(request.protect),
                     ignore_changes=list(request.ignoreChanges),
                     provider=args.provider or None,
+                    dependencies=sorted(request.dependencies),
+                    property_dependencies={k: sorted(v.urns) for k, v in sorted(request.propertyDependencies.items())},
                 )
             )
         return f"{physical}-id", state

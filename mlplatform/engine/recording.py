@@ -23,6 +23,11 @@ class Recorded:
     protect: bool = False
     ignore_changes: list[str] = field(default_factory=list)
     provider: str | None = None
+    # What the resource waits for in a real `pulumi up`, as the SDK sends it to the engine (and the state keeps
+    # it): the URNs of its explicit depends_on and of the resources behind its input Outputs, and the latter per
+    # input property.
+    dependencies: list[str] = field(default_factory=list)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -33,6 +38,8 @@ class Recorded:
             "protect": self.protect,
             "ignoreChanges": self.ignore_changes,
             "inputs": self.inputs,
+            "dependencies": self.dependencies,
+            "propertyDependencies": self.property_dependencies,
         }
 
 

@@ -9,7 +9,7 @@ so that programs which read outputs run to the end.
 
 from __future__ import annotations
 
-import gc
+import asyncio
 import runpy
 import threading
 from collections.abc import Mapping
@@ -19,25 +19,34 @@ from typing import Any
 import pulumi
 from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import wait_for_rpcs
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from mlplatform_core.model.config import PROJECT, REGION_KEY, to_pulumi_config
 
 from ..project import project_root
 from .mocks import Mocks
 from .monitor import Monitor
+from .ordering import ConstructionOrder
 from .recording import ProgramRun, Recorded
-from .sdk_shortcuts import sdk_shortcuts
+from .sdk_shortcuts import Freezer, Pump, young_collections_only
 
 _lock = threading.Lock()  # the Pulumi runtime is process-global: one program run at a time
-# Set by a process that runs one program and exits (the mlplatform command): the runtime leaves a
-# run's objects in reference cycles, and the first collection after the run (then the one at exit)
-# would walk all of them, seconds for 500 node groups. Frozen, the collector skips them.
-FREEZE_AFTER_RUN = False
-_frozen = False  # whether a run left its objects frozen; the next run makes them collectable again
+# The mlplatform command enables it: it runs its programs and exits (see Freezer).
+FREEZER = Freezer()
 
 
-def run_program(stack: str, raw_config: Mapping[str, Any], program: Path | None = None) -> ProgramRun:
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """The thread's event loop, the one the SDK schedules its registrations on (created if there is none)."""
+    try:
+        return asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        return loop
+
+
+def run_program(
+    stack: str, raw_config: Mapping[str, Any], program: Path | None = None, *, pump: bool = True
+) -> ProgramRun:
     """Run the Pulumi program for `stack` with the given stack config mapping (as in Pulumi.<stack>.yaml).
 
     `program` is the project folder holding __main__.py (default: the project of the working directory).
@@ -45,9 +54,14 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path | None 
     and its exec shim calls runpy.run_path on it (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go,
     `args = append(args, req.Info.EntryPoint)`; sdk/python/cmd/pulumi-language-python-exec), so the folder is
     on sys.path while the program runs and __main__.py imports components/ from it.
+    `pump=False` runs without the Pump (same recording, more memory: tests compare the two).
+    Runs follow one another in a process without sharing state: each gets fresh mocks, monitor,
+    config and root stack resource, and both are reset when it ends, failed or not.
     """
     program_dir = program or project_root()
     with _lock:
+        FREEZER.before_run()
+        loop = _event_loop()
         local = threading.local()
         record: list[Recorded] = []
         monitor_ref: list = []
@@ -57,34 +71,27 @@ def run_program(stack: str, raw_config: Mapping[str, Any], program: Path | None 
         set_root_resource(None)  # type: ignore[arg-type]
         pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
         pulumi.runtime.set_all_config(to_pulumi_config(raw_config), [])
-        # A run allocates a few hundred thousand futures, tasks and protobuf objects that live until it
-        # ends. Full collections would rescan them again and again (about half the run time of a stack
-        # of 500 node groups); young-generation collections alone still free the short-lived cycles
-        # the SDK makes for every registration, and never look at the survivors again.
-        global _frozen
-        if _frozen:
-            gc.unfreeze()
-            _frozen = False
-            gc.collect()
-        thresholds = gc.get_threshold()
-        gc.set_threshold(thresholds[0] or 700, 10**9, 10**9)
+        order = ConstructionOrder()
+        pulumi.runtime.register_stack_transformation(order)
+        if pump:
+            pulumi.runtime.register_stack_transformation(Pump(loop))
         try:
-            with sdk_shortcuts(_ensure_event_loop()):
+            with young_collections_only():
                 runpy.run_path(str(program_dir), run_name="__main__")
-                _sync_await(wait_for_rpcs())
-            root = pulumi.runtime.get_root_resource()
-            exports: dict[str, Any] = {}
-            secrets: set[str] = set()
-            for key, value in getattr(root, "outputs", {}).items():
-                out = pulumi.Output.from_input(value)
-                exports[key] = _sync_await(out.future())
-                if _sync_await(out.is_secret()):
-                    secrets.add(key)
+                loop.run_until_complete(wait_for_rpcs())
+                root = pulumi.runtime.get_root_resource()
+                exports: dict[str, Any] = {}
+                secrets: set[str] = set()
+                for key, value in getattr(root, "outputs", {}).items():
+                    out = pulumi.Output.from_input(value)
+                    exports[key] = loop.run_until_complete(out.future())
+                    if loop.run_until_complete(out.is_secret()):
+                        secrets.add(key)
+                resources = order.sort(record, loop)
         finally:
-            gc.set_threshold(*thresholds)
-            if FREEZE_AFTER_RUN:
-                gc.freeze()
-                _frozen = True
+            FREEZER.after_run()
             pulumi.runtime.set_all_config({}, [])
             set_root_resource(None)  # type: ignore[arg-type]
-    return ProgramRun(stack=stack, config=dict(raw_config), resources=record, exports=exports, secret_exports=secrets)
+    return ProgramRun(
+        stack=stack, config=dict(raw_config), resources=resources, exports=exports, secret_exports=secrets
+    )
