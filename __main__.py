@@ -34,7 +34,7 @@ node_groups = {
         subnet_ids=cluster.private_subnet_ids,
         imds_hop_limit=layout.imds_hop_limit,
         tags=cluster.tags,
-        opts=pulumi.ResourceOptions(depends_on=[cluster.eks]),
+        eks_cluster_name=cluster.eks_cluster_name,  # waits for the control plane; never for other groups
     )
     for spec in layout.groups
 }
@@ -48,7 +48,7 @@ platform = Platform(
     region=cfg.region,
     kubernetes_version=cfg.kubernetes_version,
     node_group_names={name: group.node_group_name for name, group in node_groups.items()},
-    depends_on=[group.node_group for group in node_groups.values()],
+    node_groups={name: group.node_group for name, group in node_groups.items()},  # each add-on its hosts only
     tags=cluster.tags,
 )
 

@@ -27,7 +27,13 @@ class NodeGroup(pulumi.ComponentResource):
         imds_hop_limit: int = 1,
         tags: dict[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        eks_cluster_name: pulumi.Input[str] | None = None,
     ):
+        """`eks_cluster_name`: the cluster's name as an Output of the EKS cluster (default `cluster_name`).
+
+        Only the EKS node group takes it, so only it waits for the control plane: the launch template and
+        the component itself are created alongside the cluster.
+        """
         super().__init__("mlplatform:node_group:NodeGroup", spec.name, None, opts)
         tags = {**(tags or {}), "mlplatform.io/node-group": spec.name}
         child = pulumi.ResourceOptions(parent=self)
@@ -65,7 +71,7 @@ class NodeGroup(pulumi.ComponentResource):
         ignore = ["scalingConfig.desiredSize"] if spec.autoscaled else []
         self.node_group = aws.eks.NodeGroup(
             spec.name,
-            cluster_name=cluster_name,
+            cluster_name=eks_cluster_name if eks_cluster_name is not None else cluster_name,
             version=kubernetes_version,
             node_role_arn=node_role_arn,
             subnet_ids=subnet_ids,

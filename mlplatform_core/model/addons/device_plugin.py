@@ -23,3 +23,8 @@ def device_plugin_values(layout: Layout) -> dict[str, Any] | None:
         "nodeSelector": {GPU_PRESENT_LABEL: "true"},
         "tolerations": [t.to_dict() for t in tolerations],
     }
+
+
+def device_plugin_groups(layout: Layout) -> tuple[str, ...]:
+    """The groups the device plugin runs on (the GPU groups its values select): its deployment waits for these only."""
+    return tuple(g.name for g in layout.gpu_groups)
