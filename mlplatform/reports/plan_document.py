@@ -8,6 +8,7 @@ from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
+from .deployment import deployment_section
 from .placement import placement_section
 from .workload_layer import kubernetes_section
 
@@ -82,10 +83,15 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "inputs": r.inputs,
                 "protect": r.protect,
                 "ignoreChanges": r.ignore_changes,
+                # What `pulumi up` makes it wait for (URNs), as the state records it; the waves below follow.
+                "urn": r.urn,
+                "dependencies": r.dependencies,
+                "propertyDependencies": {k: v for k, v in r.property_dependencies.items() if v},
             }
             for r in plan.run.resources
         ],
         "exports": plan.run.public_exports(),
         "placement": placement_section(plan.layout, report=plan.placement),
         "kubernetes": kubernetes_section(plan.run),
+        "deployment": deployment_section(plan.run),
     }

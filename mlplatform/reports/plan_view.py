@@ -13,6 +13,7 @@ from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
+from .deployment import render_deployment
 from .placement import render_placement
 from .plan_document import plan_document
 from .workload_layer import render_workload_layer
@@ -74,6 +75,8 @@ def render(plan: Plan, console: Console) -> None:
     console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create")
     for type_, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         console.print(f"  {n:4d}  {type_}")
+    console.print()
+    render_deployment(doc["deployment"], console)
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
         text = str(value)
