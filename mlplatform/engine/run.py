@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import runpy
 import threading
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,16 @@ FREEZER = Freezer()
 
 def _event_loop() -> asyncio.AbstractEventLoop:
     """The thread's event loop, the one the SDK schedules its registrations on (created if there is none)."""
-    try:
-        return asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
+    with warnings.catch_warnings():  # Python 3.12+ warns when get_event_loop creates the loop itself
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:  # Python 3.14+: no implicit loop
+            loop = None
+    if loop is None or loop.is_closed():
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        return loop
+    return loop
 
 
 def run_program(

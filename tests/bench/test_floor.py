@@ -1,0 +1,35 @@
+"""bench/floor.py: the SDK floor replays every registration of a real run and imports nothing of the project."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+FLOOR = ROOT / "bench" / "floor.py"
+REPLAY_AND_LIST_MODULES = """
+import runpy, sys
+sys.argv = ["floor.py", "replay", sys.argv[1]]
+try:
+    runpy.run_path({floor!r}, run_name="__main__")
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"mlplatform", "mlplatform_core", "components", "pydantic"}}))
+"""
+
+
+def test_the_floor_replays_the_run_with_the_same_imports_and_nothing_of_the_project(tmp_path):
+    recording = tmp_path / "dev.json"
+    subprocess.run([sys.executable, str(FLOOR), "record", "--stack", "dev", str(recording)], cwd=ROOT, check=True)
+    doc = json.loads(recording.read_text())
+    assert len(doc["resources"]) > 80 and any(m.startswith("pulumi_aws.ec2") for m in doc["modules"])
+    assert {r["type"] for r in doc["resources"]} >= {"eks:index:Cluster", "aws:eks/nodeGroup:NodeGroup"}
+    # The floor refuses (exit != 0) to finish with a recorded registration not replayed or a module not loaded.
+    script = REPLAY_AND_LIST_MODULES.format(floor=str(FLOOR))
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(recording)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
