@@ -59,15 +59,24 @@ def test_a_failed_run_leaves_the_next_one_clean():
     assert recording(run_program("dev", stack_config("dev"))) == recording(shipped_run("dev"))
 
 
-def test_frozen_runs_are_unfrozen_before_the_next_run(monkeypatch):
+@pytest.mark.parametrize("collect_above", [0, 10**9])
+def test_frozen_runs_are_collected_once_they_pile_up(monkeypatch, collect_above):
     freezer = sdk_shortcuts.Freezer()
     freezer.enabled = True
     monkeypatch.setattr(engine_run, "FREEZER", freezer)
+    monkeypatch.setattr(sdk_shortcuts, "COLLECT_ABOVE", collect_above)
+    calls = []
+    for name in ("collect", "unfreeze"):
+        real = getattr(gc, name)
+        monkeypatch.setattr(gc, name, lambda *a, _n=name, _f=real: calls.append(_n) or _f(*a))
     try:
         first = run_program("prod", stack_config("prod"))
-        assert freezer.frozen and gc.get_freeze_count() > 0
-        second = run_program("prod", stack_config("prod"))  # unfreezes (and collects) the first run first
+        assert freezer.frozen and gc.get_freeze_count() > 0 and calls == []
+        second = run_program("prod", stack_config("prod"))
         assert recording(second) == recording(first)
+        # Above the bound the first run's objects are unfrozen and collected before the second run.
+        assert calls == (["unfreeze", "collect"] if collect_above == 0 else [])
+        assert freezer.frozen
     finally:
         gc.unfreeze()
 
