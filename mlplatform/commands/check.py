@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from ..plan import build_plan
 from ..reports.check import render_check
 from ..reports.console import make_console
+from ..reports.json_stream import write_json
 from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
 from ..stacks import select_stacks
 
@@ -76,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         if len(targets) == 1:
             if results[0].document is not None:
-                print(json.dumps(results[0].document, indent=2, default=str))
+                write_json(results[0].document)
         else:
-            print(json.dumps(multi_document(results), indent=2, default=str))
+            write_json(multi_document(results))
     elif len(targets) > 1:
         console.print()
         render_summary("mlplatform check", results, console)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from mlplatform_core.model.config import ConfigError
@@ -11,6 +10,7 @@ from mlplatform_core.model.config import ConfigError
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..plan import build_plan
 from ..reports.console import make_console
+from ..reports.json_stream import write_json
 from ..reports.plan_document import plan_document
 from ..reports.plan_view import render
 from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
@@ -62,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         if len(targets) == 1:
             if results[0].document is not None:
-                print(json.dumps(results[0].document, indent=2, default=str))
+                write_json(results[0].document)
         else:
-            print(json.dumps(multi_document(results), indent=2, default=str))
+            write_json(multi_document(results))
     elif len(targets) > 1:
         console.print()
         render_summary("mlplatform plan", results, console)

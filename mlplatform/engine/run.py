@@ -21,8 +21,6 @@ import pulumi
 from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import wait_for_rpcs
 
-from mlplatform_core.model.config import PROJECT, REGION_KEY, to_pulumi_config
-
 from ..project import project_root
 from .mocks import Mocks
 from .monitor import Monitor
@@ -55,34 +53,60 @@ def run_program(
     """Run the Pulumi program for `stack` with the given stack config mapping (as in Pulumi.<stack>.yaml).
 
     `program` is the project folder holding __main__.py (default: the project of the working directory).
+    `pump=False` runs without the Pump (same recording, more memory: tests compare the two).
+    """
+    # Imported here, not at the top: the engine itself stays importable without the settings model
+    # (pydantic), so that bench/floor.py can run replays through the very same engine.
+    from mlplatform_core.model.config import PROJECT, REGION_KEY, to_pulumi_config
+
+    return execute(
+        stack,
+        to_pulumi_config(raw_config),
+        project=PROJECT,
+        region=str(raw_config.get(REGION_KEY, "us-west-2")),
+        program=program or project_root(),
+        raw_config=raw_config,
+        pump=pump,
+    )
+
+
+def execute(
+    stack: str,
+    pulumi_config: Mapping[str, str],
+    project: str,
+    region: str,
+    program: Path,
+    raw_config: Mapping[str, Any] | None = None,
+    pump: bool = True,
+) -> ProgramRun:
+    """Run the program folder `program` under the mocks with config in the engine's format, and record it.
+
     Run as Pulumi's Python language host runs it: the host passes the entry point (the project folder, ".")
     and its exec shim calls runpy.run_path on it (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go,
     `args = append(args, req.Info.EntryPoint)`; sdk/python/cmd/pulumi-language-python-exec), so the folder is
     on sys.path while the program runs and __main__.py imports components/ from it.
-    `pump=False` runs without the Pump (same recording, more memory: tests compare the two).
     Runs follow one another in a process without sharing state: each gets fresh mocks, monitor,
-    config and root stack resource, and both are reset when it ends, failed or not.
+    config and root stack resource, and config and root are reset when it ends, failed or not.
     """
-    program_dir = program or project_root()
     with _lock:
         FREEZER.before_run()
         loop = _event_loop()
         local = threading.local()
         record: list[Recorded] = []
         monitor_ref: list = []
-        mocks = Mocks(str(raw_config.get(REGION_KEY, "us-west-2")), local, record, monitor_ref)
+        mocks = Mocks(region, local, record, monitor_ref)
         monitor = Monitor(mocks, local)
         monitor_ref.append(monitor)
         set_root_resource(None)  # type: ignore[arg-type]
-        pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
-        pulumi.runtime.set_all_config(to_pulumi_config(raw_config), [])
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False, monitor=monitor)
+        pulumi.runtime.set_all_config(dict(pulumi_config), [])
         order = ConstructionOrder()
         pulumi.runtime.register_stack_transformation(order)
         if pump:
             pulumi.runtime.register_stack_transformation(Pump(loop))
         try:
             with young_collections_only():
-                runpy.run_path(str(program_dir), run_name="__main__")
+                runpy.run_path(str(program), run_name="__main__")
                 loop.run_until_complete(wait_for_rpcs())
                 root = pulumi.runtime.get_root_resource()
                 exports: dict[str, Any] = {}
@@ -98,5 +122,9 @@ def run_program(
             pulumi.runtime.set_all_config({}, [])
             set_root_resource(None)  # type: ignore[arg-type]
     return ProgramRun(
-        stack=stack, config=dict(raw_config), resources=resources, exports=exports, secret_exports=secrets
+        stack=stack,
+        config=dict(raw_config if raw_config is not None else pulumi_config),
+        resources=resources,
+        exports=exports,
+        secret_exports=secrets,
     )

@@ -2,7 +2,7 @@
 
 - `young_collections_only`: the garbage collector's young generation only while a run lasts;
 - `Pump`: let queued registrations finish while the program body still runs (peak memory);
-- `freeze_after_run`: the run's objects frozen once it ends, for processes that exit right after.
+- `Freezer`: the run's objects frozen once it ends, for processes that exit after their runs.
 
 Earlier versions also replaced SDK internals (the mock monitor's `_sync_await`, the loop's default
 executor, the SDK's `_get_stack_trace`, a pump reading `loop._ready`). Measured one by one they bought

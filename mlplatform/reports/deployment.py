@@ -66,9 +66,7 @@ def _steps(run: ProgramRun) -> tuple[dict[str, Recorded], dict[str, set[str]]]:
     return steps, graph
 
 
-def waves(run: ProgramRun) -> list[list[Recorded]]:
-    """The created resources grouped by the earliest wave `pulumi up` can create them in, in program order."""
-    steps, graph = _steps(run)
+def _waves(steps: dict[str, Recorded], graph: dict[str, set[str]]) -> list[list[Recorded]]:
     wave: dict[str, int] = {}
     for urn in steps:  # iterative depth-first: deep chains must not hit the recursion limit
         stack = [urn]
@@ -89,10 +87,9 @@ def waves(run: ProgramRun) -> list[list[Recorded]]:
     return out
 
 
-def critical_path(run: ProgramRun) -> list[Recorded]:
-    """One longest chain of waits, from wave 1 to the last wave (the order `pulumi up` cannot shorten)."""
-    steps, graph = _steps(run)
-    grouped = waves(run)
+def _critical_path(
+    steps: dict[str, Recorded], graph: dict[str, set[str]], grouped: list[list[Recorded]]
+) -> list[Recorded]:
     if not grouped:
         return []
     wave = {r.urn: i for i, group in enumerate(grouped, 1) for r in group}
@@ -103,15 +100,28 @@ def critical_path(run: ProgramRun) -> list[Recorded]:
     return path[::-1]
 
 
+def waves(run: ProgramRun) -> list[list[Recorded]]:
+    """The created resources grouped by the earliest wave `pulumi up` can create them in, in program order."""
+    return _waves(*_steps(run))
+
+
+def critical_path(run: ProgramRun) -> list[Recorded]:
+    """One longest chain of waits, from wave 1 to the last wave (the order `pulumi up` cannot shorten)."""
+    steps, graph = _steps(run)
+    return _critical_path(steps, graph, _waves(steps, graph))
+
+
 def _ref(r: Recorded) -> dict[str, str]:
     return {"type": r.type, "name": r.name, "urn": r.urn}
 
 
 def deployment_section(run: ProgramRun) -> dict[str, Any]:
     """`waves` (what can be created together, in order) and `criticalPath` for the plan document."""
+    steps, graph = _steps(run)
+    grouped = _waves(steps, graph)
     return {
-        "waves": [{"wave": i, "resources": [_ref(r) for r in group]} for i, group in enumerate(waves(run), 1)],
-        "criticalPath": [_ref(r) for r in critical_path(run)],
+        "waves": [{"wave": i, "resources": [_ref(r) for r in group]} for i, group in enumerate(grouped, 1)],
+        "criticalPath": [_ref(r) for r in _critical_path(steps, graph, grouped)],
     }
 
 

@@ -14,7 +14,11 @@ import pytest
 
 from tests.conftest import ROOT
 
-SOURCES = sorted((ROOT / "mlplatform").rglob("*.py")) + [ROOT / "__main__.py", *sorted((ROOT / "components").glob("*.py"))]
+SOURCES = [
+    *sorted((ROOT / "mlplatform").rglob("*.py")),
+    ROOT / "__main__.py",
+    *sorted((ROOT / "components").glob("*.py")),
+]
 SDK = ("pulumi", "pulumi_aws", "pulumi_eks", "pulumi_kubernetes", "asyncio")
 
 
