@@ -57,8 +57,14 @@ def record(stack: str | None, config_file: str | None, out: str) -> None:
     ]
     project = plan.run.resources[0].urn.split("::")[1] if plan.run.resources else "project"
     region = str(plan.run.config.get("aws:region", "us-west-2"))
-    doc = {"stack": plan.stack, "project": project, "region": region, "modules": modules, "resources": resources,
-           "exports": plan.run.public_exports()}
+    doc = {
+        "stack": plan.stack,
+        "project": project,
+        "region": region,
+        "modules": modules,
+        "resources": resources,
+        "exports": plan.run.public_exports(),
+    }
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, default=str)
 
@@ -108,8 +114,10 @@ def replay(path: str) -> None:
     recorded = [(r["type"], r["name"], r["parent"]) for r in RECORDING["resources"]]
     missing = [m for m in RECORDING["modules"] if m not in sys.modules]
     if replayed != recorded or missing:
-        raise SystemExit(f"floor: replay differs from the recording ({len(replayed)} vs {len(recorded)} "
-                         f"registrations), modules not loaded: {missing[:5]}")
+        raise SystemExit(
+            f"floor: replay differs from the recording ({len(replayed)} vs {len(recorded)} "
+            f"registrations), modules not loaded: {missing[:5]}"
+        )
     leaked = sorted({m.split(".")[0] for m in sys.modules} & {"mlplatform_core", "pydantic", "components"})
     if leaked:
         raise SystemExit(f"floor: imported program logic: {leaked}")
