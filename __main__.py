@@ -36,7 +36,8 @@ node_groups = {
         subnet_ids=cluster.private_subnet_ids,
         imds_hop_limit=layout.imds_hop_limit,
         tags=cluster.tags,
-        depends_on=[cluster.eks, *cluster.node_role_policies],
+        eks_cluster_name=cluster.eks_cluster_name,  # waits for the control plane; never for other groups
+        depends_on=cluster.node_role_policies,  # destroy detaches the node policies after the nodes are gone
     )
     for spec in layout.managed_groups
 }
@@ -53,7 +54,7 @@ if kubernetes_layer_of(cfg) == "inline":
         region=cfg.region,
         kubernetes_version=cfg.kubernetes_version,
         node_group_names={name: group.node_group_name for name, group in node_groups.items()},
-        depends_on=[group.node_group for group in node_groups.values()],
+        node_groups={name: group.node_group for name, group in node_groups.items()},  # each add-on its hosts only
         tags=cluster.tags,
     )
 

@@ -26,6 +26,7 @@ class Cluster(pulumi.ComponentResource):
     """Control plane, secrets-encryption key, node IAM role and (unless the stack brings one) the VPC."""
 
     name: str
+    eks_cluster_name: pulumi.Output[str]
     kubeconfig_json: pulumi.Output[str]
     oidc_provider_arn: pulumi.Output[str]
     oidc_provider_url: pulumi.Output[str]
@@ -108,6 +109,9 @@ class Cluster(pulumi.ComponentResource):
                 opts=child,
             )
         self.name = layout.cluster_name
+        # The same name as an Output of the aws.eks.Cluster inside the component (pulumi_eks `eks_cluster`):
+        # a resource that takes it waits for the control plane, and the state records the dependency.
+        self.eks_cluster_name = self.eks.eks_cluster.name
         self.kubernetes_version = cfg.kubernetes_version
         self.kubeconfig_json = pulumi.Output.secret(self.eks.kubeconfig_json)
         self.oidc_provider_arn = self.eks.oidc_provider_arn

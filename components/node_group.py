@@ -30,9 +30,16 @@ class NodeGroup(pulumi.ComponentResource):
         tags: dict[str, str] | None = None,
         depends_on: Sequence[pulumi.Resource] = (),
         opts: pulumi.ResourceOptions | None = None,
+        eks_cluster_name: pulumi.Input[str] | None = None,
     ):
-        """`depends_on` applies to the aws.eks.NodeGroup itself (a component's own depends_on is not inherited):
-        the cluster, and the node role's policy attachments so that destroy detaches them after the nodes."""
+        """`eks_cluster_name`: the cluster's name as an Output of the EKS cluster (default `cluster_name`).
+        `depends_on`: what the aws.eks.NodeGroup itself waits for besides (a component's own depends_on is not
+        inherited by its children): the node role's policy attachments, so that destroy detaches them only
+        after the nodes are gone.
+
+        Only the EKS node group waits for the control plane: the launch template and the component itself are
+        created alongside the cluster.
+        """
         super().__init__("mlplatform:node_group:NodeGroup", spec.name, None, opts)
         tags = {**(tags or {}), "mlplatform.io/node-group": spec.name}
         child = pulumi.ResourceOptions(parent=self)
@@ -70,7 +77,7 @@ class NodeGroup(pulumi.ComponentResource):
         ignore = ["scalingConfig.desiredSize"] if spec.autoscaled else []
         self.node_group = aws.eks.NodeGroup(
             spec.name,
-            cluster_name=cluster_name,
+            cluster_name=eks_cluster_name if eks_cluster_name is not None else cluster_name,
             version=kubernetes_version,
             node_role_arn=node_role_arn,
             subnet_ids=subnet_ids,

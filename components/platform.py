@@ -16,6 +16,8 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter
+from mlplatform_core.model.addons.core_services import core_services_groups
+from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
@@ -27,6 +29,7 @@ MLRUN_SETTINGS_CONFIG_MAP = "mlrun-spot-settings"
 
 class ClusterLike(Protocol):
     name: str
+    eks_cluster_name: pulumi.Input[str]  # the name as an Output of the EKS cluster: takers wait for it
     kubeconfig_json: pulumi.Output[str]
     oidc_provider_arn: pulumi.Output[str]
     oidc_provider_url: pulumi.Output[str]
@@ -75,23 +78,31 @@ class Platform(pulumi.ComponentResource):
         workloads: Workloads,
         region: str,
         kubernetes_version: str,
-        node_group_names: Mapping[str, pulumi.Input[str]] | None = None,
-        depends_on: Sequence[pulumi.Resource] = (),
+        node_group_names: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        node_groups: Mapping[str, pulumi.Resource] | None = None,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
         """`node_group_names` (layout name -> EKS node group name) sharpen the autoscaler's priorities.
 
-        `depends_on` should hold the node groups: CoreDNS and the Helm releases wait for pods to be ready.
+        `node_groups` (layout name -> aws.eks.NodeGroup, in the same program): an add-on waits for the groups
+        its pods run on and no others (CoreDNS, the autoscaler and the EBS CSI controller for the initial
+        group, the device plugin for the GPU groups that need it), since the Helm releases and the EKS add-ons
+        wait for their pods to be ready; the other groups come up alongside. In kubernetes-layer/ the groups
+        belong to the cluster stack, which exists before this one runs.
         """
         super().__init__("mlplatform:platform:Platform", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        on_nodes = pulumi.ResourceOptions(parent=self, depends_on=list(depends_on))
+        groups = dict(node_groups or {})
+
+        def on_nodes(names: Sequence[str]) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(parent=self, depends_on=[groups[n] for n in names if n in groups])
+
         self.provider = k8s.Provider(
             f"{name}-k8s", kubeconfig=cluster.kubeconfig_json, enable_server_side_apply=True, opts=child
         )
         on_cluster = pulumi.ResourceOptions(parent=self, provider=self.provider)
-        helm = pulumi.ResourceOptions.merge(on_cluster, on_nodes)
+        on_core_nodes = on_nodes(core_services_groups(layout))
 
         # Namespaced objects wait for their namespace: manifests() lists namespaces first.
         namespaces: dict[str, pulumi.Resource] = {}
@@ -149,27 +160,43 @@ class Platform(pulumi.ComponentResource):
             )
             self.autoscaler_role_arn = role.arn
 
-            names = dict(node_group_names or {})
+            values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
+            self.autoscaler = self._release(
+                "cluster-autoscaler", chart, values, pulumi.ResourceOptions.merge(on_cluster, on_core_nodes)
+            )
+            # The priorities name the EKS node groups, so they wait for all of them; the autoscaler does not.
             priorities = (
-                pulumi.Output.all(**names).apply(lambda n: autoscaler.expander_priorities(layout, n))
-                if names
+                pulumi.Output.from_input(node_group_names).apply(lambda n: autoscaler.expander_priorities(layout, n))
+                if node_group_names is not None
                 else autoscaler.expander_priorities(layout)
             )
-            values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
-            values["expanderPriorities"] = priorities
-            self.autoscaler = self._release("cluster-autoscaler", chart, values, helm)
+            self.autoscaler_priorities = k8s.core.v1.ConfigMap(
+                "configmap-cluster-autoscaler-priority-expander",
+                metadata={
+                    "name": autoscaler.PRIORITY_CONFIG_MAP,
+                    "namespace": chart.namespace,
+                    "labels": dict(MANAGED_LABELS),
+                },
+                data=pulumi.Output.from_input(priorities).apply(autoscaler.priority_config_map_data),
+                opts=on_cluster,
+            )
 
         self.device_plugin = None
         plugin_values = device_plugin.device_plugin_values(layout)
         if plugin_values is not None:
-            self.device_plugin = self._release("nvidia-device-plugin", charts.NVIDIA_DEVICE_PLUGIN, plugin_values, helm)
+            self.device_plugin = self._release(
+                "nvidia-device-plugin",
+                charts.NVIDIA_DEVICE_PLUGIN,
+                plugin_values,
+                pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+            )
 
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
         # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
         # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself.
         self.coredns = aws.eks.Addon(
             f"{name}-coredns",
-            cluster_name=cluster.name,
+            cluster_name=cluster.eks_cluster_name,
             addon_name=coredns.ADDON_NAME,
             addon_version=aws.eks.get_addon_version_output(
                 addon_name=coredns.ADDON_NAME,
@@ -182,17 +209,17 @@ class Platform(pulumi.ComponentResource):
             resolve_conflicts_on_update="OVERWRITE",
             preserve=True,
             tags=dict(tags or {}),
-            opts=on_nodes,
+            opts=on_core_nodes,
         )
         self.storage = Storage(
             f"{name}-storage",
-            cluster.name,
+            cluster.eks_cluster_name,
             kubernetes_version,
             region,
             cluster.oidc_provider_arn,
             cluster.oidc_provider_url,
             provider=self.provider,
-            depends_on=list(depends_on),
+            depends_on=on_core_nodes.depends_on,  # the controller runs on the initial group
             tags=tags,
             opts=child,
         )

@@ -56,9 +56,9 @@ if uses_karpenter(layout):
         "karpenter-pools",
         layout,
         platform.provider,
-        node_role_name=cluster.stack.require_output("karpenterNodeRoleName"),
-        queue_name=cluster.stack.require_output("karpenterQueueName"),
-        controller_role_arn=cluster.stack.require_output("karpenterControllerRoleArn"),
+        node_role_name=cluster.output("karpenterNodeRoleName"),
+        queue_name=cluster.output("karpenterQueueName"),
+        controller_role_arn=cluster.output("karpenterControllerRoleArn"),
         replicas=cfg.karpenter.replicas,
         tags=resource_tags(cfg, layout),
     )

@@ -7,43 +7,55 @@ policy violation), 2 bad input (invalid config, unreadable file, bad arguments).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from mlplatform_core.model.config import ConfigError
 
-from .commands import check, place, plan
-from .engine import ModelError
 from .exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
-# name -> command module (HELP, add_arguments, run).
-COMMANDS = {"plan": plan, "place": place, "check": check}
+# name -> command module in mlplatform.commands (HELP, add_arguments, run; DESCRIPTION, when given, is the
+# command's --help text). Only the command that runs is imported: `plan` never loads the policy pack.
+COMMANDS = {"plan": "plan", "place": "place", "check": "check"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or (`only`) of that command, the others listed without their arguments."""
     parser = argparse.ArgumentParser(prog="mlplatform", description="Offline tooling for ML-platform EKS stacks.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, command in COMMANDS.items():
-        p = sub.add_parser(name, help=command.HELP, description=command.HELP)
+    for name, module in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
+        command = importlib.import_module(f"{__package__}.commands.{module}")
+        p = sub.add_parser(name, help=command.HELP, description=getattr(command, "DESCRIPTION", command.HELP))
         command.add_arguments(p)
         p.set_defaults(handler=command.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    invoked = words[0] if words and words[0] in COMMANDS else None  # `mlplatform --help` builds them all
+    parser = build_parser(invoked)
     args = parser.parse_args(argv)  # exits 2 on bad arguments, like every argparse tool
     if argv is None:  # the mlplatform process itself: one program run, then exit
         from .engine import run as engine_run
 
-        engine_run.FREEZE_AFTER_RUN = True
+        engine_run.FREEZER.enabled = True
     try:
         return args.handler(args)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except ModelError as err:  # the offline engine cannot show this stack as the real engine would
-        print(f"error: offline engine: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except Exception as err:
+        # The offline engine cannot show this stack as the real engine would (e.g. an unmodelled pulumi-eks
+        # release). Looked up only once the engine ran: `place` never imports it (nor the Pulumi SDK).
+        engine = sys.modules.get(f"{__package__}.engine")
+        if engine is not None and isinstance(err, engine.ModelError):
+            print(f"error: offline engine: {err}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        raise
     except BrokenPipeError:  # `mlplatform plan dev | head`
         return EXIT_OK
 

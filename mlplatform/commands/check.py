@@ -1,23 +1,34 @@
-"""`mlplatform check`: the policy pack's rules and the placement invariants on a stack, offline."""
+"""`mlplatform check`: the policy pack's rules and the placement invariants on one or more stacks, offline."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+
+from mlplatform_core.model.config import ConfigError
 
 from ..check import PolicyConfigError, check_document, default_policy_config, load_policy_config, run_checks
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from ..plan import build_plan
 from ..reports.check import render_check
 from ..reports.console import make_console
+from ..reports.json_stream import write_json
+from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
+from ..stacks import select_stacks
 
-HELP = "evaluate the policy pack's rules on a stack, offline"
+HELP = "evaluate the policy pack's rules on one or more stacks, offline"
+DESCRIPTION = (
+    HELP + ". Several stacks (or --all) run in one process: each gets its own result and a line in a closing "
+    "summary, and the exit code is the worst of them (2 bad input > 1 mandatory violation > 0 passed); a stack "
+    "that cannot be read does not hide the others' results. With several stacks --json prints "
+    '{"stacks": [<each stack\'s document, or its error>, ...], "exitCode": N}.'
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stack", nargs="?", help="stack name; reads stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names; each reads stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("--all", action="store_true", help="every stack in stacks/ (what `make check` and CI run)")
     parser.add_argument(
         "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
     )
@@ -25,23 +36,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--policy-config",
         metavar="PATH",
-        help="policy config JSON, as for `pulumi preview --policy-pack-config` "
+        help="policy config JSON, as for `pulumi preview --policy-pack-config`, for every stack checked "
         "(default: policies/config/<stack>.json when it exists)",
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def check_stack(stack: str | None, config_file: str | None, policy_config_file: str | None) -> StackResult:
     try:
-        plan = build_plan(args.stack, args.config_file)
-        path = Path(args.policy_config) if args.policy_config else default_policy_config(plan.stack)
+        plan = build_plan(stack, config_file)
+        path = Path(policy_config_file) if policy_config_file else default_policy_config(plan.stack)
         policy_config = load_policy_config(path) if path else None
         violations = run_checks(plan, policy_config)
         doc = check_document(plan, violations, path, policy_config)
-    except PolicyConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (ConfigError, PolicyConfigError) as err:
+        return StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err))
+    verdict = "passed" if doc["passed"] else "failed"
+    return StackResult(
+        doc["stack"],
+        doc["source"],
+        EXIT_OK if doc["passed"] else EXIT_FAILED,
+        document=doc,
+        summary=f"{verdict}: {doc['mandatory']} mandatory, {doc['advisory']} advisory violation(s)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    targets = select_stacks(args.stacks, args.config_file, args.all)
+    console = None if args.json else make_console()
+    results = []
+    for stack, config_file in targets:
+        result = check_stack(stack, config_file, args.policy_config)
+        results.append(result)
+        if result.error is not None:
+            print(f"error: {result.error}", file=sys.stderr)
+        elif console is not None:
+            if len(targets) > 1 and len(results) > 1:
+                console.print()
+            render_check(result.document, console)
     if args.json:
-        print(json.dumps(doc, indent=2, default=str))
-    else:
-        render_check(doc, make_console())
-    return EXIT_OK if doc["passed"] else EXIT_FAILED
+        if len(targets) == 1:
+            if results[0].document is not None:
+                write_json(results[0].document)
+        else:
+            write_json(multi_document(results))
+    elif len(targets) > 1:
+        console.print()
+        render_summary("mlplatform check", results, console)
+    return worst_exit(results)

@@ -1,21 +1,32 @@
-"""`mlplatform plan`: what a stack will build, offline."""
+"""`mlplatform plan`: what one or more stacks will build, offline."""
 
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
-from ..exit_codes import EXIT_OK
+from mlplatform_core.model.config import ConfigError
+
+from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..plan import build_plan
 from ..reports.console import make_console
+from ..reports.json_stream import write_json
 from ..reports.plan_document import plan_document
 from ..reports.plan_view import render
+from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
+from ..stacks import select_stacks
 
-HELP = "show what a stack will build, offline"
+HELP = "show what one or more stacks will build, offline"
+DESCRIPTION = (
+    HELP + ". Several stacks (or --all) run in one process, each planned on its own; the exit code is the "
+    "worst of them (2 when a stack cannot be read, which does not hide the others). With several stacks "
+    '--json prints {"stacks": [<each stack\'s plan document, or its error>, ...], "exitCode": N}.'
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stack", nargs="?", help="stack name; reads stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names; each reads stacks/Pulumi.<stack>.yaml")
+    parser.add_argument("--all", action="store_true", help="every stack in stacks/")
     parser.add_argument(
         "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
     )
@@ -23,9 +34,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = build_plan(args.stack, args.config_file)
+    targets = select_stacks(args.stacks, args.config_file, args.all)
+    console = None if args.json else make_console()
+    results = []
+    for stack, config_file in targets:
+        try:
+            plan = build_plan(stack, config_file)
+        except ConfigError as err:
+            results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err)))
+            print(f"error: {err}", file=sys.stderr)
+            continue
+        doc = plan_document(plan) if args.json else None
+        # one `pulumi up` per program, each with its own waves: "in 6 + 3 waves"
+        waves = " + ".join(str(len(o["waves"])) for o in doc["deploymentOrder"]) if doc else None
+        results.append(
+            StackResult(
+                plan.stack,
+                plan.source,
+                EXIT_OK,
+                document=doc,
+                summary=f"{len(plan.run.resources)} resources" + (f" in {waves} waves" if waves else ""),
+            )
+        )
+        if console is not None:
+            if len(results) > 1:
+                console.print()
+            render(plan, console)
     if args.json:
-        print(json.dumps(plan_document(plan), indent=2, default=str))
-    else:
-        render(plan, make_console())
-    return EXIT_OK
+        if len(targets) == 1:
+            if results[0].document is not None:
+                write_json(results[0].document)
+        else:
+            write_json(multi_document(results))
+    elif len(targets) > 1:
+        console.print()
+        render_summary("mlplatform plan", results, console)
+    return worst_exit(results)

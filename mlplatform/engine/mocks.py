@@ -20,6 +20,32 @@ def _suffix(name: str) -> str:
     return hashlib.sha1(name.encode()).hexdigest()[:7]
 
 
+# pulumi/pulumi sdk/python/lib/pulumi/runtime/rpc.py: _special_sig_key, _special_resource_sig
+_SIG_KEY, _RESOURCE_SIG = "4dabf18193072939515e22adb298388d", "5cf8f73096256a8f31e491e813e4eb8e"
+
+
+def _resource_reference(monitor: pulumi_mocks.MockMonitor, child: Recorded) -> dict:
+    """A resource reference to a recorded child, as a remote component's output carries it.
+
+    pulumi_eks.Cluster's `eksCluster` output is its aws:eks/cluster:Cluster child itself (pulumi-eks
+    nodejs/eks/cluster/cluster.ts registerOutputs `eksCluster`); the SDK rebuilds it from its URN (a
+    getResource invoke the mock monitor answers from its registrations), so `eks_cluster.name` is an
+    Output that depends on the EKS cluster, as in a real run.
+    """
+    state = {**child.inputs, **child.outputs}
+    monitor.resources[child.urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child.urn, state["name"], state)
+    return {_SIG_KEY: _RESOURCE_SIG, "urn": child.urn, "id": state["name"]}
+
+
+def _dependencies(request) -> dict[str, Any]:
+    """What the resource waits for in a real `pulumi up` (the engine keeps it in the state): its explicit
+    depends_on and the resources behind its input Outputs, and the latter per input property."""
+    return {
+        "dependencies": sorted(request.dependencies),
+        "property_dependencies": {k: sorted(v.urns) for k, v in sorted(request.propertyDependencies.items())},
+    }
+
+
 class Mocks(pulumi_mocks.Mocks):
     """Provider stand-ins: echo the inputs and add the outputs programs read."""
 
@@ -82,7 +108,7 @@ class Mocks(pulumi_mocks.Mocks):
                     protect=bool(request.protect),
                     ignore_changes=list(request.ignoreChanges),
                     provider=args.provider or None,
-                    dependencies=list(request.dependencies),
+                    **_dependencies(request),
                 )
             )
         return id_, {**args.inputs, **outputs}
@@ -106,8 +132,15 @@ class Mocks(pulumi_mocks.Mocks):
             region=self.region,
             new_resource=self.provider_outputs,
         )
+        component, children = recorded[0], recorded[1:]
+        for key, value in _dependencies(request).items():
+            setattr(component, key, value)
         self.record.extend(recorded)
-        return f"{args.name}-{_suffix(args.typ + args.name)}-id", {**args.inputs, **outputs}
+        state = {**args.inputs, **outputs}
+        for key, child_type in remote.reference_outputs(request.type).items():
+            (child,) = [c for c in children if c.type == child_type and c.parent == component.urn]
+            state[key] = _resource_reference(self.monitor_ref[0], child)
+        return f"{args.name}-{_suffix(args.typ + args.name)}-id", state
 
     def call(self, args: pulumi_mocks.MockCallArgs):
         result = self._answer(args)

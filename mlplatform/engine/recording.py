@@ -27,7 +27,11 @@ class Recorded:
     # the property paths (into inputs or outputs) not known during a preview of a fresh stack.
     created_by: str | None = None
     unknown_in_preview: tuple[tuple[str | int, ...], ...] = ()
-    dependencies: list[str] = field(default_factory=list)  # URNs of explicit depends_on and input dependencies
+    # What the resource waits for in a real `pulumi up`, as the SDK sends it to the engine (and the state keeps
+    # it): the URNs of its explicit depends_on and of the resources behind its input Outputs, and the latter per
+    # input property.
+    dependencies: list[str] = field(default_factory=list)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def project(self) -> str:
@@ -43,6 +47,8 @@ class Recorded:
             "protect": self.protect,
             "ignoreChanges": self.ignore_changes,
             "inputs": self.inputs,
+            "dependencies": self.dependencies,
+            "propertyDependencies": self.property_dependencies,
         }
 
 

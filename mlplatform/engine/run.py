@@ -9,34 +9,60 @@ so that programs which read outputs run to the end.
 
 from __future__ import annotations
 
-import gc
+import asyncio
 import runpy
 import threading
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pulumi
-from pulumi.runtime.settings import set_root_resource
+from pulumi.runtime.settings import SETTINGS, set_root_resource
 from pulumi.runtime.stack import wait_for_rpcs
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
-
-from mlplatform_core.model.config import PROJECT, REGION_KEY, ConfigError, kubernetes_layer_of, parse, to_pulumi_config
-from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
 
 from ..project import project_root
 from .mocks import Mocks
 from .monitor import Monitor
+from .ordering import ConstructionOrder
 from .recording import Invoke, ProgramRun, Recorded, StackRun
-from .sdk_shortcuts import sdk_shortcuts
+from .sdk_shortcuts import Freezer, Pump, young_collections_only
 
 ORGANIZATION = "organization"  # what pulumi.get_organization() answers offline (and on a DIY backend)
 _lock = threading.Lock()  # the Pulumi runtime is process-global: one program run at a time
-# Set by a process that runs one program and exits (the mlplatform command): the runtime leaves a
-# run's objects in reference cycles, and the first collection after the run (then the one at exit)
-# would walk all of them, seconds for 500 node groups. Frozen, the collector skips them.
-FREEZE_AFTER_RUN = False
-_frozen = False  # whether a run left its objects frozen; the next run makes them collectable again
+# The mlplatform command enables it: it runs its programs and exits (see Freezer).
+FREEZER = Freezer()
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """The thread's event loop, the one the SDK schedules its registrations on (created if there is none)."""
+    with warnings.catch_warnings():  # Python 3.12+ warns when get_event_loop creates the loop itself
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:  # Python 3.14+: no implicit loop
+            loop = None
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+    return loop
+
+
+def _drop_leftover_outputs(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel and forget the Output tasks a failed run leaves behind.
+
+    The SDK tracks every apply's task in SETTINGS.outputs, which set_mocks does not replace (its
+    MockSettings has no `outputs`; pulumi/runtime/mocks.py, settings.py `configure`), and wait_for_rpcs
+    awaits them all: the next run would raise the failed run's error. pulumi.runtime.mocks.test clears
+    the same set before each test.
+    """
+    with SETTINGS.lock:
+        leftover = list(SETTINGS.outputs)
+        SETTINGS.outputs.clear()
+    for task in leftover:
+        task.cancel()
+    if leftover:
+        loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
 
 def run_program(
@@ -44,81 +70,43 @@ def run_program(
     raw_config: Mapping[str, Any],
     program: Path | None = None,
     *,
-    project: str = PROJECT,
+    project: str | None = None,
     references: Mapping[str, ProgramRun] | None = None,
+    pump: bool = True,
 ) -> ProgramRun:
     """Run the Pulumi program for `stack` with the given stack config mapping (as in Pulumi.<stack>.yaml).
 
     `program` is the project folder holding __main__.py (default: the project of the working directory),
-    `project` its Pulumi project name, `references` the runs StackReferences read, by fully qualified name.
-    Run as Pulumi's Python language host runs it: the host passes the entry point (the project folder, ".")
-    and its exec shim calls runpy.run_path on it (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go,
-    `args = append(args, req.Info.EntryPoint)`; sdk/python/cmd/pulumi-language-python-exec), so the folder is
-    on sys.path while the program runs and __main__.py imports components/ from it.
+    `project` its Pulumi project name (default: the cluster program's), `references` the runs StackReferences
+    read, by fully qualified name. `pump=False` runs without the Pump (same recording, more memory: tests
+    compare the two).
     """
-    program_dir = program or project_root()
-    with _lock:
-        local = threading.local()
-        record: list[Recorded] = []
-        invokes: list[Invoke] = []
-        monitor_ref: list = []
-        outputs = {name: (dict(run.exports), sorted(run.secret_exports)) for name, run in (references or {}).items()}
-        region = str(raw_config.get(REGION_KEY, "us-west-2"))
-        mocks = Mocks(region, local, record, monitor_ref, stack_outputs=outputs, invokes=invokes)
-        monitor = Monitor(mocks, local)
-        monitor_ref.append(monitor)
-        set_root_resource(None)  # type: ignore[arg-type]
-        pulumi.runtime.set_mocks(
-            mocks, project=project, stack=stack, preview=False, monitor=monitor, organization=ORGANIZATION
-        )
-        pulumi.runtime.set_all_config(to_pulumi_config(raw_config), [])
-        # A run allocates a few hundred thousand futures, tasks and protobuf objects that live until it
-        # ends. Full collections would rescan them again and again (about half the run time of a stack
-        # of 500 node groups); young-generation collections alone still free the short-lived cycles
-        # the SDK makes for every registration, and never look at the survivors again.
-        global _frozen
-        if _frozen:
-            gc.unfreeze()
-            _frozen = False
-            gc.collect()
-        thresholds = gc.get_threshold()
-        gc.set_threshold(thresholds[0] or 700, 10**9, 10**9)
-        try:
-            with sdk_shortcuts(_ensure_event_loop()):
-                runpy.run_path(str(program_dir), run_name="__main__")
-                _sync_await(wait_for_rpcs())
-            root = pulumi.runtime.get_root_resource()
-            exports: dict[str, Any] = {}
-            secrets: set[str] = set()
-            for key, value in getattr(root, "outputs", {}).items():
-                out = pulumi.Output.from_input(value)
-                exports[key] = _sync_await(out.future())
-                if _sync_await(out.is_secret()):
-                    secrets.add(key)
-        finally:
-            gc.set_threshold(*thresholds)
-            if FREEZE_AFTER_RUN:
-                gc.freeze()
-                _frozen = True
-            pulumi.runtime.set_all_config({}, [])
-            set_root_resource(None)  # type: ignore[arg-type]
-    return ProgramRun(
-        stack=stack,
-        config=dict(raw_config),
-        resources=record,
-        exports=exports,
-        secret_exports=secrets,
-        project=project,
-        directory="." if program is None else program_dir.name,
-        invokes=invokes,
+    # Imported here, not at the top: the engine itself stays importable without the settings model
+    # (pydantic), so that bench/floor.py can run replays through the very same engine.
+    from mlplatform_core.model.config import PROJECT, REGION_KEY, to_pulumi_config
+
+    run = execute(
+        stack,
+        to_pulumi_config(raw_config),
+        project=project or PROJECT,
+        region=str(raw_config.get(REGION_KEY, "us-west-2")),
+        program=program or project_root(),
+        raw_config=raw_config,
+        references=references,
+        pump=pump,
     )
+    run.directory = "." if program is None else program.name
+    return run
 
 
-def run_stack(stack: str, raw_config: Mapping[str, Any], root: Path | None = None) -> StackRun:
+def run_stack(stack: str, raw_config: Mapping[str, Any], root: Path | None = None, *, pump: bool = True) -> StackRun:
     """Every program `stack` deploys, in order: the cluster program, then kubernetes-layer/ when the stack's
     Kubernetes layer is separate, its StackReference answered with the cluster run's outputs."""
+    from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
+    from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
+
     root = root or project_root()
-    cluster = run_program(stack, raw_config, root)
+    cluster = run_program(stack, raw_config, root, pump=pump)
     cluster.directory = "."
     try:
         separate = kubernetes_layer_of(parse(raw_config)) == "separate"
@@ -133,5 +121,74 @@ def run_stack(stack: str, raw_config: Mapping[str, Any], root: Path | None = Non
         root / KUBERNETES_DIRECTORY,
         project=KUBERNETES_PROJECT,
         references={reference: cluster},
+        pump=pump,
     )
     return StackRun.of((cluster, kubernetes))
+
+
+def execute(
+    stack: str,
+    pulumi_config: Mapping[str, str],
+    project: str,
+    region: str,
+    program: Path,
+    raw_config: Mapping[str, Any] | None = None,
+    references: Mapping[str, ProgramRun] | None = None,
+    pump: bool = True,
+) -> ProgramRun:
+    """Run the program folder `program` under the mocks with config in the engine's format, and record it.
+
+    Run as Pulumi's Python language host runs it: the host passes the entry point (the project folder, ".")
+    and its exec shim calls runpy.run_path on it (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go,
+    `args = append(args, req.Info.EntryPoint)`; sdk/python/cmd/pulumi-language-python-exec), so the folder is
+    on sys.path while the program runs and __main__.py imports components/ from it.
+    Runs follow one another in a process without sharing state: each gets fresh mocks, monitor,
+    config and root stack resource, and config and root are reset when it ends, failed or not.
+    """
+    with _lock:
+        FREEZER.before_run()
+        loop = _event_loop()
+        local = threading.local()
+        record: list[Recorded] = []
+        invokes: list[Invoke] = []
+        monitor_ref: list = []
+        outputs = {name: (dict(run.exports), sorted(run.secret_exports)) for name, run in (references or {}).items()}
+        mocks = Mocks(region, local, record, monitor_ref, stack_outputs=outputs, invokes=invokes)
+        monitor = Monitor(mocks, local)
+        monitor_ref.append(monitor)
+        set_root_resource(None)  # type: ignore[arg-type]
+        pulumi.runtime.set_mocks(
+            mocks, project=project, stack=stack, preview=False, monitor=monitor, organization=ORGANIZATION
+        )
+        pulumi.runtime.set_all_config(dict(pulumi_config), [])
+        order = ConstructionOrder()
+        pulumi.runtime.register_stack_transformation(order)
+        if pump:
+            pulumi.runtime.register_stack_transformation(Pump(loop))
+        try:
+            with young_collections_only():
+                runpy.run_path(str(program), run_name="__main__")
+                loop.run_until_complete(wait_for_rpcs())
+                root = pulumi.runtime.get_root_resource()
+                exports: dict[str, Any] = {}
+                secrets: set[str] = set()
+                for key, value in getattr(root, "outputs", {}).items():
+                    out = pulumi.Output.from_input(value)
+                    exports[key] = loop.run_until_complete(out.future())
+                    if loop.run_until_complete(out.is_secret()):
+                        secrets.add(key)
+                resources = order.sort(record, loop)
+        finally:
+            _drop_leftover_outputs(loop)
+            FREEZER.after_run()
+            pulumi.runtime.set_all_config({}, [])
+            set_root_resource(None)  # type: ignore[arg-type]
+    return ProgramRun(
+        stack=stack,
+        config=dict(raw_config if raw_config is not None else pulumi_config),
+        resources=resources,
+        exports=exports,
+        secret_exports=secrets,
+        project=project,
+        invokes=invokes,
+    )

@@ -1,110 +1,108 @@
-"""Speed shortcuts for runs under mocks: SDK work the mocks never need, skipped (measured in bench/RESULTS.md)."""
+"""Speed measures for runs under mocks, on public APIs only (each one measured in bench/RESULTS.md).
+
+- `young_collections_only`: the garbage collector's young generation only while a run lasts;
+- `Pump`: let queued registrations finish while the program body still runs (peak memory);
+- `Freezer`: the run's objects frozen once it ends, for processes that exit after their runs.
+
+Earlier versions also replaced SDK internals (the mock monitor's `_sync_await`, the loop's default
+executor, the SDK's `_get_stack_trace`, a pump reading `loop._ready`). Measured one by one they bought
+nothing on the shipped stacks (bench/RESULTS.md), and each tied the engine to one SDK version's
+internals, so they are gone. Nothing here changes what a run records, only its time and memory.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import inspect
+import gc
 
-import pulumi.resource as resource_sdk
-from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import resource as resource_runtime
-from pulumi.runtime.proto import source_pb2
-from pulumi.runtime.sync_await import _sync_await
-
-
-class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
-    """Runs the SDK's monitor calls on the calling thread.
-
-    The SDK sends every registration to a worker thread and back through the event loop's
-    self-pipe; the mocks answer at once, so that round trip is pure overhead (about a sixth of
-    the run time of a large stack).
-    """
-
-    def __init__(self) -> None:
-        super().__init__(max_workers=1)
-
-    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
-        future: concurrent.futures.Future = concurrent.futures.Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:
-            future.set_exception(exc)
-        return future
-
-
-def _run_now(awaitable):
-    """MockMonitor's _sync_await on the loop's own thread: finish a coroutine that never suspends
-    (serializing the mocks' plain state) without re-entering the running event loop."""
-    if not inspect.iscoroutine(awaitable):
-        return _sync_await(awaitable)
-    try:
-        awaitable.send(None)
-    except StopIteration as done:
-        return done.value
-    awaitable.close()
-    raise RuntimeError(
-        "offline engine: serializing mock state waited on the event loop; mocks must return plain values"
-    )
-
-
-def _no_stack_trace() -> source_pb2.StackTrace:
-    return source_pb2.StackTrace()
-
-
-_PUMP_EVERY = 32  # registrations between two turns of the event loop while the program body runs
-
-
-def _pumping(loop: asyncio.AbstractEventLoop, register_resource):
-    """register_resource that lets queued registrations finish while the program body still runs.
-
-    The program body constructs every resource before the event loop turns, so each one's pending
-    registration (inputs, output futures, tasks) would be alive at once: half the peak memory of a
-    stack of 500 node groups. Turning the loop every few registrations keeps only a few in flight.
-    """
-    count = 0
-
-    def register(*args, **kwargs):
-        nonlocal count
-        result = register_resource(*args, **kwargs)
-        count += 1
-        if count % _PUMP_EVERY == 0 and not loop.is_running():
-            for _ in range(1000):
-                if not getattr(loop, "_ready", None):
-                    break
-                loop.run_until_complete(asyncio.sleep(0))
-        return result
-
-    return register
+import pulumi
 
 
 @contextlib.contextmanager
-def sdk_shortcuts(loop: asyncio.AbstractEventLoop):
-    """Skip SDK work the mocks never need (measured in bench/RESULTS.md), restored afterwards.
+def young_collections_only():
+    """Only young-generation collections while the block runs; the thresholds are restored afterwards.
 
-    These reach into SDK internals, so each applies only where this SDK version has the hook:
-    without one a run is slower, never different.
+    A run allocates a few hundred thousand futures, tasks and protobuf objects that live until it
+    ends. Full collections would rescan them again and again (about half the run time of a stack of
+    500 node groups); young-generation collections alone still free the short-lived cycles the SDK
+    makes for every registration, and never look at the survivors again.
     """
-    patches = [
-        # MockMonitor serializes the mocks' plain state on the loop's thread without re-entering it.
-        (pulumi_mocks, "_sync_await", lambda original: _run_now),
-        # The SDK walks the Python stack of every registration for the source position the Pulumi CLI
-        # shows; the mocks never read it (a tenth of the run time and ~40 KB per node group).
-        (resource_runtime, "_get_stack_trace", lambda original: _no_stack_trace),
-        (resource_sdk, "register_resource", lambda original: _pumping(loop, original)),
-    ]
-    saved = []
-    for module, name, make in patches:
-        if callable(getattr(module, name, None)):
-            original = getattr(module, name)
-            saved.append((module, name, original))
-            setattr(module, name, make(original))
-    executor = getattr(loop, "_default_executor", None)
-    loop.set_default_executor(_InlineExecutor())
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0] or 700, 10**9, 10**9)
     try:
         yield
     finally:
-        for module, name, original in reversed(saved):
-            setattr(module, name, original)
-        loop._default_executor = executor  # type: ignore[attr-defined]
+        gc.set_threshold(*thresholds)
+
+
+# Frozen objects beyond which the next run first unfreezes and collects them: a run of a shipped stack
+# leaves ~11k objects of garbage (~2 MB), a full collection costs ~0.2 s; a run of 500 node groups leaves
+# far more, worth freeing before the next one.
+COLLECT_ABOVE = 1_000_000
+
+
+class Freezer:
+    """gc.freeze after a run, for a process that runs programs and exits.
+
+    The runtime leaves a run's objects in reference cycles; the first full collection after the run,
+    and the one at interpreter exit, would walk all of them (seconds for 500 node groups). Frozen, the
+    collector skips them. A later run in the same process (`check --all`) leaves them frozen while they
+    are few (a full collection would cost more than the next run itself) and unfreezes and collects
+    them once more than COLLECT_ABOVE are frozen, so many runs in one process stay within bounds.
+    """
+
+    def __init__(self) -> None:
+        self.enabled = False  # set by a process that exits after its runs (the mlplatform command)
+        self.frozen = False
+
+    def before_run(self) -> None:
+        if self.frozen and gc.get_freeze_count() > COLLECT_ABOVE:
+            gc.unfreeze()
+            self.frozen = False
+            gc.collect()
+
+    def after_run(self) -> None:
+        if self.enabled:
+            gc.freeze()
+            self.frozen = True
+
+
+PUMP_EVERY = 32  # constructions between two turns of the event loop while the program body runs
+PUMP_TIMEOUT_S = 2.0  # a batch's registrations finish in milliseconds under mocks
+
+
+class Pump:
+    """A stack transformation that lets the registrations queued so far finish every PUMP_EVERY constructions.
+
+    The program body constructs every resource before the event loop turns, so each one's pending
+    registration (inputs, output futures, tasks) would be alive at once: half the peak memory of a
+    stack of 500 node groups. Waiting, every few constructions, for the URNs of the resources built
+    since the last wait keeps only a few in flight. A program whose registration waits on something it
+    builds later would time out the wait: the pump then stops, the run goes on as without it.
+    Public API only: pulumi.runtime.register_stack_transformation, Output.future and asyncio.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.batch: list[pulumi.Resource] = []
+        self.active = True
+
+    def __call__(self, args: pulumi.ResourceTransformationArgs) -> None:
+        if self.active:
+            self.batch.append(args.resource)
+            if len(self.batch) > PUMP_EVERY and not self.loop.is_running():
+                # The last one is the resource being constructed now: not registered yet.
+                built, self.batch = self.batch[:-1], self.batch[-1:]
+                self._wait_for(built)
+        return None
+
+    def _wait_for(self, resources: list[pulumi.Resource]) -> None:
+        async def registered() -> bool:
+            # Failures are returned, not raised: they surface where the run awaits its registrations.
+            urns = asyncio.gather(*(r.urn.future() for r in resources if hasattr(r, "urn")), return_exceptions=True)
+            _, pending = await asyncio.wait([urns], timeout=PUMP_TIMEOUT_S)  # never cancels: they are the URNs
+            return not pending
+
+        if not self.loop.run_until_complete(registered()):
+            self.active = False

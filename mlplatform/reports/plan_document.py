@@ -10,6 +10,7 @@ from ..engine import ProgramRun, Recorded
 from ..plan import Plan
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
+from .deployment_order import order_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
@@ -91,6 +92,10 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "protect": r.protect,
                 "ignoreChanges": r.ignore_changes,
                 "createdBy": r.created_by,
+                # What `pulumi up` makes it wait for (URNs), as the state records it; deploymentOrder follows.
+                "urn": r.urn,
+                "dependencies": r.dependencies,
+                "propertyDependencies": {k: v for k, v in r.property_dependencies.items() if v},
             }
             for r in plan.run.resources
         ],
@@ -99,4 +104,6 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "kubernetes": kubernetes_section(plan.run),
         "cost": cost_section(plan_cost(plan)),
         "storage": storage_section(plan),
+        # One entry per `pulumi up` (each program is its own stack and its own dependency graph).
+        "deploymentOrder": [order_section(run) for run in plan.run.programs],
     }

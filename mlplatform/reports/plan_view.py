@@ -16,6 +16,7 @@ from mlplatform_core.model.scheduling import Taint
 from ..plan import Plan
 from .cost import render_cost
 from .deployment import render_day_one
+from .deployment_order import render_order
 from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
@@ -93,6 +94,9 @@ def render(plan: Plan, console: Console) -> None:
     console.print(f"\n[bold]Resources:[/bold] {doc['resourceCount']} to create{note}")
     for (type_, by), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or "")):
         console.print(f"  {n:4d}  {type_}" + (f"  [dim](created by {by})[/dim]" if by else ""))
+    for order in doc["deploymentOrder"]:
+        console.print()
+        render_order(order, console)
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
         text = str(value)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pulumi
 import pytest
+import yaml
 
+from components.cluster_reference import SECRET_EXPORTS
 from mlplatform.engine import run_program, run_stack
 from mlplatform.engine.run import ORGANIZATION
 from mlplatform_core.model.addons import ebs_csi, node_agents
 from mlplatform_core.model.cluster import NODE_MANAGED_POLICIES
-from mlplatform_core.model.deployment import KUBERNETES_PROJECT
+from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
 from tests.conftest import ROOT, shipped_run, stack_config
 
 P = "ml-platform-eks:"
@@ -149,11 +152,28 @@ def test_separate_the_cluster_program_never_talks_to_the_kubernetes_api(stack):
     (provider,) = layer.of_type("pulumi:providers:kubernetes")
     assert provider.inputs["kubeconfig"] == "[secret]"
     # The autoscaler's priorities name the node groups the cluster stack exported.
-    values = layer.one("kubernetes:helm.sh/v3:Release", "cluster-autoscaler").inputs["values"]
-    patterns = [p for ps in values["expanderPriorities"].values() for p in ps]
+    data = layer.one("kubernetes:core/v1:ConfigMap", "configmap-cluster-autoscaler-priority-expander").inputs["data"]
+    patterns = [p for ps in yaml.safe_load(data["priorities"]).values() for p in ps]
     assert any(cluster.exports["nodeGroups"]["gpu"] in p for p in patterns)
     # Everything it touches is in the cluster's outputs (an export the layer reads but nobody writes fails).
     assert {"kubeconfig", "oidcProviderArn", "oidcProviderUrl", "nodeGroups"} <= set(cluster.exports)
+    # The layer reads the exports as secret exactly when the cluster program exports them as secret.
+    assert cluster.secret_exports == SECRET_EXPORTS
+    trust = layer.one("aws:iam/role:Role", "platform-autoscaler").inputs["assumeRolePolicy"]
+    assert cluster.exports["oidcProviderArn"] in trust  # not masked: the OIDC provider is no secret
+
+
+def test_the_layer_names_an_output_the_cluster_stack_lacks():
+    cluster = copy.copy(shipped_run("dev").programs[0])  # an older cluster stack, without one export
+    cluster.exports = {k: v for k, v in cluster.exports.items() if k != "oidcProviderArn"}
+    with pytest.raises(Exception, match="has no output 'oidcProviderArn'; run `pulumi up` for the cluster stack"):
+        run_program(
+            "dev",
+            stack_config("dev"),
+            ROOT / KUBERNETES_DIRECTORY,
+            project=KUBERNETES_PROJECT,
+            references={cluster_stack_reference(ORGANIZATION, "dev"): cluster},
+        )
 
 
 def test_inline_one_program_deploys_everything():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from mlplatform.engine import ProgramRun, run_stack
 from mlplatform_core.model.addons import autoscaler, charts, coredns
@@ -86,9 +87,23 @@ def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
     )
     policy = json.loads(dev_run.one("aws:iam/rolePolicy:RolePolicy", "platform-autoscaler").inputs["policy"])
     assert policy == autoscaler.autoscaler_policy("mlp-dev")
-    # Priorities name the EKS node groups the program created, spot first.
+    # Priorities name the EKS node groups the program created, spot first, in the ConfigMap the priority
+    # expander reads (integer keys, as priority.go unmarshals them); the chart must not make a second one.
+    assert "expanderPriorities" not in values
+    (config_map,) = [
+        r.inputs
+        for r in dev_run.of_type("kubernetes:core/v1:ConfigMap")
+        if r.inputs["metadata"]["name"] == "cluster-autoscaler-priority-expander"
+    ]
+    assert config_map["metadata"]["namespace"] == values_namespace(dev_run)
+    priorities = yaml.safe_load(config_map["data"]["priorities"])
     spot_name = dev_run.exports["nodeGroups"]["spot"]
-    assert values["expanderPriorities"][str(autoscaler.SPOT_PRIORITY)] == [autoscaler.asg_name_pattern(spot_name)]
+    assert priorities[autoscaler.SPOT_PRIORITY] == [autoscaler.asg_name_pattern(spot_name)]
+    assert set(priorities) == {autoscaler.SPOT_PRIORITY, autoscaler.ON_DEMAND_PRIORITY, autoscaler.FALLBACK_PRIORITY}
+
+
+def values_namespace(run: ProgramRun) -> str:
+    return run.one(RELEASE, "cluster-autoscaler").inputs["namespace"]
 
 
 def test_prod_without_gpu_group_skips_the_device_plugin():

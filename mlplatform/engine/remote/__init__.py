@@ -18,11 +18,16 @@ from .model import Child, Construction, ModelError, NewResource
 
 MODELS = {pulumi_eks.COMPONENT_TYPE: pulumi_eks}
 
-__all__ = ["MODELS", "ModelError", "modelled", "record"]
+__all__ = ["MODELS", "ModelError", "modelled", "record", "reference_outputs"]
 
 
 def modelled(type_: str, remote: bool) -> bool:
     return remote and type_ in MODELS
+
+
+def reference_outputs(type_: str) -> dict[str, str]:
+    """The component's outputs that are resource references to its children: output name -> child type."""
+    return dict(getattr(MODELS[type_], "REFERENCE_OUTPUTS", {}))
 
 
 def record(
@@ -59,7 +64,6 @@ def record(
         protect=protect,
         ignore_changes=list(request.ignoreChanges),
         unknown_in_preview=built.unknown_in_preview,
-        dependencies=list(request.dependencies),
     )
     urns: dict[int, str] = {}
     out = [component]

@@ -24,6 +24,9 @@ from .model import Child, Construction, ModelError, NewResource, Path
 
 COMPONENT_TYPE = "eks:index:Cluster"
 CREATED_BY = "pulumi-eks"
+# Outputs that are the child resources themselves (registerOutputs, cluster.ts:2301-2321): the SDK receives
+# resource references, so e.g. `eks_cluster.name` is an Output depending on the EKS cluster.
+REFERENCE_OUTPUTS = {"eksCluster": "aws:eks/cluster:Cluster"}
 # pulumi-eks >= 4.1 (deletionProtection, commit 9c6348ec), < 4.5 (not read yet). pyproject.toml's range must fit.
 MODELLED_VERSIONS = ((4, 1, 0), (4, 5, 0))
 # The provider plugin bundles @pulumi/pulumi 3.173.0 (nodejs/eks/yarn.lock at v4.1.0, v4.2.0, v4.3.0): its

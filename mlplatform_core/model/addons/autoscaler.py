@@ -1,7 +1,9 @@
 """The Cluster Autoscaler: its image per Kubernetes minor, its IAM policy and its Helm values.
 
 Pure Python. The autoscaler runs where core services run (the initial group) and its
-priority expander tries spot groups first.
+priority expander tries spot groups first. The expander's priorities name every node group, so they
+live in their own ConfigMap rather than in the chart's values: the release (the autoscaler's pods)
+then waits for the initial group only, and the ConfigMap for the groups it names.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+
+import yaml
 
 from ..layout import AUTOSCALER_PREFIX, Layout
 from .core_services import core_services_placement
@@ -27,6 +31,10 @@ AUTOSCALER_IMAGE_TAGS = {
     "1.36": "v1.36.1",
 }
 AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+# The ConfigMap the priority expander reads in its own namespace (kubernetes/autoscaler
+# cluster-autoscaler/expander/priority/priority.go: PriorityConfigMapName, key "priorities"). It watches
+# it: created after the autoscaler starts, it is picked up; until then every option is kept.
+PRIORITY_CONFIG_MAP = "cluster-autoscaler-priority-expander"
 
 # Priority expander: a pending pod that fits both goes to spot first, then on-demand.
 SPOT_PRIORITY = 50
@@ -115,13 +123,13 @@ def expander_priorities(layout: Layout, node_group_names: Mapping[str, str] | No
     return out
 
 
-def autoscaler_values(
-    layout: Layout,
-    region: str,
-    role_arn: Any,
-    kubernetes_version: str,
-    node_group_names: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+def priority_config_map_data(priorities: Mapping[str, list[str]]) -> dict[str, str]:
+    """The priority expander's ConfigMap data: YAML with integer keys, as priority.go unmarshals it
+    (map[int][]string with gopkg.in/yaml.v2: a quoted key would not parse)."""
+    return {"priorities": yaml.safe_dump({int(k): list(v) for k, v in priorities.items()}, sort_keys=True)}
+
+
+def autoscaler_values(layout: Layout, region: str, role_arn: Any, kubernetes_version: str) -> dict[str, Any]:
     """Values for the cluster-autoscaler chart. `role_arn` may be a Pulumi Output."""
     return {
         "cloudProvider": "aws",
@@ -141,7 +149,6 @@ def autoscaler_values(
             # priority first; least-waste breaks ties within a priority.
             "expander": "priority,least-waste",
         },
-        "expanderPriorities": expander_priorities(layout, node_group_names),
         "priorityClassName": "system-cluster-critical",
         **core_services_placement(),
     }

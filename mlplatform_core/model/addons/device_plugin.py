@@ -62,3 +62,8 @@ def pod_placement(layout: Layout) -> dict[str, Any] | None:
     if values is None:
         return None
     return {**values, "affinity": CHART_AFFINITY, "priorityClassName": "system-node-critical"}
+
+
+def device_plugin_groups(layout: Layout) -> tuple[str, ...]:
+    """The groups the device plugin runs on (the ones its values select): its deployment waits for these only."""
+    return tuple(g.name for g in plugin_groups(layout))

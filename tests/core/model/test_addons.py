@@ -6,6 +6,7 @@ import datetime
 import re
 
 import pytest
+import yaml
 
 from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
@@ -155,3 +156,12 @@ def test_chart_versions_are_pinned():
     for chart in charts.CHARTS:
         assert re.fullmatch(r"\d+\.\d+\.\d+", chart.version), chart
         assert chart.repo.startswith("https://")
+
+
+def test_priority_config_map_keys_are_integers_as_the_expander_unmarshals_them():
+    # priority.go: yaml.v2 into map[int][]string; a quoted "50" key would fail to parse.
+    priorities = autoscaler.expander_priorities(layout_of("dev"))
+    text = autoscaler.priority_config_map_data(priorities)["priorities"]
+    parsed = yaml.safe_load(text)
+    assert parsed == {int(k): v for k, v in priorities.items()}
+    assert all(isinstance(k, int) for k in parsed) and "'50'" not in text and '"50"' not in text

@@ -1,0 +1,57 @@
+"""Several stacks in one command: one result per stack, a summary line each, one exit code (the worst)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..exit_codes import EXIT_BAD_INPUT
+
+
+@dataclass
+class StackResult:
+    """What a command made of one stack: its document, or the error that stopped it (exit 2)."""
+
+    stack: str | None
+    source: str | None
+    exit_code: int
+    document: dict[str, Any] | None = None
+    error: str | None = None
+    summary: str = ""  # one line for the summary table
+
+    @property
+    def label(self) -> str:
+        return self.stack or self.source or "?"
+
+
+def worst_exit(results: list[StackResult]) -> int:
+    """One exit code for the run: the worst stack's (2 bad input > 1 failed > 0 ok)."""
+    return max((r.exit_code for r in results), default=0)
+
+
+def multi_document(results: list[StackResult]) -> dict[str, Any]:
+    """The --json document of several stacks: each stack's own document (or its error) with its exit code."""
+    stacks = []
+    for r in results:
+        if r.document is not None:
+            stacks.append({**r.document, "exitCode": r.exit_code})
+        else:
+            stacks.append({"stack": r.stack, "source": r.source, "error": r.error, "exitCode": r.exit_code})
+    return {"stacks": stacks, "exitCode": worst_exit(results)}
+
+
+def render_summary(command: str, results: list[StackResult], console: Console) -> None:
+    """One line per stack, then the run's exit code."""
+    table = Table(title=f"{command}: {len(results)} stacks", title_justify="left")
+    for col in ("stack", "exit", "result"):
+        table.add_column(col)
+    for r in results:
+        style = {0: "green", 1: "red"}.get(r.exit_code, "red bold")
+        text = r.summary if r.exit_code != EXIT_BAD_INPUT or not r.error else f"error: {r.error}"
+        table.add_row(escape(r.label), f"[{style}]{r.exit_code}[/{style}]", escape(text))
+    console.print(table)
+    console.print(f"exit {worst_exit(results)} (the worst of the stacks: 2 bad input > 1 failed > 0 ok)")
