@@ -88,7 +88,9 @@ def check_invariants(
                 err(f"must run on spot nodes only but reaches on-demand group(s) {_names(sorted(reach - spot))}")
             if not reach & spot:
                 err("must run on spot nodes but reaches no spot group")
-        if mode == "allow" and mlrun.configured and not profile.gpu:
+        # A CPU job in allow mode should be able to use spot capacity: CPU spot capacity, if the layout has any
+        # (GPU spot groups are for GPU work; their taint keeps CPU jobs off).
+        if mode == "allow" and mlrun.configured and not profile.gpu and spot - gpu:
             if not reach & spot:
                 err("preemption mode allow reaches no spot group")
             if not reach - spot - initial:

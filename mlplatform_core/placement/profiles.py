@@ -21,7 +21,7 @@ from typing import Any
 from ..model.addons import coredns, ebs_csi, karpenter
 from ..model.addons.node_agents import node_agents
 from ..model.config import StackConfig
-from ..model.layout import Layout
+from ..model.layout import Layout, NodeGroupSpec
 from ..model.ml_settings import mlrun as mlrun_settings
 from ..model.ml_settings import polyaxon
 from ..model.scheduling import GPU_RESOURCE
@@ -74,7 +74,7 @@ class ProfileInputs:
         decoded = mlrun_settings.decode_mlrun_env(env)
         resources = {kind: dict(v) for kind, v in decoded["resources"].items() if v}
         environments = polyaxon.polyaxon_environments(layout)
-        spot = next((environments[g.name] for g in layout.spot_groups if g.name in environments), None)
+        spot = next((environments[g.name] for g in _cpu_spot_groups(layout) if g.name in environments), None)
         raw_selector = env.get(DEFAULT_NODE_SELECTOR_ENV)
         selector = json.loads(base64.b64decode(raw_selector)) if raw_selector else {}
         return cls(
@@ -84,6 +84,10 @@ class ProfileInputs:
             mlrun_node_selector=selector or {},
             polyaxon_spot_environment=spot,
         )
+
+
+def _cpu_spot_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
+    return tuple(g for g in layout.spot_groups if not g.gpu)
 
 
 def _container(name: str, image: str, resources: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -178,10 +182,12 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
         notes.append("no GPU group in this layout: GPU jobs would stay Pending; the GPU profile is left out")
 
     env = inputs.polyaxon_spot_environment
-    if env is None and layout.spot_groups:
-        env = polyaxon.polyaxon_environment(layout.spot_groups[0], layout)
+    if env is None and _cpu_spot_groups(layout):
+        env = polyaxon.polyaxon_environment(_cpu_spot_groups(layout)[0], layout)
     if env is None:
-        notes.append("no spot group in this layout: the Polyaxon spot-environment profile is left out")
+        # The profile is a CPU experiment: a GPU group's spot environment is for GPU work only.
+        what = "only GPU spot groups" if layout.spot_groups else "no spot group"
+        notes.append(f"{what} in this layout: the Polyaxon spot-environment profile (a CPU job) is left out")
     else:
         spec = {"containers": [_container("polyaxon-main", "polyaxon/polyaxon-examples")], "restartPolicy": "Never"}
         spec.update(copy.deepcopy(dict(env)))

@@ -24,7 +24,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..layout import Layout
-from ..scheduling import GROUP_LABEL, Taint, Toleration
+from ..scheduling import (
+    ACCELERATOR_LABEL,
+    DEVICE_PLUGIN_LABEL,
+    GPU_PRESENT_LABEL,
+    GPU_TAINT,
+    GROUP_LABEL,
+    ROLE_LABEL,
+    Taint,
+    Toleration,
+)
 from ..workloads import Workloads
 
 PREFIX = "MLRUN_"
@@ -45,6 +54,20 @@ def _b64json(value: Any) -> str:
     return base64.b64encode(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).decode()
 
 
+# Marks of what a node has (a GPU), not of how it is bought: when every spot group is a GPU group they are
+# shared by all spot groups and missing on the on-demand ones, yet they must not mean "spot" to MLRun.
+_HARDWARE_LABELS = frozenset({GPU_PRESENT_LABEL, ACCELERATOR_LABEL, DEVICE_PLUGIN_LABEL})
+
+
+def _not_spot_marks(layout: Layout) -> tuple[frozenset[str], frozenset[str]]:
+    """Label and taint keys that never single out spot capacity: the per-group label (a class of nodes, not
+    one group), GPU hardware, and the role when a spot group is a GPU group (that role says "GPU")."""
+    labels = {GROUP_LABEL, *_HARDWARE_LABELS}
+    if any(g.gpu for g in layout.spot_groups):
+        labels.add(ROLE_LABEL)
+    return frozenset(labels), frozenset({GPU_TAINT.key})
+
+
 def spot_node_selector(layout: Layout) -> dict[str, str]:
     """Label pairs on every spot group and on no on-demand group (each pair alone must mean "spot")."""
     spot = layout.spot_groups
@@ -56,12 +79,12 @@ def spot_node_selector(layout: Layout) -> dict[str, str]:
     for g in layout.groups:
         if not g.preemptible:
             shared -= set(g.labels.items())
-    # A class of nodes, not one group: the per-group label would tie the setting to today's spot group.
-    return {k: v for k, v in sorted(shared) if k != GROUP_LABEL}
+    left_out, _ = _not_spot_marks(layout)
+    return {k: v for k, v in sorted(shared) if k not in left_out}
 
 
 def spot_taints(layout: Layout) -> tuple[Taint, ...]:
-    """Repelling taints on every spot group and on no on-demand group."""
+    """Repelling taints on every spot group and on no on-demand group, GPU taints left out."""
     spot = layout.spot_groups
     if not spot:
         return ()
@@ -71,7 +94,8 @@ def spot_taints(layout: Layout) -> tuple[Taint, ...]:
     for g in layout.groups:
         if not g.preemptible:
             shared -= set(g.taints)
-    return tuple(sorted(shared))
+    _, left_out = _not_spot_marks(layout)
+    return tuple(sorted(t for t in shared if t.key not in left_out))
 
 
 def mlrun_env(layout: Layout, workloads: Workloads) -> dict[str, str]:

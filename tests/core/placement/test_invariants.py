@@ -67,6 +67,30 @@ def test_prod_with_spot_enabled_gets_the_full_spot_promises():
     assert set(reach(report, "mlrun-job-allow")) == {"workload", "spot"}
 
 
+def test_a_layout_whose_only_spot_group_is_a_gpu_group_keeps_cpu_jobs_off_its_gpus():
+    # The cost layout "GPU on spot, CPU on demand": spot is a GPU group's trait here, never a CPU job's way in.
+    raw = stack_config("prod")
+    raw["ml-platform-eks:additionalNodeGroups"] = [
+        {"name": "gpu-spot", "gpu": True, "capacityType": "SPOT", "instanceTypes": ["g5.2xlarge"], "maxSize": 4}
+    ]
+    cfg = parse(raw)
+    layout = build_layout(cfg, "prod")
+    report = check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    jobs = [(p, placed) for p, placed in report.placements if p.name.startswith(("mlrun-job", "nuclio"))]
+    assert len(jobs) >= 4
+    for profile, placement in jobs:  # node agents (DaemonSets) run everywhere, GPU nodes included
+        assert "gpu-spot" not in placement.reachable, profile.name
+    assert "polyaxon-spot-experiment" not in [p.name for p, _ in report.placements]
+    assert any("only GPU spot groups" in n for n in report.notes)
+    # What remains is true of this layout: constrain-mode CPU jobs have no spot node to run on.
+    assert errors_of(report) == {
+        "mlrun-job-constrain": [
+            "reaches no node group; its pods would stay Pending",
+            "must run on spot nodes but reaches no spot group",
+        ]
+    }
+
+
 # --- breaking the layout breaks the invariants ---------------------------------------------------
 
 
