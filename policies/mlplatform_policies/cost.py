@@ -205,6 +205,7 @@ idle_cost_ceiling = stack_rule(
                     "dev": {"type": ["number", "null"], "minimum": 0},
                     "prod": {"type": ["number", "null"], "minimum": 0},
                 },
+                "additionalProperties": False,
             },
             {"dev": None, "prod": None},
         )
@@ -243,7 +244,13 @@ dev_gpu_scale_from_zero = stack_rule(
     level=ADVISORY,
     severity=LOW,
     check=_gpu_from_zero,
-    config={"environments": ({"type": "array", "items": {"type": "string"}}, ["dev"])},
+    # The toolkit's environments only: a typo ("dve") would switch the rule off without a word.
+    config={
+        "environments": (
+            {"type": "array", "items": {"type": "string", "enum": ["dev", "prod"]}, "uniqueItems": True},
+            ["dev"],
+        )
+    },
     remediation="Set minSize: 0 on the GPU group in the dev stack file (the toolkit's default); the autoscaler's "
     "scale-from-zero tags let it start GPU nodes for pending GPU pods.",
     tags=["cost", "gpu"],

@@ -34,12 +34,14 @@ from ._props import (
     action_matches,
     as_list,
     entries,
+    environment,
     fmt,
     get,
     items,
     known,
     number,
     policy_document,
+    prod_rules,
     quantity,
     repels,
     statements,
@@ -399,11 +401,17 @@ def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     hops = number(get(args.props, "spec", "metadataOptions", "httpPutResponseHopLimit"))
     if hops is not None and hops > 2:
         yield f"EC2NodeClass {args.name}: httpPutResponseHopLimit is {fmt(hops)}; more than 2 lets pods reach IMDS"
+    elif hops is not None and hops > 1 and prod_rules(environment(get(args.props, "spec"))):
+        # As for node groups' launch templates (security.py): above 1 a pod can fetch an IMDSv2 token.
+        yield (
+            f"EC2NodeClass {args.name}: httpPutResponseHopLimit is {fmt(hops)} on a prod node; above 1 pods can "
+            "fetch IMDS tokens and borrow the node role's credentials (use IRSA for pods that need AWS)"
+        )
 
 
 karpenter_node_class_imdsv2 = resource_rule(
     "karpenter-node-class-imdsv2",
-    "EC2NodeClasses require IMDSv2 (session tokens) with a hop limit of at most 2.",
+    "EC2NodeClasses require IMDSv2 (session tokens) with a hop limit of at most 2, and 1 in prod.",
     types=[EC2_NODE_CLASS],
     level=MANDATORY,
     severity=HIGH,

@@ -129,7 +129,8 @@ _JSON_TYPES = {
 
 
 def _schema_errors(value: Any, schema: Mapping[str, Any], where: str) -> list[str]:
-    """The small JSON-schema subset the pack's config schemas use (type, items, properties, minimum)."""
+    """The small JSON-schema subset the pack's config schemas use (type, enum, minimum, items, uniqueItems,
+    properties, additionalProperties), as the CLI's JSON-schema validator reads them."""
     types = schema.get("type")
     names = types if isinstance(types, list) else [types] if types else []
     ok = not names or any(
@@ -141,15 +142,22 @@ def _schema_errors(value: Any, schema: Mapping[str, Any], where: str) -> list[st
     if not ok:
         return [f"{where}: {json.dumps(value)} is not of type {' or '.join(names)}"]
     errs = []
+    if "enum" in schema and value not in schema["enum"]:
+        errs.append(f"{where}: {json.dumps(value)} is not one of {', '.join(json.dumps(e) for e in schema['enum'])}")
     if isinstance(value, (int, float)) and "minimum" in schema and value < schema["minimum"]:
         errs.append(f"{where}: {value} is below the minimum {schema['minimum']}")
     if isinstance(value, list) and "items" in schema:
         for i, v in enumerate(value):
             errs += _schema_errors(v, schema["items"], f"{where}[{i}]")
+    if isinstance(value, list) and schema.get("uniqueItems"):
+        repeated = sorted({json.dumps(v) for i, v in enumerate(value) if v in value[:i]})
+        if repeated:
+            errs.append(f"{where}: {', '.join(repeated)} given more than once")
     if isinstance(value, dict) and "properties" in schema:
         for k, v in value.items():
             if k not in schema["properties"]:
-                errs.append(f"{where}: unknown key {k!r}; valid keys: {', '.join(schema['properties'])}")
+                if schema.get("additionalProperties") is False:
+                    errs.append(f"{where}: unknown key {k!r}; valid keys: {', '.join(schema['properties'])}")
             else:
                 errs += _schema_errors(v, schema["properties"][k], f"{where}.{k}")
     return errs

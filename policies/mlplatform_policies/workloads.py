@@ -133,7 +133,16 @@ priority_classes = stack_rule(
     level=MANDATORY,
     severity=MEDIUM,
     check=_priority_classes,
-    config={"classNames": ({"type": ["object", "null"], "properties": {t: {"type": "string"} for t in TIERS}}, None)},
+    config={
+        "classNames": (
+            {
+                "type": ["object", "null"],
+                "properties": {t: {"type": "string"} for t in TIERS},
+                "additionalProperties": False,
+            },
+            None,
+        )
+    },
     remediation="Keep workloads.priorityClasses at preemptionPolicy Never with values ranking low < medium < "
     "high; if you renamed the classes, set classNames in the policy config.",
     tags=["workloads", "scheduling"],

@@ -264,3 +264,22 @@ def test_pack_constants_match_the_toolkit():
     for t in instances.catalog().values():
         families.setdefault(t.family, []).append(t)
     assert {f for f, ts in families.items() if all(t.nvidia_gpu for t in ts)} == karpenter.NVIDIA_GPU_FAMILIES
+
+
+def test_a_hop_limit_of_two_passes_in_dev_and_fails_in_prod():
+    hop2 = _set(["spec", "metadataOptions", "httpPutResponseHopLimit"], 2)
+    resources = edit(shipped(STACK), CLASS, "ec2nodeclass-jobs", hop2)
+    assert not messages(resources, "karpenter-node-class-imdsv2")  # the dev stack's classes say environment dev
+
+    def prod(props: dict) -> None:
+        hop2(props)
+        props["spec"]["tags"]["mlplatform.io/environment"] = "prod"
+
+    (message,) = messages(edit(shipped(STACK), CLASS, "ec2nodeclass-jobs", prod), "karpenter-node-class-imdsv2")
+    assert "httpPutResponseHopLimit is 2 on a prod node" in message
+
+    def untagged(props: dict) -> None:  # no environment tag: the strict (prod) rule applies
+        hop2(props)
+        del props["spec"]["tags"]["mlplatform.io/environment"]
+
+    assert messages(edit(shipped(STACK), CLASS, "ec2nodeclass-jobs", untagged), "karpenter-node-class-imdsv2")

@@ -20,11 +20,18 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 import mlplatform_policies
 from mlplatform.check import policy_resources, run_checks
-from mlplatform.engine import ProgramRun, run_program
+from mlplatform.engine import ProgramRun, run_stack
 from mlplatform_policies import PACK_NAME, POLICIES, offline
 from tests.conftest import ROOT, shipped_run, stack_config
 from tests.policies.analyzer import PolicyPack, diagnostics_of, keys
 from tests.policies.test_rules import DEV_POLICY_CONFIG, LT, NG, TAG, _set, edit, shipped
+
+# prod's groups as NodePools: pools scale from zero, so the workload group's minSize goes.
+PROD_KARPENTER_GROUPS = {
+    name: {k: v for k, v in group.items() if not (name == "workload" and k == "minSize")}
+    for name, group in stack_config("prod")["ml-platform-eks:nodeGroups"].items()
+}
+KARPENTER_POLICY_CONFIG = json.loads((ROOT / "policies" / "config" / "dev-karpenter.json").read_text())
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 IAM_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
@@ -67,7 +74,7 @@ def _configured(stack: str, edits: str) -> ProgramRun:
     cfg = stack_config(stack)
     for key, value in json.loads(edits).items():
         cfg[f"ml-platform-eks:{key}"] = value
-    return run_program(stack, cfg)
+    return run_stack(stack, cfg)  # every program the stack deploys, each analyzed on its own
 
 
 def recording(stack: str, **edits) -> ProgramRun:
@@ -99,8 +106,27 @@ CASES = [
         | {("prod-resources-protected", "aws:ec2/subnet:Subnet")},
     ),
     ("prod", {"protectResources": False}, {"all": "advisory"}, ("update",), set()),
+    # The Karpenter stack: NodePools and EC2NodeClasses reach the pack from kubernetes-layer/'s own preview.
+    ("dev-karpenter", {}, KARPENTER_POLICY_CONFIG, ("update", "preview"), set()),
+    (
+        "prod",
+        {"provisioner": "karpenter", "imdsHopLimit": 2, "nodeGroups": PROD_KARPENTER_GROUPS},
+        None,
+        ("update",),
+        {("imdsv2-required", "aws:ec2/launchTemplate:LaunchTemplate")}
+        | {("karpenter-node-class-imdsv2", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")},
+    ),
 ]
-IDS = ["dev", "prod", "dev-without-its-policy-config", "prod-open-endpoint", "prod-unprotected", "prod-all-advisory"]
+IDS = [
+    "dev",
+    "prod",
+    "dev-without-its-policy-config",
+    "prod-open-endpoint",
+    "prod-unprotected",
+    "prod-all-advisory",
+    "dev-karpenter",
+    "prod-karpenter-hop-limit-2",
+]
 
 
 @pytest.mark.parametrize(

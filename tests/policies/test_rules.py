@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+import jsonschema
 import pytest
 
 from mlplatform.check import policy_resources
@@ -514,11 +515,43 @@ def test_policy_config_can_make_an_advisory_rule_mandatory():
         ({"no-dev-groups-in-prod": {"forbiddenRoles": "jupyter"}}, "not of type array"),
         ({"priority-classes": {"classNames": {"urgent": "x"}}}, "unknown key"),
         ({"imdsv2-required": 3}, "must be an enforcement level or an object"),
+        ({"dev-gpu-scale-from-zero": {"environments": ["dve"]}}, 'not one of "dev", "prod"'),
+        ({"dev-gpu-scale-from-zero": {"environments": ["dev", "dev"]}}, "given more than once"),
+        ({"idle-cost-ceiling": {"maxIdleMonthlyUsd": {"prd": 5}}}, "unknown key 'prd'; valid keys: dev, prod"),
     ],
 )
 def test_invalid_policy_config_is_refused(config, needle):
     with pytest.raises(offline.PolicyConfigError, match=needle):
         evaluate(shipped("prod"), config)
+
+
+SETTINGS_SAMPLES = [
+    ["dev"],
+    ["dve"],
+    ["dev", "dev"],
+    "dev",
+    {"dev": 100, "prod": None},
+    {"prd": 5},
+    {"dev": -1},
+    {"low": "a", "medium": "b", "high": "c"},
+    {"urgent": "x"},
+    None,
+    3,
+    2.0,
+    True,
+]
+
+
+@pytest.mark.parametrize("policy", sorted(BY_NAME), ids=str)
+def test_the_offline_config_check_agrees_with_a_json_schema_validator(policy):
+    # The CLI validates a pack's config against each policy's JSON schema; `mlplatform check` reads the same
+    # schemas with its own small validator. They must accept and refuse the same values.
+    schema = BY_NAME[policy].config_schema
+    for key, prop in ((schema.properties or {}) if schema else {}).items():
+        for value in SETTINGS_SAMPLES:
+            theirs = jsonschema.Draft7Validator(prop).is_valid(value)
+            ours = not offline._schema_errors(value, prop, f"{policy}.{key}")
+            assert ours == theirs, (policy, key, value)
 
 
 def test_shipped_dev_policy_config_is_valid_and_only_relaxes():
