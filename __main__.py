@@ -16,8 +16,9 @@ from mlplatform_core.model.validation import validate_stack
 
 
 def _stack_config() -> dict:
-    # The engine hands config over as PULUMI_CONFIG or through set_all_config; read both.
-    return {**pulumi.runtime.get_config_env(), **pulumi.runtime.config.CONFIG.get()}
+    # Every key of the stack's config, unknown ones included (so they are reported, not ignored): the
+    # language host hands the whole config over as PULUMI_CONFIG (pulumi.Config reads one key at a time).
+    return pulumi.runtime.get_config_env()
 
 
 try:

@@ -24,7 +24,7 @@ from mlplatform_core.model.validation import validate_stack
 
 try:
     valid = validate_stack(
-        {**pulumi.runtime.get_config_env(), **pulumi.runtime.config.CONFIG.get()},
+        pulumi.runtime.get_config_env(),  # all of PULUMI_CONFIG, as the language host hands it over
         pulumi.get_stack(),
         source=f"stack {pulumi.get_stack()}",
     )

@@ -10,6 +10,9 @@ so that programs which read outputs run to the end.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import json
+import os
 import runpy
 import threading
 import warnings
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-from pulumi.runtime.settings import SETTINGS, set_root_resource
+from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import wait_for_rpcs
 
 from ..project import project_root
@@ -28,6 +31,7 @@ from .ordering import ConstructionOrder
 from .recording import Invoke, ProgramRun, Recorded, StackRun
 from .sdk_shortcuts import Freezer, Pump, young_collections_only
 
+CONFIG_ENV = "PULUMI_CONFIG"
 ORGANIZATION = "organization"  # what pulumi.get_organization() answers offline (and on a DIY backend)
 _lock = threading.Lock()  # the Pulumi runtime is process-global: one program run at a time
 # The mlplatform command enables it: it runs its programs and exits (see Freezer).
@@ -48,6 +52,18 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+def _tracked_outputs() -> tuple[Any, set] | None:
+    """The SDK's set of apply tasks and its lock, or None when this SDK keeps them elsewhere.
+
+    `pulumi.runtime.settings.SETTINGS` is a module-level name the SDK does not export from pulumi.runtime:
+    looked up, not imported, so that an SDK without it skips the clean-up instead of failing every plan
+    (tests/mlplatform/test_engine.py pins that the installed SDK has it).
+    """
+    settings = getattr(importlib.import_module("pulumi.runtime.settings"), "SETTINGS", None)
+    outputs, lock = getattr(settings, "outputs", None), getattr(settings, "lock", None)
+    return (lock, outputs) if isinstance(outputs, set) and lock is not None else None
+
+
 def _drop_leftover_outputs(loop: asyncio.AbstractEventLoop) -> None:
     """Cancel and forget the Output tasks a failed run leaves behind.
 
@@ -56,9 +72,13 @@ def _drop_leftover_outputs(loop: asyncio.AbstractEventLoop) -> None:
     awaits them all: the next run would raise the failed run's error. pulumi.runtime.mocks.test clears
     the same set before each test.
     """
-    with SETTINGS.lock:
-        leftover = list(SETTINGS.outputs)
-        SETTINGS.outputs.clear()
+    tracked = _tracked_outputs()
+    if tracked is None:
+        return
+    lock, outputs = tracked
+    with lock:
+        leftover = list(outputs)
+        outputs.clear()
     for task in leftover:
         task.cancel()
     if leftover:
@@ -160,6 +180,11 @@ def execute(
         pulumi.runtime.set_mocks(
             mocks, project=project, stack=stack, preview=False, monitor=monitor, organization=ORGANIZATION
         )
+        # As `pulumi up` hands it over: the language host puts the stack's config in PULUMI_CONFIG
+        # (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go, pulumiConfigVar) and the exec shim
+        # passes that to set_all_config (sdk/python/cmd/pulumi-language-python-exec).
+        config_env = os.environ.get(CONFIG_ENV)
+        os.environ[CONFIG_ENV] = json.dumps(dict(pulumi_config))
         pulumi.runtime.set_all_config(dict(pulumi_config), [])
         order = ConstructionOrder()
         pulumi.runtime.register_stack_transformation(order)
@@ -182,6 +207,10 @@ def execute(
             _drop_leftover_outputs(loop)
             FREEZER.after_run()
             pulumi.runtime.set_all_config({}, [])
+            if config_env is None:
+                os.environ.pop(CONFIG_ENV, None)
+            else:
+                os.environ[CONFIG_ENV] = config_env
             set_root_resource(None)  # type: ignore[arg-type]
     return ProgramRun(
         stack=stack,
