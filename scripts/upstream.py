@@ -1,7 +1,8 @@
 """Shared by the data generators in scripts/: where each upstream file comes from, and getting it.
 
 Standard library only. scripts/upstream.json pins each upstream file (repo, path, commit, date,
-license), or a page outside git by its URL and date. A generator reads a file either from a local copy
+license), a page outside git by its URL and date, or a file inside a released Python package by the
+wheel's version and sha256 (PyPI). A generator reads a file either from a local copy
 the user gives, or, with --fetch, from raw.githubusercontent.com at the pinned commit (or at --ref, e.g.
 main, to refresh the dataset), or from the page's URL.
 """
@@ -9,8 +10,13 @@ main, to refresh the dataset), or from the page's URL.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
+import subprocess
+import sys
+import tempfile
 import urllib.request
+import zipfile
 from pathlib import Path
 
 MANIFEST = Path(__file__).resolve().parent / "upstream.json"
@@ -24,6 +30,8 @@ def manifest() -> dict[str, dict]:
 def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> tuple[str, dict]:
     """The text of one upstream file and its provenance record (as written into a snapshot's `source`)."""
     pin = manifest()[role]
+    if "pypi" in pin:  # a file inside a released Python package: pinned by the wheel's hash
+        return _from_wheel(pin, role, local, fetch)
     if "url" in pin:  # a page outside git (an AWS price statement): pinned by its URL and date, no ref to move
         record = {"role": role, **{k: pin[k] for k in ("url", "date", "license")}}
         where, url = pin["url"], pin["url"]
@@ -42,6 +50,25 @@ def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> t
             commit=f"{ref} (as of {datetime.date.today().isoformat()})", date=datetime.date.today().isoformat()
         )
     return text, record
+
+
+def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[str, dict]:
+    """`pin["path"]` from the pinned wheel: a local copy of the file, or (--fetch) the wheel from PyPI,
+    checked against the pinned sha256 before anything is read from it."""
+    record = {"role": role, **{k: pin[k] for k in ("pypi", "version", "sha256", "path", "date", "license")}}
+    if local:
+        return Path(local).read_text(encoding="utf-8"), record
+    if not fetch:
+        raise SystemExit(f"{role}: give a local copy of {pin['path']} from {pin['wheel']} or pass --fetch")
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = f"{pin['pypi']}=={pin['version']}"
+        subprocess.run([sys.executable, "-m", "pip", "download", spec, "--no-deps", "-d", tmp, "-q"], check=True)
+        wheel = Path(tmp) / pin["wheel"]
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        if digest != pin["sha256"]:
+            raise SystemExit(f"{role}: {wheel.name} has sha256 {digest}, not the pinned {pin['sha256']}")
+        with zipfile.ZipFile(wheel) as z:
+            return z.read(pin["path"]).decode("utf-8"), record
 
 
 def write_json(path: Path, head: dict, items_key: str, items: dict) -> None:

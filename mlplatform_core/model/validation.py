@@ -67,6 +67,7 @@ def _partial_config(data: dict[str, Any], exc: ValidationError) -> tuple[StackCo
             if err["type"] == "missing":
                 if where == ("region",):  # neither the layout nor the workload layer reads the region
                     data["region"] = _ANY_REGION
+                    removed.append(where)  # a placeholder: checks that read the region are skipped
                     continue
                 if len(where) == 1:  # the environment: nothing to build on
                     return None, removed
@@ -117,7 +118,7 @@ def validate_stack(
         cfg, removed = _partial_config(data, exc)
     layout = workloads = None
     if cfg is not None:
-        problems += _derived(cross_setting_problems(cfg), removed)
+        problems += cross_setting_problems(cfg, set_aside={str(loc[0]) for loc in removed})
         try:
             layout = build_layout(cfg, stack)
         except ConfigError as err:

@@ -17,6 +17,7 @@ from ..config.karpenter import KARPENTER
 from ..karpenter import release
 from ..karpenter.spec import DISCOVERY_TAG, NODEPOOL_LABEL
 from ..layout import Layout
+from ..regions import partition_of
 from .charts import Chart
 from .core_services import core_services_placement
 
@@ -79,14 +80,6 @@ def controller_values(cluster_name: str, queue_name: Any, role_arn: Any, replica
 # --- IAM ------------------------------------------------------------------------------------------
 
 
-def partition(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
-
-
 def _fill(template: Any, values: Mapping[str, str]) -> Any:
     """A generated document with its ${Placeholder}s filled in; an unfilled one is a bug, not a policy."""
     text = json.dumps(template)
@@ -112,7 +105,7 @@ def controller_policies(
     they pass the 6,144-character limit of one managed policy.
     """
     values = {
-        "Partition": partition(region),
+        "Partition": partition_of(region),
         "Region": region,
         "AccountId": account_id,
         "ClusterName": cluster_name,

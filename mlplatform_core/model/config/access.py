@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, field_validator
 
+from ..regions import partition_of
 from ..scheduling import dns_label_error
 from .base import SettingsModel
 from .errors import Problem, key_path, show
@@ -23,19 +24,6 @@ _PRINCIPAL = re.compile(
     r"^arn:(aws|aws-cn|aws-us-gov|aws-iso[a-z-]*):iam::(\d{12}):(role|user)/([A-Za-z0-9_+=,.@/-]{1,576})$"
 )
 _EXAMPLE = "arn:aws:iam::111122223333:role/platform-admins"
-
-
-def partition_of(region: str) -> str:
-    """The AWS partition of a region: ARNs of principals and policies must use it."""
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    if region.startswith("us-isob-"):
-        return "aws-iso-b"
-    if region.startswith("us-iso"):
-        return "aws-iso"
-    return "aws"
 
 
 def principal_arn_error(arn: Any) -> str | None:

@@ -9,13 +9,12 @@ what would be valid; the layout adds the checks that need defaults merged in.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from .. import eks_versions
+from .. import eks_versions, regions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from .access import AccessSettings, access_problems
 from .base import Count, SettingsModel
@@ -59,8 +58,10 @@ class StackConfig(SettingsModel):
     @field_validator("region", mode="before")
     @classmethod
     def _region(cls, v: Any) -> Any:
-        if not isinstance(v, str) or not re.match(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$", v):
+        if not isinstance(v, str):
             raise ValueError(f"{show(v)} is not an AWS region name such as us-west-2 or eu-central-1")
+        if problem := regions.region_problem(v):
+            raise ValueError(problem)
         return v
 
     @field_validator("kubernetes_version", mode="before")
@@ -101,12 +102,21 @@ class StackConfig(SettingsModel):
         return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
 
 
-def cross_setting_problems(cfg: StackConfig) -> list[Problem]:
-    """Checks across settings, once each setting is valid on its own: access principals against the
-    region's partition, the Kubernetes layer against the endpoint and the network."""
-    return access_problems(cfg.access, cfg.region) + kubernetes_layer_problems(
-        cfg.kubernetes_layer, cfg.endpoint, cfg.network
-    )
+# Checks across settings, each with the settings it reads (stack-file keys): access principals against the
+# region's partition, the Kubernetes layer against the endpoint and the network.
+_CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]]], ...] = (
+    (frozenset({"access", "region"}), lambda cfg: access_problems(cfg.access, cfg.region)),
+    (
+        frozenset({"kubernetesLayer", "endpoint", "network"}),
+        lambda cfg: kubernetes_layer_problems(cfg.kubernetes_layer, cfg.endpoint, cfg.network),
+    ),
+)
+
+
+def cross_setting_problems(cfg: StackConfig, set_aside: Collection[str] = ()) -> list[Problem]:
+    """Checks across settings, once each setting is valid on its own. A check that reads a setting in
+    `set_aside` (invalid, and left out to check the rest) is skipped: it would judge a default in its place."""
+    return [p for reads, check in _CROSS_CHECKS if not reads & set(set_aside) for p in check(cfg)]
 
 
 def kubernetes_layer_of(cfg: StackConfig) -> str:

@@ -259,6 +259,15 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
     for name, base in defaults.items():
         o = cfg.node_groups.get(name, NodeGroupSettings())
         enabled = o.enabled if o.enabled is not None else base.enabled
+        written = sorted(o.model_fields_set - {"enabled"})
+        if o.enabled is None and not base.enabled and written:
+            # Settings for a group that is off by default would vanish without a word.
+            errs.add(
+                ("nodeGroups", name),
+                f"{', '.join(NodeGroupSettings.model_fields[f].alias or f for f in written)} given, but the {name} "
+                f"group is off by default in {cfg.environment}; add enabled: true to create it "
+                "(or enabled: false to keep it off)",
+            )
         if name == INITIAL and not enabled:
             why = " (the Karpenter controller runs there too)" if cfg.provisioner == KARPENTER else ""
             errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")

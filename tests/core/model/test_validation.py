@@ -261,3 +261,44 @@ def test_no_quantity_takes_a_boolean(field):
     found = problems(raw)
     key = f"{P}workloads.namespaces.team.limits.{field}.cpu"
     assert key in found and "True is not a quantity" in found[key]
+
+
+# --- nothing falsely flagged by a setting set aside -----------------------------------------------
+
+
+def test_a_mistyped_endpoint_key_does_not_make_a_public_endpoint_private():
+    raw = base(
+        kubernetesLayer="inline",
+        endpoint={"publicAccess": True, "publicAccessCidr": ["54.240.1.7/32"]},  # typo: ...Cidrs
+    )
+    assert list(problems(raw)) == ["ml-platform-eks:endpoint.publicAccessCidr"]
+
+
+def test_a_mistyped_region_is_the_only_problem_reported_about_the_partition():
+    raw = base(access={"admin": ["arn:aws-us-gov:iam::111122223333:role/platform"]})
+    raw["aws:region"] = "us-gov-west1"
+    assert list(problems(raw)) == ["aws:region"]
+    del raw["aws:region"]  # missing altogether: no partition judged against a stand-in region either
+    assert list(problems(raw)) == ["aws:region"]
+
+
+def test_cross_setting_problems_still_come_with_other_problems():
+    # The settings a check reads are valid: it runs, whatever else is wrong elsewhere.
+    raw = base(
+        kubernetesLayer="inline",
+        endpoint={"privateAccess": True, "publicAccess": False},
+        nodeGroups={"jobs": {"maxSize": "yes"}},
+    )
+    assert set(problems(raw)) == {"ml-platform-eks:kubernetesLayer", "ml-platform-eks:nodeGroups.jobs.maxSize"}
+
+
+def test_settings_of_a_group_that_is_off_by_default_are_not_dropped():
+    found = problems(base(nodeGroups={"gpu": {"instanceTypes": ["g5.2xlarge"], "maxSize": 4}}))
+    assert found == {
+        "ml-platform-eks:nodeGroups.gpu": "instanceTypes, maxSize given, but the gpu group is off by default in "
+        "dev; add enabled: true to create it (or enabled: false to keep it off)"
+    }
+    for enabled in (True, False):  # said explicitly: either is what the user asked for
+        raw = base(nodeGroups={"gpu": {"enabled": enabled, "instanceTypes": ["g5.2xlarge"], "maxSize": 4}})
+        layout = validate_stack(raw, "dev").layout
+        assert ("gpu" in {g.name for g in layout.groups}) is enabled
