@@ -161,7 +161,7 @@ def _merge(
     one_class = not pool and len(types) > 1 and (gpu or capacity == "SPOT" or min_size != max_size)
     if one_class and (problem := size_class_problem(types)):
         errs.add(path + ("instanceTypes",), problem)
-    if gpu and (problem := gpu_model_problem(types)):
+    if gpu and (problem := gpu_model_problem(types, pool=pool)):
         errs.add(path + ("instanceTypes",), problem)
 
     for key, value in o.labels.items():

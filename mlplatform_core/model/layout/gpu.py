@@ -43,15 +43,18 @@ def size_class_problem(types: tuple[str, ...]) -> str | None:
     )
 
 
-def gpu_model_problem(types: tuple[str, ...]) -> str | None:
+def gpu_model_problem(types: tuple[str, ...], pool: bool = False) -> str | None:
     """Why a GPU group's types cannot share one accelerator label (several GPU models), or None."""
     models = sorted({t.gpu_name for t in _known(types) if t.gpu_name})
     if len(models) <= 1:
         return None
-    return (
-        f"{show(list(types))} mix GPU models ({', '.join(models)}); the node label {ACCELERATOR_LABEL} the "
-        "Cluster Autoscaler reads is one value per group; use one GPU model per group"
-    )
+    if pool:  # a NodePool's template labels are one value for every node it launches
+        why = f"the node label {ACCELERATOR_LABEL} that the NodePool's template puts on every node it launches"
+        fix = "use one GPU model per group (one NodePool per model)"
+    else:
+        why = f"the node label {ACCELERATOR_LABEL}, which the Cluster Autoscaler reads from the group,"
+        fix = "use one GPU model per group"
+    return f"{show(list(types))} mix GPU models ({', '.join(models)}); {why} has one value per group; {fix}"
 
 
 def gpu_labels(types: tuple[str, ...], ami_type: str) -> dict[str, str]:
