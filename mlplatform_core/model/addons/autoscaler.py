@@ -8,8 +8,11 @@ then waits for the initial group only, and the ConfigMap for the groups it names
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -18,18 +21,11 @@ from ..layout import AUTOSCALER_PREFIX, Layout
 from .core_services import core_services_placement
 
 # The autoscaler's minor must match Kubernetes' (its scheduler simulation is version-specific): the newest
-# patch of each minor EKS still creates clusters on (kubernetes/autoscaler tags cluster-autoscaler-1.X.Y,
-# read 2026-08-22; a minor the calendar adds needs its row here, which a test checks).
-AUTOSCALER_IMAGE_TAGS = {
-    "1.29": "v1.29.5",
-    "1.30": "v1.30.7",
-    "1.31": "v1.31.5",
-    "1.32": "v1.32.7",
-    "1.33": "v1.33.6",
-    "1.34": "v1.34.5",
-    "1.35": "v1.35.2",
-    "1.36": "v1.36.1",
-}
+# patch of each minor of the EKS calendar, generated from kubernetes/autoscaler's release tags by
+# scripts/generate_autoscaler_images.py (source and date in the file).
+AUTOSCALER_IMAGE_TAGS: Mapping[str, str] = MappingProxyType(
+    json.loads(resources.files("mlplatform_core").joinpath("data/autoscaler_images.json").read_text("utf-8"))["images"]
+)
 AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
 # The ConfigMap the priority expander reads in its own namespace (kubernetes/autoscaler
 # cluster-autoscaler/expander/priority/priority.go: PriorityConfigMapName, key "priorities"). It watches

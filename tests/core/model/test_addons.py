@@ -149,7 +149,7 @@ def test_every_minor_eks_creates_has_an_autoscaler_of_its_own():
     """A calendar refresh that adds a minor must add its autoscaler release (the nearest would be the wrong one)."""
     generated = datetime.date.fromisoformat(eks_versions.calendar_source()["generated"])
     missing = [m for m in eks_versions.creatable(generated) if m not in autoscaler.AUTOSCALER_IMAGE_TAGS]
-    assert not missing, f"add cluster-autoscaler releases for {missing} to AUTOSCALER_IMAGE_TAGS"
+    assert not missing, f"regenerate autoscaler_images.json (scripts/generate_autoscaler_images.py) for {missing}"
 
 
 def test_chart_versions_are_pinned():
