@@ -7,6 +7,7 @@ every problem of a stack at once.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from types import MappingProxyType
 
@@ -32,7 +33,7 @@ from ..scheduling import (
 )
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
-from .gpu import gpu_labels, gpu_model_problem, size_class_problem
+from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
 from .spec import INITIAL, Layout, NodeGroupSpec
 
 EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
@@ -238,6 +239,24 @@ def _merge(
     return spec
 
 
+def _pool_gpu_models(cfg: StackConfig, groups: list, pools: tuple, errs: _Collector) -> tuple[list, tuple]:
+    """A GPU pool selected by family launches the families' types, not the group's: one GPU model among
+    them, and the accelerator label of the pool's nodes names it (not the group's default type's model)."""
+    fixed: dict[str, dict[str, str]] = {}
+    for pool in pools:
+        if not pool.gpu or not pool.instance_families:
+            continue
+        families = f"families {', '.join(pool.instance_families)}"
+        if problem := gpu_model_problem(pool.instance_types, pool=True, described=families):
+            errs.add(("karpenter", "nodePools", pool.name, "instanceFamilies"), problem)
+            continue
+        labels = {k: v for k, v in pool.labels.items() if k != ACCELERATOR_LABEL}
+        fixed[pool.name] = {**labels, **accelerator_label(pool.instance_types)}
+    groups = [dataclasses.replace(g, labels=fixed[g.name]) if g.name in fixed else g for g in groups]
+    pools = tuple(dataclasses.replace(p, labels=fixed[p.name]) if p.name in fixed else p for p in pools)
+    return groups, pools
+
+
 def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
     """The node groups of a stack, defaults merged with overrides. Raises ConfigError listing every problem."""
     errs = _Collector()
@@ -310,6 +329,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         )
     retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
+    groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint

@@ -43,7 +43,7 @@ def size_class_problem(types: tuple[str, ...]) -> str | None:
     )
 
 
-def gpu_model_problem(types: tuple[str, ...], pool: bool = False) -> str | None:
+def gpu_model_problem(types: tuple[str, ...], pool: bool = False, described: str | None = None) -> str | None:
     """Why a GPU group's types cannot share one accelerator label (several GPU models), or None."""
     models = sorted({t.gpu_name for t in _known(types) if t.gpu_name})
     if len(models) <= 1:
@@ -54,15 +54,20 @@ def gpu_model_problem(types: tuple[str, ...], pool: bool = False) -> str | None:
     else:
         why = f"the node label {ACCELERATOR_LABEL}, which the Cluster Autoscaler reads from the group,"
         fix = "use one GPU model per group"
-    return f"{show(list(types))} mix GPU models ({', '.join(models)}); {why} has one value per group; {fix}"
+    return (
+        f"{described or show(list(types))} mix GPU models ({', '.join(models)}); {why} has one value per group; {fix}"
+    )
+
+
+def accelerator_label(types: tuple[str, ...]) -> dict[str, str]:
+    """The accelerator label of nodes of these types (one GPU model: see gpu_model_problem), or none."""
+    models = sorted({t.gpu_name for t in _known(types) if t.gpu_name})
+    return {ACCELERATOR_LABEL: f"nvidia-{models[0]}"} if models else {}
 
 
 def gpu_labels(types: tuple[str, ...], ami_type: str) -> dict[str, str]:
     """Labels every node of a GPU group carries besides the toolkit's own: the accelerator, the plugin marker."""
-    labels: dict[str, str] = {}
-    models = sorted({t.gpu_name for t in _known(types) if t.gpu_name})
-    if models:
-        labels[ACCELERATOR_LABEL] = f"nvidia-{models[0]}"
+    labels = accelerator_label(types)
     if needs_device_plugin(ami_type):
         labels[DEVICE_PLUGIN_LABEL] = "true"
     return labels

@@ -11,7 +11,7 @@ from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.karpenter import capacity, release
 from mlplatform_core.model.karpenter import pools as karpenter_pools
 from mlplatform_core.model.layout import INITIAL, build_layout
-from mlplatform_core.model.scheduling import GPU_TAINT, LIFECYCLE_LABEL, ROLE_LABEL, Taint
+from mlplatform_core.model.scheduling import ACCELERATOR_LABEL, GPU_TAINT, LIFECYCLE_LABEL, ROLE_LABEL, Taint
 from tests.conftest import stack_config
 
 P = "ml-platform-eks:"
@@ -84,6 +84,26 @@ def test_family_pools_may_launch_every_catalog_type_of_their_families_and_sizes(
     assert sorted(spot.instance_types) == expected and len(expected) == 10
     # The group in the layout sees the same types: placement and exported settings follow the pool.
     assert layout_of().group("spot").instance_types == spot.instance_types
+
+
+def gpu_by_family(*families: str) -> dict:
+    raw = karpenter_config(karpenter={"nodePools": {"gpu": {"instanceFamilies": list(families)}}})
+    gpu = raw[f"{P}nodeGroups"]["gpu"]
+    raw[f"{P}nodeGroups"]["gpu"] = {k: v for k, v in gpu.items() if k != "instanceTypes"}  # by family instead
+    return raw
+
+
+def test_a_gpu_pool_by_family_names_the_model_of_the_families_it_launches():
+    # The gpu group's default type is an A10G (g5); a pool of g6 families launches L4 nodes and says so.
+    layout = build_layout(parse(gpu_by_family("g6")), "dev-karpenter")
+    (pool,) = [p for p in layout.node_pools if p.name == "gpu"]
+    assert pool.labels[ACCELERATOR_LABEL] == "nvidia-l4" == layout.group("gpu").labels[ACCELERATOR_LABEL]
+    assert {instances.lookup(t).gpu_name for t in pool.instance_types} == {"l4"}
+
+
+def test_a_gpu_pool_by_family_refuses_families_of_several_models():
+    found = problems(gpu_by_family("g5", "g6"))
+    assert "families g5, g6 mix GPU models (a10g, l4)" in found[f"{P}karpenter.nodePools.gpu.instanceFamilies"]
 
 
 def test_labels_and_taints_are_the_groups():
