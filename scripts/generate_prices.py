@@ -8,10 +8,16 @@ Standard library only. Sources (pinned in scripts/upstream.json):
   karpenter-prices-aws-us-gov  the same file for GovCloud (us-gov-east-1, us-gov-west-1)
   eks-control-plane-pricing    the AWS Containers blog post that states the EKS control-plane price per
                                cluster-hour in standard and in extended support (a page, not a git file)
+  aws-price-list-ec2           optional, --price-list: AWS Price List offer files of AmazonEC2 (one region's
+                               index.json, or all regions'): EC2 on-demand prices with Karpenter's filter, NAT
+                               gateway per hour and per GB processed, EBS gp3 per GB-month (scripts/price_list.py)
+  aws-price-list-kms           optional, --price-list: offer files of awskms: a KMS key per month
 
-Nothing else is priced: spot prices, NAT gateways, public IPv4 addresses, EBS and KMS have no
-authoritative committed dataset, so the snapshot names them under `unknown` with the reason and the
-toolkit reports them as unknown. The China file (cn-north-1) is not read: it is in CNY and stale upstream.
+Without offer files the snapshot has Karpenter's regions only and no NAT gateway, EBS or KMS price. An offer
+file's region replaces the Karpenter table of that region (same filter, newer data) and adds its charges;
+the snapshot's `source` records each file's offer, version and publicationDate. Spot prices and public IPv4
+addresses are never priced: the snapshot names them under `unknown` with the reason and the toolkit reports
+them as unknown. The China file (cn-north-1) is not read: it is in CNY and stale upstream.
 
 It also writes the policy pack's copy (policies/mlplatform_policies/prices.json): the same prices plus
 the support dates of each Kubernetes minor from mlplatform_core/data/eks_versions.json, because the pack
@@ -22,7 +28,12 @@ Usage (from the repository root):
   scripts/generate_prices.py --fetch                       # the pinned upstream commits and the AWS page
   scripts/generate_prices.py --fetch --ref main            # refresh; then pin the commits in upstream.json
   scripts/generate_prices.py --karpenter-prices FILE --karpenter-prices-us-gov FILE --eks-pricing FILE
+  scripts/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
   scripts/generate_prices.py --pack-only                   # re-derive the pack's copy from the snapshots
+
+Offer files are streamed (scripts/json_stream.py): memory stays near what is kept, not the file's size
+(hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); README, "Upstream
+data", has the commands that download them.
 """
 
 from __future__ import annotations
@@ -33,8 +44,10 @@ import html
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+import price_list
 import upstream
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,18 +55,19 @@ OUTPUT = ROOT / "mlplatform_core" / "data" / "prices.json"
 PACK_OUTPUT = ROOT / "policies" / "mlplatform_policies" / "prices.json"
 CALENDAR = ROOT / "mlplatform_core" / "data" / "eks_versions.json"
 ITEMS = "on_demand_usd_per_hour"
+OFFER_ROLES = {"AmazonEC2": "aws-price-list-ec2", "awskms": "aws-price-list-kms"}  # scripts/upstream.json
 
 UNKNOWN = {
     "ec2_spot": "no authoritative dataset commits spot prices (Karpenter seeds none and reads them live from "
     "EC2 DescribeSpotPriceHistory); a spot node costs at most its on-demand price, the default maximum price",
     "ec2_other_regions": "Karpenter's price generator commits only us-east-1 for the commercial partition and "
-    "us-gov-east-1/us-gov-west-1 for GovCloud; other regions need the AWS Price List API",
-    "nat_gateway": "no authoritative machine-readable price for NAT gateway hours or processed GB in any "
-    "committed dataset (only third-party blogs)",
+    "us-gov-east-1/us-gov-west-1 for GovCloud; other regions come from the AWS Price List offer files "
+    "(scripts/generate_prices.py --price-list; README: Upstream data)",
+    "nat_gateway": "only an AWS Price List offer file (AmazonEC2) has it (README, Upstream data)",
     "public_ipv4": "no authoritative machine-readable price for public IPv4 addresses (the NAT gateways' "
     "Elastic IPs) in any committed dataset",
-    "ebs": "no authoritative machine-readable price for EBS volumes (GB-month) in any committed dataset",
-    "kms_key": "no authoritative machine-readable price for a KMS key (per month) in any committed dataset",
+    "ebs": "only an AWS Price List offer file (AmazonEC2) has it (README, Upstream data)",
+    "kms_key": "only an AWS Price List offer file (awskms) has it (README, Upstream data)",
     "eks_control_plane_other_partitions": "the AWS statement gives one list price for the commercial "
     "partition; GovCloud, China (CNY) and ISO regions have their own price lists",
 }
@@ -105,17 +119,55 @@ def parse_eks_pricing(page: str) -> dict[str, float]:
 
 # --- outputs ------------------------------------------------------------------------------------
 
+# What the `charges` block prices per region (keys as scripts/price_list.py names them) and per what.
+CHARGE_UNITS = {
+    "nat_gateway_hour": "USD per NAT gateway-hour",
+    "nat_gateway_gb": "USD per GB processed by a NAT gateway",
+    "ebs_gp3_gb_month": "USD per GB-month of EBS gp3 storage (provisioned size)",
+    "kms_key_month": "USD per KMS key-month (a customer managed key)",
+}
 
-def build(tables: list[tuple[dict, str, dict[str, dict[str, float]]]], eks: dict[str, float], sources: list[dict]):
-    """The snapshot's head and rows: one row per instance type, its price in every region that has one."""
-    regions, rows = {}, {}
-    for source, stamp, by_region in tables:
-        for region, prices in sorted(by_region.items()):
+
+def build(
+    tables: list[tuple[dict, str, dict[str, dict[str, float]]]],
+    eks: dict[str, float],
+    sources: list[dict],
+    offers: Sequence[price_list.OfferPrices] = (),
+    generated: str | None = None,
+):
+    """The snapshot's head and rows: one row per instance type, its price in every region that has one.
+
+    Karpenter's tables first; an offer file's region then replaces that region's whole table (a type the
+    newer price list no longer sells must not keep an old price) and adds the region's charges."""
+    regions: dict[str, dict] = {}
+    by_region: dict[str, dict[str, float]] = {}
+    for source, stamp, tables_by_region in tables:
+        for region, prices in sorted(tables_by_region.items()):
             regions[region] = {"from": source["role"], "price_list_generated_at": stamp, "instance_types": len(prices)}
-            for itype, price in prices.items():
-                rows.setdefault(itype, {})[region] = price
+            by_region[region] = prices
+    charges: dict[str, dict[str, float]] = {}
+    read: dict[tuple[str, str], str] = {}  # (offer, region) -> file: two files for one region are refused
+    for offer in offers:
+        for region in offer.regions:
+            if (offer.offer, region) in read:
+                raise SystemExit(f"{offer.offer} {region} is in both {read[offer.offer, region]} and {offer.file}")
+            read[offer.offer, region] = offer.file
+        for region, prices in sorted(offer.ec2.items()):
+            regions[region] = {
+                "from": OFFER_ROLES[offer.offer],
+                "price_list_generated_at": offer.publication_date,
+                "offer_version": offer.version,
+                "instance_types": len(prices),
+            }
+            by_region[region] = prices
+        for region, found in offer.charges.items():
+            charges.setdefault(region, {}).update(found)
+    rows: dict[str, dict[str, float]] = {}
+    for region, prices in sorted(by_region.items()):
+        for itype, price in prices.items():
+            rows.setdefault(itype, {})[region] = price
     head = {
-        "generated": datetime.date.today().isoformat(),
+        "generated": generated or datetime.date.today().isoformat(),
         "generator": "scripts/generate_prices.py",
         "source": sources,
         "currency": "USD",
@@ -132,9 +184,30 @@ def build(tables: list[tuple[dict, str, dict[str, dict[str, float]]]], eks: dict
             "partition": "aws",
             "note": "the extended-support price is the total per cluster-hour, not a surcharge on the standard one",
         },
+        "charges": {
+            "what": "on-demand prices of what a stack creates besides instances, per region, from AWS Price List "
+            "offer files (none without them)",
+            "units": CHARGE_UNITS,
+            "regions": charges,
+        },
         "unknown": UNKNOWN,
     }
     return head, rows
+
+
+def offer_source(offer: price_list.OfferPrices) -> dict:
+    """An offer file's provenance record: its pin, the file's own version, publication date and regions."""
+    role = OFFER_ROLES[offer.offer]
+    pin = upstream.manifest()[role]
+    return {
+        "role": role,
+        "url": offer.url(),
+        "file": offer.file,
+        "version": offer.version,
+        "publication_date": offer.publication_date,
+        "regions": offer.regions,
+        "license": pin["license"],
+    }
 
 
 def support_dates() -> dict[str, dict[str, str]]:
@@ -159,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--karpenter-prices", metavar="FILE", help="zz_generated.pricing_aws.go")
     p.add_argument("--karpenter-prices-us-gov", metavar="FILE", help="zz_generated.pricing_aws_us_gov.go")
     p.add_argument("--eks-pricing", metavar="FILE", help="the AWS post (HTML, or its text)")
+    p.add_argument(
+        "--price-list",
+        metavar="FILE",
+        nargs="+",
+        default=[],
+        help="AWS Price List offer files (AmazonEC2 or awskms index.json, one region or all; .gz read as is)",
+    )
     p.add_argument("--fetch", action="store_true", help="download the files that were not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
     p.add_argument("--pack-only", action="store_true", help="only re-derive the pack's copy from the snapshots")
@@ -178,10 +258,21 @@ def main(argv: list[str] | None = None) -> int:
         page, src = upstream.read("eks-control-plane-pricing", args.eks_pricing, args.fetch, args.ref)
         eks = parse_eks_pricing(page)
         sources.append(src)
-        head, rows = build(tables, eks, sources)
+        offers = []
+        for path in args.price_list:
+            offer = price_list.read_offer(Path(path))
+            if not offer.regions:  # a region index may list zones that are not AWS Regions
+                print(f"{path}: skipped, no product located in an AWS Region", file=sys.stderr)
+                continue
+            offers.append(offer)
+            print(f"{path}: {offer.offer} {offer.version}, {', '.join(offer.regions)}", file=sys.stderr)
+        offers.sort(key=lambda o: (o.offer, o.regions, o.file))
+        sources += [offer_source(o) for o in offers]
+        head, rows = build(tables, eks, sources, offers)
         upstream.write_json(args.output, head, ITEMS, rows)
         print(
-            f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions -> {args.output}",
+            f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions, other charges in "
+            f"{len(head['charges']['regions'])} -> {args.output}",
             file=sys.stderr,
         )
     write_pack(args.output, args.pack_output)

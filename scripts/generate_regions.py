@@ -26,11 +26,11 @@ OUTPUT = ROOT / "mlplatform_core" / "data" / "regions.json"
 
 
 def partitions(text: str) -> dict[str, dict]:
-    """partition -> its region name pattern and its regions (name -> description)."""
+    """partition -> its DNS suffix, its region name pattern and its regions (name -> description)."""
     out = {}
     for p in json.loads(text)["partitions"]:
         regions = {name: r.get("description", "") for name, r in sorted(p["regions"].items())}
-        out[p["partition"]] = {"regionRegex": p["regionRegex"], "regions": regions}
+        out[p["partition"]] = {"dnsSuffix": p["dnsSuffix"], "regionRegex": p["regionRegex"], "regions": regions}
     return out
 
 

@@ -44,6 +44,11 @@ def partition_of(region: str) -> str:
     return "aws"
 
 
+def dns_suffix(region: str) -> str:
+    """The DNS suffix of the region's partition (amazonaws.com, amazonaws.com.cn, ...)."""
+    return str(_snapshot()["partitions"][partition_of(region)]["dnsSuffix"])
+
+
 def region_problem(region: str) -> str | None:
     """Why `region` is not an AWS region (with a did-you-mean), or None when it is one."""
     if region in known_regions():

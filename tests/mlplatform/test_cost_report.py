@@ -59,7 +59,7 @@ def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack):
     # Lower bounds: NAT gateways, their public IPv4 addresses, EBS and KMS have no price in the snapshot.
     assert f"idle floor >= {monthly(floor)} USD/month" in out
     assert f"ceiling >= {monthly(ceiling)} USD/month" in out
-    assert "NAT gateways: no authoritative machine-readable price" in out
+    assert "NAT gateways: no NAT gateway-hour price for us-east-1 in the price snapshot" in out
     assert "not included: data transfer" in out
 
 

@@ -20,6 +20,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mlplatform_core.model import regions
+
 from .model import Child, Construction, ModelError, NewResource, Path
 
 COMPONENT_TYPE = "eks:index:Cluster"
@@ -113,12 +115,9 @@ def _check_inputs(inputs: Mapping[str, Any]) -> None:
 
 
 def _partition(region: str) -> tuple[str, str]:
-    """(partition, DNS suffix) of a region, what aws.getPartition answers (cluster.ts:482)."""
-    if region.startswith("cn-"):
-        return "aws-cn", "amazonaws.com.cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov", "amazonaws.com"
-    return "aws", "amazonaws.com"
+    """(partition, DNS suffix) of a region, what aws.getPartition answers (cluster.ts:482): the AWS SDK's
+    endpoint data, as the AWS provider resolves it."""
+    return regions.partition_of(region), regions.dns_suffix(region)
 
 
 def _sha8(text: str) -> str:

@@ -1,6 +1,7 @@
 """What a stack costs before it exists (pure Python).
 
-- `prices`: the generated price snapshot (EC2 on-demand, EKS control plane) and what it does not know;
+- `prices`: the generated price snapshot (EC2 on-demand, EKS control plane, NAT gateway, EBS and KMS where
+  AWS Price List offer files priced them) and what it does not know;
 - `capacity`: node capacity as the estimate sees it, whatever provisions it (managed node groups, ...);
 - `estimate`: the cost lines of a stack and its idle floor, desired and ceiling totals.
 """

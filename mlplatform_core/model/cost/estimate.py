@@ -24,7 +24,7 @@ from ..config import StackConfig
 from ..layout import Layout
 from ..network import DEFAULT_ZONES, nat_per_az
 from .capacity import Capacity, stack_capacity
-from .prices import HOURS_PER_MONTH, Price, control_plane, on_demand, unknown_reason
+from .prices import HOURS_PER_MONTH, Price, charge, control_plane, on_demand, unknown_reason
 
 Bound = Literal["exact", "upper"]
 CONTROL_PLANE = "EKS control plane"
@@ -67,13 +67,19 @@ class Line:
         return f"{self.kind} {self.name}" if self.unit == "node" else self.name
 
     def usd_per_hour(self, size: str) -> Decimal | None:
-        """At one size: 0 when nothing runs (even unpriced), None when the price is unknown."""
+        """At one size: 0 when nothing runs (even unpriced), None when the price is unknown. A price per
+        month (GiB-month, key-month) is spread over the month's hours, as AWS prorates it."""
         qty = getattr(self.quantity, size)
         if qty == 0:
             return Decimal(0)
-        if self.price.usd_per_hour is None or self.per != "hour":
+        usd = self.price.usd_per_hour
+        if usd is None:
             return None
-        return qty * self.price.usd_per_hour
+        if self.per == "hour":
+            return qty * usd
+        if self.per.endswith("-month"):
+            return qty * usd / HOURS_PER_MONTH
+        raise ValueError(f"{self.label}: a price per {self.per} is neither hourly nor monthly")
 
 
 @dataclass(frozen=True)
@@ -214,8 +220,20 @@ def network_lines(cfg: StackConfig) -> list[Line]:
     zones = net.availability_zone_count or DEFAULT_ZONES
     count = zones if nat_per_az(net, cfg.environment) else 1
     n = Sizes(count, count, count)
+    nat, per_gb = charge(cfg.region, "nat_gateway_hour"), charge(cfg.region, "nat_gateway_gb").usd_per_hour
+    # Data processing bills by the GB that flows, which the plan cannot know: named, never added (NOT_INCLUDED).
+    note = f"plus {per_gb} USD per GB processed, billed by use and not included" if per_gb is not None else None
     return [
-        Line("NAT gateway", "NAT gateways", "gateway", "hour", n, Price(None, unknown_reason("nat_gateway"))),
+        Line(
+            "NAT gateway",
+            "NAT gateways",
+            "gateway",
+            "hour",
+            n,
+            nat,
+            basis="NAT gateway-hour" if nat.known else "",
+            note=note,
+        ),
         Line(
             "public IPv4",
             "NAT gateways' public IPv4 addresses",
@@ -227,19 +245,25 @@ def network_lines(cfg: StackConfig) -> list[Line]:
     ]
 
 
-def storage_lines(capacity: Iterable[Capacity]) -> list[Line]:
-    """The root volumes every node gets from its launch template, and the key that encrypts secrets."""
+def storage_lines(capacity: Iterable[Capacity], region: str) -> list[Line]:
+    """The root volumes every node gets from its launch template (gp3: components/node_group.py, Karpenter's
+    EC2NodeClass), and the key that encrypts secrets."""
     sized = [c for c in capacity if c.root_volume_gib]
     gib = Sizes(*(sum((c.root_volume_gib or 0) * getattr(c, f"{s}_nodes") for c in sized) for s in SIZES))
+    ebs, kms = charge(region, "ebs_gp3_gb_month"), charge(region, "kms_key_month")
     return [
-        Line("EBS", "nodes' root volumes (EBS)", "GiB", "GiB-month", gib, Price(None, unknown_reason("ebs"))),
+        Line("EBS", "nodes' root volumes (EBS)", "GiB", "GiB-month", gib, ebs, basis="gp3" if ebs.known else ""),
         Line(
             "KMS",
             "secrets encryption key (KMS)",
             "key",
             "key-month",
             Sizes(1, 1, 1),
-            Price(None, unknown_reason("kms_key")),
+            kms,
+            basis="customer managed key" if kms.known else "",
+            # components/cluster.py enables yearly rotation; AWS KMS pricing (aws.amazon.com/kms/pricing): "each
+            # newly generated backing key costs an additional $1/month". The estimate prices the first year.
+            note="the key rotates yearly: each new backing key is billed as another key-month" if kms.known else None,
         ),
     ]
 
@@ -258,6 +282,6 @@ def estimate(
         control_plane_line(cfg, on),
         *(node_line(c, cfg.region) for c in nodes),
         *network_lines(cfg),
-        *storage_lines(nodes),
+        *storage_lines(nodes, cfg.region),
     ]
     return StackCost(cfg.region, on, tuple(lines))
