@@ -20,6 +20,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
 
+from .documents import SCHEMA_VERSION, shown_path
 from .engine import ProgramRun, StackRun
 from .plan import Plan
 from .project import project_root
@@ -144,19 +145,36 @@ def effective_levels(policy_config: Mapping[str, Any] | None) -> dict[str, str]:
     return {name: s.level.value for name, s in offline.resolve_config(policy_config).items()}
 
 
+def violation_document(v: Violation) -> dict[str, Any]:
+    """A violation in `check --json`: the analyzer's fields, named in camelCase like every key of ours."""
+    return {
+        "policy": v.policy,
+        "level": v.level,
+        "severity": v.severity,
+        "message": v.message,
+        "urn": v.urn,
+        "resourceType": v.resource_type,
+        "resourceName": v.resource_name,
+        "description": v.description,
+        "remediation": v.remediation,
+    }
+
+
 def check_document(
     plan: Plan, violations: list[Violation], config_path: Path | None, policy_config: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     levels = effective_levels(policy_config)
     mandatory = sum(v.mandatory for v in violations)
     return {
+        "schemaVersion": SCHEMA_VERSION,
         "stack": plan.stack,
+        "stackNamedBy": plan.named_by,
         "source": plan.source,
-        "policyConfig": str(config_path) if config_path else None,
+        "policyConfig": shown_path(config_path) if config_path else None,
         "passed": mandatory == 0,
         "mandatory": mandatory,
         "advisory": len(violations) - mandatory,
-        "violations": [v.to_dict() for v in violations],
+        "violations": [violation_document(v) for v in violations],
         "rules": [
             {
                 "name": p.name,

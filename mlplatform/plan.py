@@ -17,8 +17,10 @@ from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.placement.invariants import InvariantReport, stack_report
 
+from .documents import shown_path
 from .engine import StackRun, run_stack
-from .stacks import resolve_stack
+from .engine.placeholders import Placeholders
+from .stacks import NAMED_BY_ARGUMENT, named_by, resolve_stack
 
 
 @dataclass
@@ -28,11 +30,17 @@ class Plan:
     config: StackConfig
     layout: Layout
     run: StackRun  # every program of the stack; run.programs for each `pulumi up` on its own
+    named_by: str = NAMED_BY_ARGUMENT  # stacks.NAMED_BY_FILE when the name came from the --config-file's name
 
     @cached_property
     def placement(self) -> InvariantReport:
         """The placement proof, computed once for the JSON, the tables and the check."""
         return stack_report(self.config, self.layout)
+
+    @cached_property
+    def placeholders(self) -> Placeholders:
+        """The offline run's made-up values (only real after deploy), for the reports to mark."""
+        return Placeholders.of(self.run)
 
     @cached_property
     def deployment(self) -> Deployment:
@@ -42,9 +50,15 @@ class Plan:
 
 def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan:
     name, path = resolve_stack(stack, config_file)
-    document = read_stack_document(path)
+    source = shown_path(path)  # in documents and messages: no absolute path of this machine
+    document = read_stack_document(path, source)
     # Every problem of the file at once (keys, settings, layout, workload layer), each with its line.
-    valid = validate_stack(document.config, name, str(path), document)
+    valid = validate_stack(document.config, name, source, document)
     return Plan(
-        stack=name, source=str(path), config=valid.config, layout=valid.layout, run=run_stack(name, document.config)
+        stack=name,
+        source=source,
+        config=valid.config,
+        layout=valid.layout,
+        run=run_stack(name, document.config),
+        named_by=named_by(stack, config_file),
     )

@@ -9,13 +9,14 @@ from pathlib import Path
 from mlplatform_core.model.config import ConfigError
 
 from ..check import PolicyConfigError, check_document, default_policy_config, load_policy_config, run_checks
-from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from ..documents import shown_path
+from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.check import render_check
 from ..reports.console import make_console
 from ..reports.json_stream import write_json
 from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
-from ..stacks import select_stacks
+from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
 
 HELP = "evaluate the policy pack's rules on one or more stacks, offline"
 DESCRIPTION = (
@@ -24,14 +25,17 @@ DESCRIPTION = (
     "that cannot be read does not hide the others' results. With several stacks --json prints "
     '{"stacks": [<each stack\'s document, or its error>, ...], "exitCode": N}.'
 )
+EXIT_CODES = {
+    EXIT_OK: "every stack passed",
+    EXIT_FAILED: "a mandatory violation (a policy rule or a placement invariant)",
+    EXIT_BAD_INPUT: MEANINGS[EXIT_BAD_INPUT],
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names; each reads stacks/Pulumi.<stack>.yaml")
     parser.add_argument("--all", action="store_true", help="every stack in stacks/ (what `make check` and CI run)")
-    parser.add_argument(
-        "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
-    )
+    add_stack_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     parser.add_argument(
         "--policy-config",
@@ -48,8 +52,10 @@ def check_stack(stack: str | None, config_file: str | None, policy_config_file: 
         policy_config = load_policy_config(path) if path else None
         violations = run_checks(plan, policy_config)
         doc = check_document(plan, violations, path, policy_config)
-    except (ConfigError, PolicyConfigError) as err:
+    except ConfigError as err:
         return StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err))
+    except PolicyConfigError as err:  # its message names the file: as the documents show paths
+        return StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err).replace(str(path), shown_path(path)))
     verdict = "passed" if doc["passed"] else "failed"
     return StackResult(
         doc["stack"],
@@ -61,7 +67,7 @@ def check_stack(stack: str | None, config_file: str | None, policy_config_file: 
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = select_stacks(args.stacks, args.config_file, args.all)
+    targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
     console = None if args.json else make_console()
     results = []
     for stack, config_file in targets:
@@ -69,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         results.append(result)
         if result.error is not None:
             print(f"error: {result.error}", file=sys.stderr)
+        elif args.json and result.document["stackNamedBy"] == NAMED_BY_FILE:
+            print(f"note: {file_name_note(result.document['stack'], result.document['source'])}", file=sys.stderr)
         elif console is not None:
             if len(targets) > 1 and len(results) > 1:
                 console.print()

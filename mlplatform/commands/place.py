@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rich.markup import escape
 
-from mlplatform_core.model.config import read_stack_document
+from mlplatform_core.model.config import ConfigError, Problem, read_stack_document
 from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.model.workloads import manifests
 from mlplatform_core.placement.admission import ClusterObjects
@@ -16,12 +15,19 @@ from mlplatform_core.placement.filters import place_admitted
 from mlplatform_core.placement.manifests import MAX_MANIFEST_BYTES, ManifestError, read_manifest
 from mlplatform_core.placement.templates import node_templates
 
+from ..documents import shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..reports.console import make_console
+from ..reports.json_stream import write_json
 from ..reports.placement import place_document, render_place
-from ..stacks import resolve_stack
+from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, named_by, resolve_stack
 
 HELP = "show on which node groups the pods of a manifest can land"
+EXIT_CODES = {
+    EXIT_OK: "the manifest was placed, even if a pod fits nowhere or the API server would reject it (read the "
+    "verdicts)",
+    EXIT_BAD_INPUT: "bad input (invalid configuration, a manifest it cannot read, bad arguments)",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,9 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAMESPACE",
         help="namespace of objects that name none, as kubectl apply -n (default: default)",
     )
-    parser.add_argument(
-        "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
-    )
+    add_stack_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
 
 
@@ -60,9 +64,16 @@ def _read_text(filename: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the manifest was placed (even if some pod fits nowhere), 2 on bad input."""
-    name, path = resolve_stack(args.stack, args.config_file)
-    document = read_stack_document(path)
-    valid = validate_stack(document.config, name, str(path), document)
+    if args.stack_name is not None and args.stack is not None:
+        raise ConfigError([Problem("--stack", "name the stack once: as STACK or with --stack NAME, not both")])
+    stack = args.stack_name if args.stack_name is not None else args.stack
+    name, path = resolve_stack(stack, args.config_file)
+    source = shown_path(path)
+    document = read_stack_document(path, source)
+    valid = validate_stack(document.config, name, source, document)
+    note = file_name_note(name, source) if named_by(stack, args.config_file) == NAMED_BY_FILE else None
+    if note and args.json:
+        print(f"note: {note}", file=sys.stderr)
     cfg, layout = valid.config, valid.layout
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
@@ -76,9 +87,12 @@ def run(args: argparse.Namespace) -> int:
     results = [place_admitted(a, templates) for a in admissions]
     notes = [manifest.note] if manifest.note else []
     if args.json:
-        print(json.dumps(place_document(results, notes), indent=2))
+        write_json(place_document(results, notes, stack=name))
     else:
         console = make_console()
-        console.print(f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(str(path))}\n")
+        console.print(f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}")
+        if note:
+            console.print(f"  [yellow]note[/yellow] {escape(note)}")
+        console.print()
         render_place(results, console, notes)
     return EXIT_OK

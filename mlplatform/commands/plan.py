@@ -7,14 +7,15 @@ import sys
 
 from mlplatform_core.model.config import ConfigError
 
-from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
+from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.console import make_console
 from ..reports.json_stream import write_json
 from ..reports.plan_document import plan_document
+from ..reports.plan_summary import placement_verdict
 from ..reports.plan_view import render
 from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
-from ..stacks import select_stacks
+from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
 
 HELP = "show what one or more stacks will build, offline"
 DESCRIPTION = (
@@ -22,19 +23,22 @@ DESCRIPTION = (
     "worst of them (2 when a stack cannot be read, which does not hide the others). With several stacks "
     '--json prints {"stacks": [<each stack\'s plan document, or its error>, ...], "exitCode": N}.'
 )
+EXIT_CODES = {
+    EXIT_OK: "the plan was made (a broken placement invariant is shown at the end, not an exit code: "
+    "`check` fails on it)",
+    EXIT_BAD_INPUT: MEANINGS[EXIT_BAD_INPUT],
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names; each reads stacks/Pulumi.<stack>.yaml")
     parser.add_argument("--all", action="store_true", help="every stack in stacks/")
-    parser.add_argument(
-        "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
-    )
+    add_stack_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = select_stacks(args.stacks, args.config_file, args.all)
+    targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
     console = None if args.json else make_console()
     results = []
     for stack, config_file in targets:
@@ -45,15 +49,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {err}", file=sys.stderr)
             continue
         doc = plan_document(plan) if args.json else None
+        if doc is not None and plan.named_by == NAMED_BY_FILE:
+            print(f"note: {file_name_note(plan.stack, plan.source)}", file=sys.stderr)
         # one `pulumi up` per program, each with its own waves: "in 6 + 3 waves"
         waves = " + ".join(str(len(o["waves"])) for o in doc["deploymentOrder"]) if doc else None
+        summary = f"{len(plan.run.resources)} resources" + (f" in {waves} waves" if waves else "")
         results.append(
             StackResult(
                 plan.stack,
                 plan.source,
                 EXIT_OK,
                 document=doc,
-                summary=f"{len(plan.run.resources)} resources" + (f" in {waves} waves" if waves else ""),
+                summary=f"{summary}; placement: {placement_verdict(plan)}",
             )
         )
         if console is not None:

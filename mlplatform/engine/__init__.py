@@ -6,6 +6,7 @@
 - `remote`: remote components (pulumi_eks.Cluster) as the real engine sees them; `urn`: engine URNs;
 - `recording`: Recorded resources, the ProgramRun and the StackRun of all a stack's programs;
 - `ordering`: recordings in the order the program constructs its resources;
+- `placeholders`: the values the mocks make up (only real after deploy) and how reports show them;
 - `sdk_shortcuts`: speed measures on public APIs only (collector settings, freeze, pump).
 """
 

@@ -20,6 +20,11 @@ def _suffix(name: str) -> str:
     return hashlib.sha1(name.encode()).hexdigest()[:7]
 
 
+def physical_name(typ: str, name: str) -> str:
+    """The stand-in for the name Pulumi's auto-naming gives a resource at deploy (`<name>-<7 random hex>`)."""
+    return f"{name}-{_suffix(typ + name)}"
+
+
 # pulumi/pulumi sdk/python/lib/pulumi/runtime/rpc.py: _special_sig_key, _special_resource_sig
 _SIG_KEY, _RESOURCE_SIG = "4dabf18193072939515e22adb298388d", "5cf8f73096256a8f31e491e813e4eb8e"
 
@@ -68,7 +73,7 @@ class Mocks(pulumi_mocks.Mocks):
 
     def provider_outputs(self, typ: str, name: str, inputs) -> tuple[str, dict[str, Any]]:
         """A provider's answer to a create: the id and the outputs it computes (ARN, auto-name...)."""
-        physical = f"{name}-{_suffix(typ + name)}"
+        physical = physical_name(typ, name)
         service = typ.split(":")[1].split("/")[0] if typ.count(":") == 2 else "x"
         outputs: dict[str, Any] = {
             "arn": f"arn:aws:{service}:{self.region}:{ACCOUNT}:{typ.rsplit(':', 1)[-1].lower()}/{physical}",

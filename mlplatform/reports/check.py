@@ -8,10 +8,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..stacks import NAMED_BY_FILE, file_name_note
+from .tables import print_table
+
 
 def render_check(doc: dict[str, Any], console: Console) -> None:
     where = f", policy config {doc['policyConfig']}" if doc["policyConfig"] else ""
-    console.print(f"[bold]Policy check for stack {doc['stack']}[/bold] ({doc['source']}{where})")
+    console.print(f"[bold]Policy check for stack {escape(doc['stack'])}[/bold] ({escape(doc['source'] + where)})")
+    if doc["stackNamedBy"] == NAMED_BY_FILE:
+        console.print(f"  [yellow]note[/yellow] {escape(file_name_note(doc['stack'], doc['source']))}")
     disabled = [r["name"] for r in doc["rules"] if r["level"] == "disabled"]
     changed = [
         f"{r['name']}={r['level']}"
@@ -28,10 +33,10 @@ def render_check(doc: dict[str, Any], console: Console) -> None:
         for col in ("rule", "resource", "level", "message"):
             table.add_column(col)
         for v in doc["violations"]:
-            resource = f"{v['resource_name']}\n({v['resource_type']})" if v["resource_name"] else "(stack)"
+            resource = f"{v['resourceName']}\n({v['resourceType']})" if v["resourceName"] else "(stack)"
             style = "red" if v["level"] == "mandatory" else "yellow"
             table.add_row(v["policy"], escape(resource), f"[{style}]{v['level']}[/{style}]", escape(v["message"]))
-        console.print(table)
+        print_table(console, table)
         console.print("[bold]How to fix[/bold]")
         for name in dict.fromkeys(v["policy"] for v in doc["violations"]):
             rule = next(r for r in doc["rules"] if r["name"] == name)

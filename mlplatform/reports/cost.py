@@ -17,7 +17,9 @@ from mlplatform_core.model.cost import HOURS_PER_MONTH, Line, StackCost, Total, 
 from mlplatform_core.model.cost.estimate import SIZES
 from mlplatform_core.model.cost.prices import priced_regions
 
+from ..documents import camel_keys
 from ..plan import Plan
+from .tables import print_table
 
 TOTALS = {"min": "idleFloor", "desired": "desired", "max": "ceiling"}
 CENT = Decimal("0.01")
@@ -73,6 +75,11 @@ def _total(total: Total) -> dict[str, Any]:
     }
 
 
+def _source(source: dict[str, Any]) -> dict[str, Any]:
+    """The price snapshot's provenance, its keys named like the rest of the document."""
+    return {**source, "source": [camel_keys(s) for s in source.get("source", [])]}
+
+
 def cost_section(cost: StackCost) -> dict[str, Any]:
     """The `cost` key of `plan --json`."""
     return {
@@ -86,7 +93,7 @@ def cost_section(cost: StackCost) -> dict[str, Any]:
         },
         "region": cost.region,
         "on": cost.on.isoformat(),
-        "prices": {"date": prices_date(), "regions": priced_regions(), **price_source()},
+        "prices": {"date": prices_date(), "regions": priced_regions(), **_source(price_source())},
         "lines": [_line(line) for line in cost.lines],
         "totals": {TOTALS[s]: _total(cost.total(s)) for s in SIZES},
         "notIncluded": list(cost.not_included),
@@ -165,7 +172,7 @@ def cost_table(cost: StackCost) -> Table:
 
 def render_cost(plan: Plan, console: Console) -> None:
     cost = plan_cost(plan)
-    console.print(cost_table(cost))
+    print_table(console, cost_table(cost))
     floor, ceiling = cost.idle_floor, cost.ceiling
     console.print(
         f"  idle floor {_total_cell(floor)} USD/month (no user workloads: control plane, network, every group at "

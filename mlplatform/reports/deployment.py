@@ -20,6 +20,7 @@ from mlplatform_core.model.deployment import cluster_stack_reference
 
 from ..engine.run import ORGANIZATION
 from ..plan import Plan
+from .tables import print_table
 
 ACCESS_ENTRY_TYPE = "aws:eks/accessEntry:AccessEntry"
 ACCESS_POLICY_TYPE = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
@@ -139,7 +140,7 @@ def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:
             escape("\n".join(f"- {r}" for r in p["reaches"])),
             escape(f"{p['runsFrom']}\n\nidentity: {p['identity']}"),
         )
-    console.print(table)
+    print_table(console, table)
     if "clusterStackReference" in dep:
         console.print(f"  the Kubernetes layer reads the cluster stack {dep['clusterStackReference']}")
     console.print()
@@ -152,8 +153,9 @@ def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:
             f"{p['policy']} ({'namespaces ' + ', '.join(p['namespaces']) if p['namespaces'] else 'cluster'})"
             for p in entry["policies"]
         )
-        access.add_row(escape(str(entry["principal"])), escape(perms or "-"), escape(entry["managedBy"]))
-    console.print(access)
+        principal = plan.placeholders.show(str(entry["principal"]))  # a role the stack creates: <...> parts
+        access.add_row(escape(principal), escape(perms or "-"), escape(entry["managedBy"]))
+    print_table(console, access)
 
     storage = doc.get("storage")
     if storage:

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from ..engine import ProgramRun, Recorded
+from .tables import print_table
 
 
 def _steps(run: ProgramRun) -> tuple[dict[str, Recorded], dict[str, set[str]]]:
@@ -140,8 +143,7 @@ def _summary(resources: list[dict[str, str]], names: int = 3) -> str:
         by_type.setdefault(r["type"], []).append(r["name"])
     lines = []
     for type_, found in by_type.items():
-        cut = [n if len(n) <= 40 else f"{n[:14]}…{n[-25:]}" for n in found[:names]]  # long names differ at the end
-        shown = ", ".join(cut) + (f", ... ({len(found) - names} more)" if len(found) > names else "")
+        shown = ", ".join(found[:names]) + (f", ... ({len(found) - names} more)" if len(found) > names else "")
         lines.append(f"{len(found)} x {_kind(type_)}: {shown}")
     return "\n".join(lines)
 
@@ -152,9 +154,12 @@ def render_order(doc: dict[str, Any], console: Console) -> None:
     table = Table(title=escape(title), title_justify="left")
     for col in ("wave", "resources", "what"):
         table.add_column(col)
+    narrow: list[RenderableType] = [Text(title)]
     for w in doc["waves"]:
         table.add_row(str(w["wave"]), str(len(w["resources"])), escape(_summary(w["resources"])))
-    console.print(table)
+        narrow.append(Text.from_markup(f"[bold]wave {w['wave']}:[/bold] {len(w['resources'])} resources"))
+        narrow.append(Padding(Text(_summary(w["resources"]), overflow="fold"), (0, 0, 0, 2)))
+    print_table(console, table, narrow=Group(*narrow))
     if doc["criticalPath"]:
         chain = " -> ".join(f"{r['name']} ({_kind(r['type'])})" for r in doc["criticalPath"])
         console.print(f"  critical path: {escape(chain)}")

@@ -69,8 +69,7 @@ _CLASS_KEYS += ("securityGroupSelectorTerms",)
 
 def _requirement(r: dict[str, Any]) -> str:
     values = r.get("values") or []
-    shown = ", ".join(values[:6]) + (f", … ({len(values)})" if len(values) > 6 else "")
-    return f"{r.get('key')} {r.get('operator')}" + (f" [{shown}]" if values else "")
+    return f"{r.get('key')} {r.get('operator')}" + (f" [{', '.join(values)}]" if values else "")
 
 
 def _taint(t: dict[str, Any]) -> str:

@@ -11,15 +11,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
-from rich.table import Table
+from rich.padding import Padding
+from rich.table import Column, Table
+from rich.text import Text
 
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.placement.filters import PodPlacement, place
 from mlplatform_core.placement.invariants import InvariantReport, check_layout
 from mlplatform_core.placement.profiles import Profile, ProfileInputs
 from mlplatform_core.placement.templates import node_templates
+
+from ..documents import SCHEMA_VERSION
+from .tables import print_table
 
 
 @dataclass(frozen=True)
@@ -106,8 +111,11 @@ def placement_section(
 # --- rich views -----------------------------------------------------------------------------------
 
 
+MATRIX_TITLE = "Placement (profiles x node groups)"
+
+
 def matrix_table(matrix: PlacementMatrix) -> Table:
-    table = Table(title="Placement (profiles x node groups)", title_justify="left", show_lines=True)
+    table = Table(title=MATRIX_TITLE, title_justify="left", show_lines=True)
     table.add_column("profile")
     for g in matrix.groups:
         table.add_column(g)
@@ -117,12 +125,28 @@ def matrix_table(matrix: PlacementMatrix) -> Table:
     return table
 
 
+def matrix_by_profile(matrix: PlacementMatrix) -> RenderableType:
+    """The matrix for narrow consoles: per profile, the groups it lands on, then the others with why not."""
+    rows: list[RenderableType] = [Text(MATRIX_TITLE)]
+    for row in matrix.rows:
+        cells = list(zip(matrix.groups, row.cells, strict=True))
+        rows.append(Text.from_markup(f"[bold]profile:[/bold] {escape(row.profile)}"))
+        grid = Table.grid(Column(no_wrap=True), Column(overflow="fold"), padding=(0, 2))
+        grid.add_row("[green]yes[/green]", escape(", ".join(g for g, c in cells if c.schedulable) or "-"))
+        grid.add_row(
+            "[red]no[/red]", escape(", ".join(f"{g} ({c.short})" for g, c in cells if not c.schedulable) or "-")
+        )
+        rows.append(Padding(grid, (0, 0, 0, 2)))
+    return Group(*rows)
+
+
 def render_placement(
     layout: Layout, console: Console, inputs: ProfileInputs | None = None, report: InvariantReport | None = None
 ) -> InvariantReport:
     """The plan's placement view: the matrix, then invariant errors and notes. Returns the report."""
     report = report or check_layout(layout, inputs)
-    console.print(matrix_table(matrix_from_report(layout, report)))
+    matrix = matrix_from_report(layout, report)
+    print_table(console, matrix_table(matrix), narrow=matrix_by_profile(matrix))
     for note in report.notes:
         console.print(f"  note: {escape(note)}")
     if report.errors:
@@ -134,10 +158,13 @@ def render_placement(
     return report
 
 
-def place_document(results: Sequence[PodPlacement], notes: Sequence[str] = ()) -> dict[str, Any]:
-    """`mlplatform place --json`: {"pods": [{"name", "groups": [{"name", "schedulable", "reasons"}]}]}; a pod
-    the API server refuses has no groups and its reasons under "rejected"; "notes" on the manifest as a whole."""
-    out: dict[str, Any] = {"pods": [r.to_dict() for r in results]}
+def place_document(
+    results: Sequence[PodPlacement], notes: Sequence[str] = (), stack: str | None = None
+) -> dict[str, Any]:
+    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "groups": [{"name", "schedulable",
+    "reasons"}]}]}; a pod the API server refuses has no groups and its reasons under "rejected"; "notes" on the
+    manifest as a whole."""
+    out: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "stack": stack, "pods": [r.to_dict() for r in results]}
     if notes:
         out["notes"] = list(notes)
     return out
@@ -176,7 +203,7 @@ def render_place(results: Sequence[PodPlacement], console: Console, notes: Seque
             for reason in result.rejected:
                 console.print(f"    {escape(reason)}")
         else:
-            console.print(place_table(result))
+            print_table(console, place_table(result))
         for note in result.notes:
             console.print(f"  note: {escape(note)}")
         for w in result.pod.warnings:

@@ -6,6 +6,7 @@ from typing import Any
 
 from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 
+from ..documents import SCHEMA_VERSION
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
 from .cost import cost_section, plan_cost
@@ -68,8 +69,10 @@ def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[st
 
 def plan_document(plan: Plan) -> dict[str, Any]:
     cfg = plan.config
-    return {
+    doc = {
+        "schemaVersion": SCHEMA_VERSION,
         "stack": plan.stack,
+        "stackNamedBy": plan.named_by,
         "environment": cfg.environment,
         "source": plan.source,
         "clusterName": plan.layout.cluster_name,
@@ -107,3 +110,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         # One entry per `pulumi up` (each program is its own stack and its own dependency graph).
         "deploymentOrder": [order_section(run) for run in plan.run.programs],
     }
+    # The offline run's stand-ins for what exists only after deploy, outside `resources` (whose inputs repeat
+    # them wherever one resource reads another's output): each string's JSON Pointer, value and `<...>` form.
+    doc["placeholders"] = list(plan.placeholders.find({k: v for k, v in doc.items() if k != "resources"}))
+    return doc

@@ -14,12 +14,15 @@ from mlplatform_core.model.deployment import VPC_CIDR_AT_DEPLOY, private_api_cid
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
+from ..stacks import NAMED_BY_FILE, file_name_note
 from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
 from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
+from .plan_summary import render_closing
+from .tables import print_table
 from .workload_layer import render_workload_layer
 
 
@@ -66,7 +69,9 @@ def node_group_table(groups: list[dict[str, Any]]) -> Table:
 
 def render(plan: Plan, console: Console) -> None:
     cfg, doc = plan.config, plan_document(plan)
-    console.print(f"[bold]Plan for stack {plan.stack}[/bold] ({cfg.environment}) from {plan.source}")
+    console.print(f"[bold]Plan for stack {escape(plan.stack)}[/bold] ({cfg.environment}) from {escape(plan.source)}")
+    if plan.named_by == NAMED_BY_FILE:
+        console.print(f"  [yellow]note[/yellow] {escape(file_name_note(plan.stack, plan.source))}")
     support = doc["kubernetesSupport"]
     console.print(
         f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
@@ -77,10 +82,10 @@ def render(plan: Plan, console: Console) -> None:
     console.print()
     render_day_one(plan, doc, console)
     console.print()
-    console.print(node_group_table(doc["nodeGroups"]))
+    print_table(console, node_group_table(doc["nodeGroups"]))
     console.print()
     if doc["nodePools"]:  # provisioner: karpenter
-        console.print(node_pool_table(doc["nodePools"]))
+        print_table(console, node_pool_table(doc["nodePools"]))
         console.print()
     render_cost(plan, console)
     console.print()
@@ -99,8 +104,16 @@ def render(plan: Plan, console: Console) -> None:
         render_order(order, console)
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
-        text = str(value)
-        if isinstance(value, dict) and len(text) > 120:  # the settings tables above show these in full
+        text = plan.placeholders.show(str(value))
+        if isinstance(value, dict) and all(isinstance(v, str) and len(v) <= 60 for v in value.values()):
+            text = ", ".join(f"{k}={plan.placeholders.show(v)}" for k, v in value.items())  # e.g. nodeGroups
+        elif isinstance(value, dict) and len(text) > 120:  # the settings tables above show these in full
             keys = ", ".join(value)
             text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
         console.print(f"  {key}: {escape(text)}")
+    if doc["placeholders"]:
+        console.print(
+            "  <...>: known only once deployed (the auto-name suffix, the account, ids); the offline run makes "
+            "up stand-ins, which --json keeps and lists under `placeholders`"
+        )
+    render_closing(plan, doc, console)

@@ -9,7 +9,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..documents import SCHEMA_VERSION, shown_path
 from ..exit_codes import EXIT_BAD_INPUT
+from .tables import print_table
 
 
 @dataclass
@@ -40,8 +42,9 @@ def multi_document(results: list[StackResult]) -> dict[str, Any]:
         if r.document is not None:
             stacks.append({**r.document, "exitCode": r.exit_code})
         else:
-            stacks.append({"stack": r.stack, "source": r.source, "error": r.error, "exitCode": r.exit_code})
-    return {"stacks": stacks, "exitCode": worst_exit(results)}
+            source = shown_path(r.source) if r.source else None
+            stacks.append({"stack": r.stack, "source": source, "error": r.error, "exitCode": r.exit_code})
+    return {"schemaVersion": SCHEMA_VERSION, "stacks": stacks, "exitCode": worst_exit(results)}
 
 
 def render_summary(command: str, results: list[StackResult], console: Console) -> None:
@@ -53,5 +56,5 @@ def render_summary(command: str, results: list[StackResult], console: Console) -
         style = {0: "green", 1: "red"}.get(r.exit_code, "red bold")
         text = r.summary if r.exit_code != EXIT_BAD_INPUT or not r.error else f"error: {r.error}"
         table.add_row(escape(r.label), f"[{style}]{r.exit_code}[/{style}]", escape(text))
-    console.print(table)
+    print_table(console, table)
     console.print(f"exit {worst_exit(results)} (the worst of the stacks: 2 bad input > 1 failed > 0 ok)")

@@ -14,11 +14,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
 
 from ..engine import ProgramRun
+from .tables import print_table
 
 HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 EKS_ADDON_TYPE = "aws:eks/addon:Addon"
@@ -98,7 +101,7 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
             "yes" if o.get("globalDefault") else "-",
             o.get("description", ""),
         )
-    console.print(classes)
+    print_table(console, classes)
 
     namespaces = Table(title="Workload namespaces (container defaults)", title_justify="left", show_lines=True)
     for col in ("namespace", "defaultRequest", "default limit", "max", "min", "QoS if unset", "quota"):
@@ -118,7 +121,7 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
             qos if lim else "-",
             "\n".join(f"{k}: {v}" for k, v in quotas.get(ns, {}).items()) or "-",
         )
-    console.print(namespaces)
+    print_table(console, namespaces)
 
     addons = Table(title="Add-ons", title_justify="left", show_lines=True)
     for col in ("add-on", "source", "version", "runs"):
@@ -130,22 +133,22 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
         if a.get("createdBy"):
             source += f" (created by {a['createdBy']})"
         addons.add_row(a["name"], source, escape(a.get("version") or "EKS default"), _placement(a.get("values") or {}))
-    console.print(addons)
+    print_table(console, addons)
 
     exports = doc.get("exports", {})
     if "mlrunEnv" in exports:
         env = exports["mlrunEnv"]
         decoded = decode_mlrun_env(env)
-        mlrun = Table(title="MLRun settings (export mlrunEnv; set on the MLRun API)", title_justify="left")
-        for col in ("variable", "value", "means"):
-            mlrun.add_column(col)
+        # KEY=VALUE lines, never wrapped: the base64 values are copied whole (a table would cut or fold them).
+        console.print("MLRun settings (export mlrunEnv; set on the MLRun API), as KEY=VALUE:")
         meaning = {
             "MLRUN_PREEMPTIBLE_NODES__NODE_SELECTOR": json.dumps(decoded["node_selector"]),
             "MLRUN_PREEMPTIBLE_NODES__TOLERATIONS": json.dumps(decoded["tolerations"]),
         }
         for key, value in env.items():
-            mlrun.add_row(key, escape(value), escape(meaning.get(key, "")))
-        console.print(mlrun)
+            console.print(f"  {key}={value}", soft_wrap=True, markup=False, highlight=False)
+            if key in meaning:
+                console.print(Padding(Text(f"means {meaning[key]}"), (0, 0, 0, 4)))
     if "polyaxonEnvironments" in exports:
         polyaxon = Table(
             title="Polyaxon environments (export polyaxonEnvironments)", title_justify="left", show_lines=True
@@ -154,4 +157,4 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
             polyaxon.add_column(col)
         for group, environment in exports["polyaxonEnvironments"].items():
             polyaxon.add_row(group, escape(json.dumps(environment)))
-        console.print(polyaxon)
+        print_table(console, polyaxon)

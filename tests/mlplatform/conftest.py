@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mlplatform.cli import main
 from tests.conftest import ROOT
 
 EXAMPLES = ROOT / "examples" / "manifests"
 DATA = ROOT / "tests" / "data" / "manifests"
+
+
+@pytest.fixture(autouse=True)
+def _piped_width(monkeypatch):
+    """Tables at the width of piped output without COLUMNS, whatever the runner exports (xdist's workers
+    get COLUMNS=80); the tests of COLUMNS set it themselves."""
+    monkeypatch.delenv("COLUMNS", raising=False)
 
 
 def run_place(capsys, *argv):

@@ -54,7 +54,7 @@ def test_broken_stack_fails_naming_the_rule(capsys, tmp_path):
     doc = json.loads(out)
     assert code == 1 and doc["passed"] is False
     assert {v["policy"] for v in doc["violations"] if v["level"] == "mandatory"} == {"prod-resources-protected"}
-    assert {v["resource_type"] for v in doc["violations"]} >= {"aws:eks/cluster:Cluster", "aws:kms/key:Key"}
+    assert {v["resourceType"] for v in doc["violations"]} >= {"aws:eks/cluster:Cluster", "aws:kms/key:Key"}
 
 
 def test_policy_config_downgrade_makes_the_check_pass(capsys, tmp_path):

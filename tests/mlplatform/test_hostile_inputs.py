@@ -171,7 +171,8 @@ def test_a_10_mb_stack_file_is_refused_before_it_is_read(tmp_path, capsys):
     assert path.stat().st_size > 10 * 10**6
     for command in ("plan", "check"):
         err = refused(capsys, command, "--config-file", str(path))
-        assert str(path) in err and f"{MAX_CONFIG_BYTES:,}" in err
+        # named as the documents name files: outside the project and the working directory, by file name
+        assert f"{path.name}: is " in err and str(path) not in err and f"{MAX_CONFIG_BYTES:,}" in err
 
 
 def test_a_stack_file_just_under_the_limit_plans(tmp_path, capsys):
@@ -273,7 +274,7 @@ def test_a_hostile_policy_config_is_refused_by_check(tmp_path, capsys, content):
     assert len(captured.err.splitlines()) <= 25
 
 
-@pytest.mark.parametrize("stack", ["dev.eu-west", "dév", "team a"])
+@pytest.mark.parametrize("stack", ["dev.eu-west", "v1.2"])
 def test_a_stack_name_eks_cannot_use_needs_a_cluster_name(tmp_path, capsys, stack):
     """The default cluster name is mlp-<stack>; where EKS would refuse it, plan says to set clusterName."""
     path = write(tmp_path, BASE, name=f"Pulumi.{stack}.yaml")
@@ -281,4 +282,14 @@ def test_a_stack_name_eks_cannot_use_needs_a_cluster_name(tmp_path, capsys, stac
     assert P + "clusterName:" in err and "set clusterName" in err
     fixed = write(tmp_path, {**BASE, P + "clusterName": "mlp-dev-eu"}, name=f"Pulumi.{stack}.yaml")
     assert main(["plan", "--config-file", fixed, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["clusterName"] == "mlp-dev-eu"
+
+
+@pytest.mark.parametrize("stack", ["dév", "team a"])
+def test_a_file_name_pulumi_cannot_use_as_a_stack_name_needs_stack(tmp_path, capsys, stack):
+    """Pulumi refuses such a stack name (tokens.ParseStackName); the file name cannot give it, --stack can."""
+    path = write(tmp_path, BASE, name=f"Pulumi.{stack}.yaml")
+    err = refused(capsys, "plan", "--config-file", path)
+    assert f"the stack name {stack!r} is not a Pulumi stack name" in err and "pass --stack NAME" in err
+    assert main(["plan", "--config-file", path, "--stack", "dev-eu", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["clusterName"] == "mlp-dev-eu"

@@ -1,9 +1,10 @@
 """The corpus of invalid stack files: every one is refused with exit 2 and a short message naming the key.
 
 Each file in tests/data/invalid_configs/ starts with `# expect: <key path>` (`{file}` stands for the
-file's own path, for problems with the file as a whole) and optionally `# message: <text>`, a
-fragment the explanation must contain. Both `mlplatform plan` and `mlplatform check` must refuse
-it the same way: exit code 2, the key and the explanation on stderr, no traceback, one screen.
+file's own path as messages show it, relative to the project, for problems with the file as a whole)
+and optionally `# message: <text>`, a fragment the explanation must contain. Both `mlplatform plan`
+and `mlplatform check` must refuse it the same way: exit code 2, the key and the explanation on
+stderr, no traceback, one screen.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def expectation(path: Path) -> tuple[str, str]:
         key = found.group(1).strip()
         hint = re.search(r"^# message: (.+)$", text, re.M)
         message = hint.group(1).strip() if hint else ""
-    return key.replace("{file}", str(path)), message
+    return key.replace("{file}", path.relative_to(ROOT).as_posix()), message
 
 
 def assert_clean_refusal(code: int, out: str, err: str, path: Path) -> None:
@@ -58,7 +59,8 @@ def test_the_corpus_is_large_and_named():
 
 @pytest.mark.parametrize("command", ["plan", "check"])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_invalid_config_exits_2_naming_the_key(path: Path, command: str, capsys):
+def test_invalid_config_exits_2_naming_the_key(path: Path, command: str, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
     code = main([command, "--config-file", str(path)])
     captured = capsys.readouterr()
     assert_clean_refusal(code, captured.out, captured.err, path)

@@ -57,7 +57,7 @@ def test_allow_mode_nuclio_prefers_spot(capsys):
 
 def test_json_shape(capsys):
     doc = place_json(capsys, "dev", EXAMPLES / "oversized-statefulset.yaml")
-    assert list(doc) == ["pods"]
+    assert list(doc) == ["schemaVersion", "stack", "pods"] and doc["stack"] == "dev"
     (pod,) = doc["pods"]
     assert pod["name"] == "StatefulSet/feature-store-cache"
     for group in pod["groups"]:

@@ -216,12 +216,13 @@ def _expanded_values(doc: Any, limit: int) -> str | None:
     return None
 
 
-def read_stack_document(path: str | Path) -> StackDocument:
+def read_stack_document(path: str | Path, source: str | None = None) -> StackDocument:
     """The `config:` mapping of a Pulumi stack file with its line index and the problems YAML would hide.
 
-    Raises ConfigError when the file cannot be used at all (unreadable, not YAML, not a stack file)."""
+    Raises ConfigError when the file cannot be used at all (unreadable, not YAML, not a stack file);
+    its messages name the file as `source` (default: `path`)."""
     p = Path(path)
-    src = str(path)
+    src = source or str(path)
     try:
         size = p.stat().st_size
         if size > MAX_CONFIG_BYTES:
