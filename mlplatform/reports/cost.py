@@ -15,7 +15,7 @@ from rich.table import Table
 
 from mlplatform_core.model.cost import HOURS_PER_MONTH, Line, StackCost, Total, estimate, price_source, prices_date
 from mlplatform_core.model.cost.estimate import SIZES
-from mlplatform_core.model.cost.prices import priced_regions
+from mlplatform_core.model.cost.prices import priced_regions, unknown_reason
 
 from ..documents import camel_keys
 from ..plan import Plan
@@ -124,7 +124,7 @@ def _unit_price(line: Line) -> str:
     usd = line.price.usd_per_hour
     if usd is None:
         return "unknown"
-    text = f"{rate(usd)} / {line.unit}" + ("" if line.per == "hour" else f" / {line.per}")
+    text = f"{rate(usd)} / " + (f"{line.unit}-hour" if line.per == "hour" else line.per)
     if line.price_range and line.price_range[0] != line.price_range[1]:
         text += f"\n(types {rate(line.price_range[0])}-{rate(line.price_range[1])})"
     return ("<= " if line.bound == "upper" else "") + text
@@ -143,7 +143,7 @@ def _item(line: Line) -> str:
 
 def cost_table(cost: StackCost) -> Table:
     where = (
-        f"{cost.region}, on-demand prices as of {prices_date()}"
+        f"{cost.region}, on-demand prices as of {prices_date(cost.region)}"
         if cost.region in priced_regions()
         else f"{cost.region}: no EC2 prices in the snapshot"
     )
@@ -154,7 +154,7 @@ def cost_table(cost: StackCost) -> Table:
     )
     table.add_column("item")
     table.add_column("priced as")
-    table.add_column("USD per hour")
+    table.add_column("USD per unit")
     for size in SIZES:
         table.add_column(size, justify="right")
     for line in cost.lines:
@@ -187,12 +187,11 @@ def render_cost(plan: Plan, console: Console) -> None:
                 by_reason.setdefault(line.price.reason or "unknown", []).append(line.label)
         for reason, labels in by_reason.items():
             console.print(f"    {escape(', '.join(labels))}: {escape(reason)}")
-    uppers = list(dict.fromkeys([*floor.upper_bounds, *ceiling.upper_bounds]))
-    if uppers:
-        console.print(
-            f"  <= : {escape(', '.join(uppers))} priced at on-demand, an upper bound (the data has no spot prices)"
-        )
-    notes = [line for line in cost.lines if line.unit == "cluster" and line.note]
-    for line in notes:
-        console.print(f"  {escape(line.label)}: {escape(line.note or '')}")
+    uppers = {*floor.upper_bounds, *ceiling.upper_bounds}
+    for line in cost.lines:
+        if line.label in uppers:  # the basis says why: spot at on-demand, or the dearest type a pool may launch
+            spot = " (the data has no spot prices)" if line.note == unknown_reason("ec2_spot") else ""
+            console.print(f"  <= : {escape(line.label)}: {escape(line.basis)}{spot}")
+        elif line.note:  # what a line's price leaves out (NAT data per GB, key rotation, extended support)
+            console.print(f"  {escape(line.label)}: {escape(line.note)}")
     console.print(f"  not included: {escape('; '.join(cost.not_included))}")

@@ -66,7 +66,19 @@ def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack):
 def test_plan_says_spot_is_priced_at_on_demand(capsys):
     out = plan(capsys, "dev")
     assert "m5d.2xlarge on-demand, an upper bound for spot" in out
-    assert "<= : node group spot priced at on-demand, an upper bound (the data has no spot prices)" in out
+    assert "<= : node group spot: m5d.2xlarge on-demand, an upper bound for spot (the data has no spot prices)" in out
+
+
+def test_karpenter_pools_are_upper_bounds_for_the_types_they_may_launch_not_for_spot(capsys):
+    out = plan(capsys, "dev-karpenter")
+    assert "<= : node pool jobs: m5.4xlarge on-demand, the highest of its types\n" in out
+    assert "<= : node pool spot: m7i.4xlarge on-demand, an upper bound for spot (the data has no spot prices)" in out
+    assert "node pool jobs: m5.4xlarge on-demand, the highest of its types (the data has no spot prices)" not in out
+
+
+def test_unit_prices_name_their_period(capsys):
+    out = plan(capsys, "dev")
+    assert "0.192 / node-hour" in out and "0.10 / cluster-hour" in out and "USD per unit" in out
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
