@@ -90,6 +90,10 @@ def _waves(steps: dict[str, Recorded], graph: dict[str, set[str]]) -> list[list[
     return out
 
 
+# Steps that take minutes, not seconds: the EKS control plane (pulumi_eks.Cluster builds it) and node groups.
+SLOW_TYPES = frozenset({"eks:index:Cluster", "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup"})
+
+
 def _critical_path(
     steps: dict[str, Recorded], graph: dict[str, set[str]], grouped: list[list[Recorded]]
 ) -> list[Recorded]:
@@ -97,9 +101,20 @@ def _critical_path(
         return []
     wave = {r.urn: i for i, group in enumerate(grouped, 1) for r in group}
     position = {urn: i for i, urn in enumerate(steps)}
-    path = [grouped[-1][0]]
-    while graph[path[-1].urn]:  # back along the latest wait, the first in program order on a tie
-        path.append(steps[max(graph[path[-1].urn], key=lambda u: (wave[u], -position[u]))])
+    # Of chains equally long in waves, the one through more slow steps (the control plane: "cluster
+    # provisioning takes several minutes", EKS user guide clusters/create-cluster.adoc) is the critical one.
+    slow: dict[str, int] = {}
+    for group in grouped:
+        for r in group:
+            before = max((slow[u] for u in graph[r.urn]), default=0)
+            slow[r.urn] = before + (r.type in SLOW_TYPES)
+
+    def key(u: str) -> tuple[int, int, int]:  # the first in program order on a full tie
+        return wave[u], slow[u], -position[u]
+
+    path = [steps[max((r.urn for r in grouped[-1]), key=key)]]
+    while graph[path[-1].urn]:  # back along the latest, slowest wait
+        path.append(steps[max(graph[path[-1].urn], key=key)])
     return path[::-1]
 
 

@@ -112,3 +112,20 @@ def test_plan_tables_show_the_waves(capsys):
     assert "Deployment waves of ml-platform-eks " in out and "critical path:" in out
     assert "Deployment waves of ml-platform-eks-kubernetes " in out
     assert "3 x NodeGroup: initial, workload, gpu" in out
+
+
+def test_the_critical_path_runs_through_the_slow_steps_when_chains_tie(dev_run):
+    # Subnet -> route table association ties with subnet -> control plane in waves; the control plane and a
+    # node group take minutes, so the critical path is the chain through them.
+    cluster_program = dev_run.programs[0]
+    path = [r.type for r in critical_path(cluster_program)]
+    assert "eks:index:Cluster" in path and "aws:eks/nodeGroup:NodeGroup" in path
+    assert len(path) == len(waves(cluster_program))
+
+
+def test_on_a_full_tie_the_critical_path_takes_the_first_in_program_order():
+    run = ProgramRun("s", {}, [res("a"), res("b"), res("a2", deps=["a"]), res("b2", deps=["b"])], {}, set())
+    assert [r.name for r in critical_path(run)] == ["a", "a2"]
+    slow = res("b", type_="aws:eks/nodeGroup:NodeGroup")
+    run = ProgramRun("s", {}, [res("a"), slow, res("a2", deps=["a"]), res("b2", deps=["b"])], {}, set())
+    assert [r.name for r in critical_path(run)] == ["b", "b2"]
