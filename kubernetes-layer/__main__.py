@@ -64,4 +64,5 @@ if uses_karpenter(layout):
     )
 
 pulumi.export("clusterStack", cluster_stack)
-pulumi.export("autoscalerRoleArn", platform.autoscaler_role_arn)
+if platform.autoscaler_role_arn is not None:  # Karpenter stacks run no Cluster Autoscaler
+    pulumi.export("autoscalerRoleArn", platform.autoscaler_role_arn)

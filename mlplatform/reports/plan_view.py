@@ -107,6 +107,8 @@ def render(plan: Plan, console: Console) -> None:
         text = plan.placeholders.show(str(value))
         if isinstance(value, dict) and all(isinstance(v, str) and len(v) <= 60 for v in value.values()):
             text = ", ".join(f"{k}={plan.placeholders.show(v)}" for k, v in value.items())  # e.g. nodeGroups
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):  # e.g. nodePools
+            text = ", ".join(plan.placeholders.show(v) for v in value)
         elif isinstance(value, dict) and len(text) > 120:  # the settings tables above show these in full
             keys = ", ".join(value)
             text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"

@@ -45,6 +45,8 @@ def test_no_cluster_autoscaler_in_a_karpenter_stack(run):
     # (The initial group's ASG keeps its node-template tags; nothing reads them without the autoscaler.)
     assert not [r for r in run.resources if "autoscaler" in r.name and r.type != "aws:autoscaling/tag:Tag"]
     assert "cluster-autoscaler" in {r.name for r in shipped_run("dev").of_type(RELEASE)}
+    # Nor an output that would stand for it.
+    assert "autoscalerRoleArn" not in run.exports and "autoscalerRoleArn" in shipped_run("dev").exports
     dev = shipped_run("dev")
     assert not dev.of_type(INFRASTRUCTURE) and not dev.of_type(POOLS) and not dev.of_type(NODE_POOL)
 
