@@ -14,8 +14,7 @@ from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.check import render_check
 from ..reports.console import make_console
-from ..reports.json_stream import write_json
-from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
+from ..reports.stack_runs import StackResult, finish
 from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
 
 HELP = "evaluate the policy pack's rules on one or more stacks, offline"
@@ -81,13 +80,4 @@ def run(args: argparse.Namespace) -> int:
             if len(targets) > 1 and len(results) > 1:
                 console.print()
             render_check(result.document, console)
-    if args.json:
-        if len(targets) == 1:
-            if results[0].document is not None:
-                write_json(results[0].document)
-        else:
-            write_json(multi_document(results))
-    elif len(targets) > 1:
-        console.print()
-        render_summary("mlplatform check", results, console)
-    return worst_exit(results)
+    return finish("mlplatform check", results, console, several=len(targets) > 1)

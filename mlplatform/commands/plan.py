@@ -10,11 +10,10 @@ from mlplatform_core.model.config import ConfigError
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.console import make_console
-from ..reports.json_stream import write_json
 from ..reports.plan_document import plan_document
 from ..reports.plan_summary import placement_verdict
 from ..reports.plan_view import render
-from ..reports.stack_runs import StackResult, multi_document, render_summary, worst_exit
+from ..reports.stack_runs import StackResult, finish
 from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
 
 HELP = "show what one or more stacks will build, offline"
@@ -67,13 +66,4 @@ def run(args: argparse.Namespace) -> int:
             if len(results) > 1:
                 console.print()
             render(plan, console)
-    if args.json:
-        if len(targets) == 1:
-            if results[0].document is not None:
-                write_json(results[0].document)
-        else:
-            write_json(multi_document(results))
-    elif len(targets) > 1:
-        console.print()
-        render_summary("mlplatform plan", results, console)
-    return worst_exit(results)
+    return finish("mlplatform plan", results, console, several=len(targets) > 1)

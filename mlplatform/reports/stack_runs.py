@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..documents import SCHEMA_VERSION, shown_path
 from ..exit_codes import EXIT_BAD_INPUT
+from .json_stream import write_json
 from .tables import print_table
 
 
@@ -58,3 +59,18 @@ def render_summary(command: str, results: list[StackResult], console: Console) -
         table.add_row(escape(r.label), f"[{style}]{r.exit_code}[/{style}]", escape(text))
     print_table(console, table)
     console.print(f"exit {worst_exit(results)} (the worst of the stacks: 2 bad input > 1 failed > 0 ok)")
+
+
+def finish(command: str, results: list[StackResult], console: Console | None, several: bool) -> int:
+    """The end of a command over one or more stacks: the JSON document (one stack's, or all of them with
+    the exit code) or, for several stacks in tables, the summary; then the exit code, the worst."""
+    if console is None:  # --json
+        if not several:
+            if results[0].document is not None:
+                write_json(results[0].document)
+        else:
+            write_json(multi_document(results))
+    elif several:
+        console.print()
+        render_summary(command, results, console)
+    return worst_exit(results)
