@@ -244,6 +244,8 @@ def show_taint(taint: tuple[str, str, str]) -> str:
 
 
 # --- Kubernetes quantities ----------------------------------------------------------------------
+# The twin of mlplatform_core/model/quantity.py: the pack runs in its own venv and imports only
+# pulumi_policy, so it cannot share the core's parser. tests/policies/test_quantities.py keeps them equal.
 
 _SUFFIXES = {
     "n": Fraction(1, 10**9),
