@@ -10,8 +10,6 @@ same, with the venv built from policies/requirements.txt and cached outside the 
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import fcntl
 import hashlib
 import os
@@ -130,13 +128,16 @@ class PolicyPack:
                 "PYTHONDONTWRITEBYTECODE": "1",
             }
         )
+        # No preexec_fn: it makes Python fork() a process whose gRPC threads are running, and gRPC's fork
+        # handlers then abort the child now and then before it execs ("epoll_wait error: Bad file
+        # descriptor", SIGABRT). Without one Python uses vfork, which runs no fork handlers; the pack asks
+        # to be stopped with its parent itself, then runs `python -m pulumi.policy` with the CLI's argv.
         self.process = subprocess.Popen(
-            [str(venv / "bin" / "python"), "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, "."],
+            [str(venv / "bin" / "python"), "-u", "-c", _RUN_PACK, ENGINE_ADDRESS, "."],
             cwd=PACK_DIR,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=_stop_with_parent,
         )
         self.closed = False
         try:
@@ -226,10 +227,15 @@ class PolicyPack:
         return self.process.returncode
 
 
-def _stop_with_parent() -> None:
-    """The pack serves until it is stopped: have the kernel stop it if the test process dies first."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
+# The pack's process: have the kernel stop it if the test process dies first (PR_SET_PDEATHSIG, Linux),
+# then run pulumi.policy as `python -m pulumi.policy ENGINE PACK` would.
+_RUN_PACK = """
+import contextlib, ctypes, runpy, signal, sys
+with contextlib.suppress(OSError, AttributeError):
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+sys.argv[0] = "pulumi.policy"
+runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
+"""
 
 
 def diagnostics_of(violations: Iterable[offline.Violation]) -> set[tuple[str, str, str]]:
