@@ -11,7 +11,7 @@
       each program, register the same resources with the same inputs and options in the same order,
       one run per program as the plan does, through the same engine: the same mocks and mock monitor
       (mlplatform.engine.execute), the same collector settings, freeze and pump. Nothing else of the
-      project is imported: no settings model (pydantic), layout, placement, components or reports.
+      project is imported: no settings model (pydantic), layout, placement, program or reports.
 
 What a plan costs above the floor is this project's own: reading and validating the stack, the layout,
 workloads and placement proof, the components' logic and the report. Registrations are replayed through
@@ -134,7 +134,7 @@ ENGINE_DATA = {"mlplatform_core", "mlplatform_core.model", "mlplatform_core.mode
 
 def program_logic(modules) -> list[str]:
     """The project's own modules (settings model, layout, placement, components) among `modules`."""
-    roots = {"mlplatform_core", "pydantic", "components"}
+    roots = {"mlplatform_core", "pydantic", "mlplatform_program"}
     return sorted(m for m in modules if m.split(".")[0] in roots and m not in ENGINE_DATA)
 
 

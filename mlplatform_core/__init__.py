@@ -5,5 +5,5 @@ No Pulumi import anywhere in this package (an import-linter contract enforces it
   scheduling vocabulary, the workload layer, add-on values and ML-platform settings;
 - `placement`: the scheduler's filters, workload profiles, manifests and the
   placement invariants.
-The Pulumi components (components/) and the offline tooling (mlplatform/) build on it.
+The Pulumi program (mlplatform_program/) and the offline tooling (mlplatform/) build on it.
 """

@@ -161,7 +161,7 @@ def execute(
     Run as Pulumi's Python language host runs it: the host passes the entry point (the project folder, ".")
     and its exec shim calls runpy.run_path on it (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go,
     `args = append(args, req.Info.EntryPoint)`; sdk/python/cmd/pulumi-language-python-exec), so the folder is
-    on sys.path while the program runs and __main__.py imports components/ from it.
+    on sys.path while the program runs (a project's __main__.py calls the installed mlplatform_program).
     Runs follow one another in a process without sharing state: each gets fresh mocks, monitor,
     config and root stack resource, and config and root are reset when it ends, failed or not.
     """

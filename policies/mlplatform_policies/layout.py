@@ -400,8 +400,9 @@ autoscaler_asg_tags = stack_rule(
     level=MANDATORY,
     severity=MEDIUM,
     check=_asg_tags,
-    remediation="Create node groups through components.node_group.NodeGroup, which adds an aws.autoscaling.Tag "
-    "per node-template tag and none for k8s.io/cluster-autoscaler/enabled or /<cluster> (EKS owns those).",
+    remediation="Create node groups through mlplatform_program.components.node_group.NodeGroup, which adds an "
+    "aws.autoscaling.Tag per node-template tag and none for k8s.io/cluster-autoscaler/enabled or /<cluster> "
+    "(EKS owns those).",
     tags=["layout", "autoscaling"],
 )
 

@@ -1,6 +1,6 @@
 """The architecture holds: import-linter's contracts (pyproject.toml) pass, and they would catch a breach.
 
-The layers are the folders: mlplatform_core (pure: no Pulumi), components (the Pulumi shell, imports the
+The layers are the folders: mlplatform_core (pure: no Pulumi), mlplatform_program (the Pulumi program, imports the
 core only), mlplatform (the tooling, runs the program and never imports the shell), policies/ (stands alone).
 """
 
@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ROOT
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-PACKAGES = ("mlplatform_core", "mlplatform", "components", "policies/mlplatform_policies")
+PACKAGES = ("mlplatform_core", "mlplatform", "mlplatform_program", "policies/mlplatform_policies")
 
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
@@ -46,8 +46,8 @@ def test_the_contracts_hold():
     [
         ("mlplatform_core/model/quantity.py", "pulumi", "The core is pure"),
         ("mlplatform_core/placement/filters.py", "mlplatform.plan", "The core is pure"),
-        ("components/network.py", "mlplatform.engine", "The Pulumi shell imports the core only"),
-        ("mlplatform/plan.py", "components.cluster", "never imports the Pulumi shell"),
+        ("mlplatform_program/components/network.py", "mlplatform.engine", "The Pulumi program imports the core only"),
+        ("mlplatform/plan.py", "mlplatform_program.components.cluster", "never imports the Pulumi program"),
         ("mlplatform_core/model/config/stack.py", "mlplatform_core.model.layout", "Core model"),
         ("mlplatform/engine/run.py", "mlplatform.reports.console", "Tooling"),
     ],

@@ -17,7 +17,8 @@ from tests.conftest import ROOT
 SOURCES = [
     *sorted((ROOT / "mlplatform").rglob("*.py")),
     ROOT / "__main__.py",
-    *sorted((ROOT / "components").glob("*.py")),
+    *sorted((ROOT / "mlplatform_program").rglob("*.py")),
+    ROOT / "kubernetes-layer" / "__main__.py",
 ]
 SDK = ("pulumi", "pulumi_aws", "pulumi_eks", "pulumi_kubernetes", "asyncio")
 

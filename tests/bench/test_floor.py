@@ -17,7 +17,7 @@ try:
     runpy.run_path({floor!r}, run_name="__main__")
 except SystemExit as exit:
     assert not exit.code, exit.code
-logic = ("pydantic", "components", "rich", "mlplatform_core.model.config", "mlplatform_core.model.layout",
+logic = ("pydantic", "mlplatform_program", "rich", "mlplatform_core.model.config", "mlplatform_core.model.layout",
          "mlplatform_core.placement")
 print(sorted(m for m in sys.modules if m.startswith(logic)))
 print("mlplatform.engine.mocks" in sys.modules)

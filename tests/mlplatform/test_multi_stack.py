@@ -23,7 +23,7 @@ def project(tmp_path, monkeypatch):
     """A copy of the project with two more stacks: one that fails a mandatory rule, one that cannot be read."""
     for name in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(ROOT / name, tmp_path / name)
-    for folder in ("components", "kubernetes-layer"):
+    for folder in ("kubernetes-layer",):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(STACKS, tmp_path / "stacks")
     shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")

@@ -9,12 +9,12 @@ import pulumi
 import pytest
 import yaml
 
-from components.cluster_reference import SECRET_EXPORTS
 from mlplatform.engine import run_program, run_stack
 from mlplatform.engine.run import ORGANIZATION
 from mlplatform_core.model.addons import ebs_csi, node_agents
 from mlplatform_core.model.cluster import NODE_MANAGED_POLICIES
 from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
+from mlplatform_program.components.cluster_reference import SECRET_EXPORTS
 from tests.conftest import ROOT, shipped_run, stack_config
 
 P = "ml-platform-eks:"

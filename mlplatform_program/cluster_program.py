@@ -1,0 +1,94 @@
+"""The cluster program: read the stack's settings, build the layout, compose the components."""
+
+from __future__ import annotations
+
+import pulumi
+
+from mlplatform_core.model.access import access_grants
+from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.config import kubernetes_layer_of
+from mlplatform_core.model.ml_settings.mlrun import mlrun_env
+from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
+
+from .components.access import ClusterAccess
+from .components.cluster import Cluster
+from .components.karpenter import KarpenterInfrastructure, KarpenterPools
+from .components.node_group import NodeGroup
+from .components.platform import Platform
+from .stack_settings import stack_settings
+
+
+def cluster_program() -> None:
+    """The cluster stack: what `pulumi up` in the project root builds."""
+    valid = stack_settings()
+    cfg, layout, workloads = valid.config, valid.layout, valid.workloads
+
+    cluster = Cluster("cluster", cfg, layout)
+    node_groups = {
+        spec.name: NodeGroup(
+            spec,
+            cluster_name=cluster.name,
+            kubernetes_version=cluster.kubernetes_version,
+            node_role_arn=cluster.node_role_arn,
+            subnet_ids=cluster.private_subnet_ids,
+            imds_hop_limit=layout.imds_hop_limit,
+            tags=cluster.tags,
+            eks_cluster_name=cluster.eks_cluster_name,  # waits for the control plane; never for other groups
+            depends_on=cluster.node_role_policies,  # destroy detaches the node policies after the nodes are gone
+        )
+        for spec in layout.managed_groups
+    }
+    ClusterAccess("access", cluster.name, access_grants(cfg), depends_on=[cluster.eks], tags=cluster.tags)
+
+    # The workload layer: priority classes, namespaces with job defaults, autoscaler, GPU plugin, CoreDNS,
+    # storage. With kubernetesLayer `separate` the project's kubernetes-layer/ deploys it from inside the VPC.
+    inline = kubernetes_layer_of(cfg) == "inline"
+    if inline:
+        platform = Platform(
+            "platform",
+            cluster,
+            layout,
+            workloads,
+            region=cfg.region,
+            kubernetes_version=cfg.kubernetes_version,
+            node_group_names={name: group.node_group_name for name, group in node_groups.items()},
+            node_groups={name: group.node_group for name, group in node_groups.items()},  # each add-on its hosts
+            tags=cluster.tags,
+        )
+
+    # Karpenter provisions every group but the initial one: its controller runs on the initial node group.
+    # Its AWS side lives here; its charts and NodePools go with the Kubernetes layer (kubernetes-layer/ when
+    # separate), which reads the three outputs below.
+    if uses_karpenter(layout):
+        karpenter = KarpenterInfrastructure(
+            "karpenter",
+            layout,
+            cluster,
+            region=cfg.region,
+            subnet_ids_to_tag=[] if cfg.network.creates_vpc else cluster.private_subnet_ids,
+            tags=cluster.tags,
+        )
+        if inline:
+            KarpenterPools(
+                "karpenter-pools",
+                layout,
+                platform.provider,
+                node_role_name=karpenter.node_role_name,
+                queue_name=karpenter.queue_name,
+                controller_role_arn=karpenter.controller_role_arn,
+                replicas=cfg.karpenter.replicas,
+                depends_on=[*karpenter.ready, *(group.node_group for group in node_groups.values())],
+                tags=cluster.tags,
+            )
+        pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)
+        pulumi.export("karpenterQueueName", karpenter.queue_name)
+        pulumi.export("karpenterControllerRoleArn", karpenter.controller_role_arn)
+        pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
+
+    pulumi.export("clusterName", cluster.name)
+    pulumi.export("kubeconfig", cluster.kubeconfig_json)
+    pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)  # read by kubernetes-layer/ (StackReference)
+    pulumi.export("oidcProviderUrl", cluster.oidc_provider_url)
+    pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})
+    pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
+    pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))

@@ -1,0 +1,62 @@
+"""The Kubernetes-layer program (kubernetesLayer: separate), run from inside the cluster's VPC.
+
+It reads the same stack settings as the cluster program (the project's kubernetes-layer/Pulumi.yaml:
+stackConfigDir ../stacks) and the cluster stack's outputs (kubeconfig, OIDC provider, node groups)
+through a StackReference, then builds the Platform component the cluster program builds itself with
+kubernetesLayer: inline.
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.cluster import resource_tags
+from mlplatform_core.model.config import kubernetes_layer_of
+from mlplatform_core.model.deployment import cluster_stack_reference
+
+from .components.cluster_reference import ClusterReference
+from .components.karpenter import KarpenterPools
+from .components.platform import Platform
+from .stack_settings import stack_settings
+
+
+def kubernetes_layer_program() -> None:
+    """The Kubernetes-layer stack: what `pulumi up` in kubernetes-layer/ builds."""
+    valid = stack_settings()
+    cfg, layout, workloads = valid.config, valid.layout, valid.workloads
+    if kubernetes_layer_of(cfg) != "separate":
+        raise pulumi.RunError(
+            f"stack {pulumi.get_stack()} deploys its Kubernetes layer with the cluster (kubernetesLayer: inline); "
+            "run `pulumi up` in the project root only, or set kubernetesLayer: separate"
+        )
+    tags = resource_tags(cfg, layout)
+    cluster_stack = cluster_stack_reference(pulumi.get_organization(), pulumi.get_stack())
+    cluster = ClusterReference("cluster", cluster_stack, layout.cluster_name, [g.name for g in layout.managed_groups])
+    platform = Platform(
+        "platform",
+        cluster,
+        layout,
+        workloads,
+        region=cfg.region,
+        kubernetes_version=cfg.kubernetes_version,
+        node_group_names=cluster.node_group_names,
+        tags=tags,
+    )
+
+    if uses_karpenter(layout):
+        # The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours.
+        KarpenterPools(
+            "karpenter-pools",
+            layout,
+            platform.provider,
+            node_role_name=cluster.output("karpenterNodeRoleName"),
+            queue_name=cluster.output("karpenterQueueName"),
+            controller_role_arn=cluster.output("karpenterControllerRoleArn"),
+            replicas=cfg.karpenter.replicas,
+            tags=tags,
+        )
+
+    pulumi.export("clusterStack", cluster_stack)
+    if platform.autoscaler_role_arn is not None:  # Karpenter stacks run no Cluster Autoscaler
+        pulumi.export("autoscalerRoleArn", platform.autoscaler_role_arn)
