@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.addons import coredns, ebs_csi, karpenter
+from ..model.addons.core_services import core_services_placement
 from ..model.addons.node_agents import node_agents
+from ..model.automode.aws_runs import needs_node_addons
 from ..model.config import StackConfig
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.ml_settings import mlrun as mlrun_settings
@@ -195,12 +197,13 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             Profile("polyaxon-spot-experiment", "Polyaxon experiment using the spot environment", spec, spot_only=True)
         )
 
-    # Core services are placed like the toolkit places CoreDNS and the autoscaler (model/addons).
+    # Core services are placed like the toolkit places CoreDNS and the autoscaler (model/addons); on Auto
+    # Mode's system pool, as the EKS user guide places critical add-ons there.
     initial = tuple(g.name for g in layout.groups if g.is_initial)
     core = {
         "containers": [_container("service", "mlrun/mlrun-api")],
         "priorityClassName": SYSTEM_PRIORITY_CLASS,
-        **coredns.coredns_configuration(),
+        **(coredns.coredns_configuration() if needs_node_addons(layout) else core_services_placement(layout)),
     }
     profiles.append(
         Profile(
@@ -226,19 +229,20 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 expected_groups=initial,
             )
         )
-    controller = {
-        "containers": [_container("ebs-plugin", "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver")],
-        **ebs_csi.controller_pod_placement(),
-    }
-    profiles.append(
-        Profile(
-            "ebs-csi-controller",
-            "EBS CSI driver controller (EKS add-on), a core service",
-            controller,
-            user=False,
-            expected_groups=initial,
+    if needs_node_addons(layout):  # else Auto Mode's block storage, off-cluster
+        controller = {
+            "containers": [_container("ebs-plugin", "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver")],
+            **ebs_csi.controller_pod_placement(),
+        }
+        profiles.append(
+            Profile(
+                "ebs-csi-controller",
+                "EBS CSI driver controller (EKS add-on), a core service",
+                controller,
+                user=False,
+                expected_groups=initial,
+            )
         )
-    )
     # Every DaemonSet the stack installs reaches exactly the groups it serves.
     for agent in node_agents(layout):
         spec = {"containers": [_container(agent.name, agent.name)], **copy.deepcopy(dict(agent.placement))}

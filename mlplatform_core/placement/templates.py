@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model import instances
 from ..model.karpenter import capacity as karpenter_capacity
+from ..model.karpenter.flavors import AUTO_MODE_LABEL
 from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, CAPACITY_TYPES, NODECLASS_LABEL, NODEPOOL_LABEL
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.quantity import format_bytes, format_cpu
@@ -32,6 +33,10 @@ KUBE_RESERVED_EPHEMERAL_BYTES = 2**30
 NODEFS_EVICTION_SHARE = Fraction(1, 10)
 # The AMIs reserve no huge pages, so the kubelet advertises 0 of each size it supports.
 HUGEPAGES = ("hugepages-2Mi", "hugepages-1Gi")
+# Auto Mode marks its nodes (EKS user guide, automode/associate-workload.adoc: "EKS Auto Mode nodes have set the
+# value of the label eks.amazonaws.com/compute-type to auto"); instance-* labels are eks.amazonaws.com ones.
+COMPUTE_TYPE_LABEL = "eks.amazonaws.com/compute-type"
+AUTO_MODE_COMPUTE_TYPE = "auto"
 # Labels every node has but with a value of its own; a template cannot know them.
 PER_NODE_LABELS = frozenset(
     {
@@ -121,14 +126,30 @@ def _k8s_arch(arch: str) -> str:
     return {"x86_64": "amd64", "arm64": "arm64"}.get(arch, arch)
 
 
+def _instance_labels(info: instances.InstanceType, auto_mode: bool) -> dict[str, str]:
+    labels = karpenter_capacity.instance_labels(info)
+    if not auto_mode:
+        return labels
+    prefix = karpenter_capacity.AWS_LABEL + "/"
+    return {AUTO_MODE_LABEL + "/" + k.removeprefix(prefix): v for k, v in labels.items()}
+
+
 def node_template(spec: NodeGroupSpec) -> NodeTemplate:
     """The node template of one group. The EKS node group label carries the toolkit's group name.
 
     A Karpenter pool's nodes carry Karpenter's labels instead (capacity type, pool and node class names, the
-    instance-* labels of their type) and offer what Karpenter expects of each type it may launch.
+    instance-* labels of their type) and offer what Karpenter expects of each type it may launch. An Auto
+    Mode pool's nodes (Karpenter run by AWS) carry Auto Mode's compute-type and its eks.amazonaws.com
+    instance-* labels; a built-in pool's carry no label of the toolkit's (its template is AWS's).
     """
     ami_arch = "arm64" if "ARM" in spec.ami_type else "amd64"
-    if spec.karpenter:
+    if spec.auto_mode:
+        pool_labels = {
+            CAPACITY_TYPE_LABEL: CAPACITY_TYPES[spec.capacity_type],
+            NODEPOOL_LABEL: spec.name,
+            COMPUTE_TYPE_LABEL: AUTO_MODE_COMPUTE_TYPE,
+        }
+    elif spec.karpenter:
         pool_labels = {
             CAPACITY_TYPE_LABEL: CAPACITY_TYPES[spec.capacity_type],
             NODEPOOL_LABEL: spec.name,
@@ -158,7 +179,7 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
             )
         vlabels = {**labels, INSTANCE_TYPE_LABEL: name}
         if spec.karpenter and info is not None:
-            vlabels.update(karpenter_capacity.instance_labels(info))
+            vlabels.update(_instance_labels(info, spec.auto_mode))
         if info is not None and info.arch:
             vlabels[ARCH_LABEL] = _k8s_arch(info.arch)
         variants.append(NodeVariant(name, MappingProxyType(vlabels), alloc))

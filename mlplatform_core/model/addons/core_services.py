@@ -1,15 +1,33 @@
-"""Where core add-ons run: the initial group, whose CriticalAddonsOnly taint they tolerate (seed 003)."""
+"""Where core add-ons run: the initial group, whose CriticalAddonsOnly taint they tolerate (seed 003).
+
+On Auto Mode the built-in `system` pool may take the initial group's place. AWS owns its template, so its
+nodes carry none of the toolkit's labels: core services select it by `karpenter.sh/nodepool: system` and
+tolerate CriticalAddonsOnly with Exists, as the EKS user guide places critical add-ons there
+(automode/critical-workload.adoc).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..karpenter.spec import NODEPOOL_LABEL
 from ..layout import INITIAL, Layout
 from ..scheduling import CRITICAL_ADDONS_TAINT, ROLE_LABEL, Toleration
 
 
-def core_services_placement() -> dict[str, Any]:
-    """Pin a core add-on to the initial group and tolerate its taint."""
+def _system_pool(layout: Layout | None) -> str | None:
+    """The built-in pool in the initial group's place, if any."""
+    return next((g.name for g in layout.groups if g.is_initial and g.builtin), None) if layout else None
+
+
+def core_services_placement(layout: Layout | None = None) -> dict[str, Any]:
+    """Pin a core add-on to the initial group (or the system pool in its place) and tolerate its taint."""
+    pool = _system_pool(layout)
+    if pool is not None:
+        return {
+            "nodeSelector": {NODEPOOL_LABEL: pool},
+            "tolerations": [Toleration(CRITICAL_ADDONS_TAINT.key, "Exists").to_dict()],
+        }
     return {
         "nodeSelector": {ROLE_LABEL: INITIAL},
         "tolerations": [Toleration(CRITICAL_ADDONS_TAINT.key, "Exists", "", CRITICAL_ADDONS_TAINT.effect).to_dict()],

@@ -35,8 +35,13 @@ CHART_AFFINITY = {
 
 
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
-    """The GPU groups whose nodes need the device plugin DaemonSet."""
-    return tuple(g for g in layout.gpu_groups if g.labels.get(DEVICE_PLUGIN_LABEL) == "true")
+    """The GPU groups whose nodes need the device plugin DaemonSet: while a stack migrates to NodePools, the
+    managed GPU groups it keeps too (an Auto Mode pool's nodes bring their own plugin, its kept group's not)."""
+    found: dict[str, NodeGroupSpec] = {}
+    for g in (*layout.gpu_groups, *layout.retained_groups):
+        if g.gpu and g.labels.get(DEVICE_PLUGIN_LABEL) == "true":
+            found.setdefault(g.name, g)
+    return tuple(found.values())
 
 
 def device_plugin_values(layout: Layout) -> dict[str, Any] | None:

@@ -36,7 +36,14 @@ ADDON_NAME = "aws-ebs-csi-driver"
 NAMESPACE = "kube-system"
 CONTROLLER_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 PROVISIONER = "ebs.csi.aws.com"
+# EKS Auto Mode's block storage: "You must create a StorageClass referencing ebs.csi.eks.amazonaws.com"; its
+# volumes are encrypted only when asked ("encrypted" defaults to false), with gp3 the default type
+# (EKS user guide, automode/create-storage-class.adoc). Volumes of one provisioner do not move to the other
+# (automode/migrate-auto.adoc: migrating volumes from the EBS CSI controller is not supported).
+AUTO_MODE_PROVISIONER = "ebs.csi.eks.amazonaws.com"
 STORAGE_CLASS = "gp3-encrypted"
+# On Auto Mode with managed node groups, the EBS CSI driver's class for their pods' volumes (not the default).
+MANAGED_NODES_STORAGE_CLASS = "gp3-encrypted-ebs-csi"
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 # The chart's default node affinity: no node pods on Fargate, Auto Mode or hybrid nodes (values.yaml `node.affinity`).
 _NOT_ON = {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate", "auto", "hybrid"]}
@@ -91,13 +98,14 @@ def node_pod_placement() -> dict[str, Any]:
     }
 
 
-def storage_class() -> dict[str, Any]:
-    """The cluster's default StorageClass: encrypted gp3 (the account's aws/ebs key), bound where the pod lands."""
+def storage_class(provisioner: str = PROVISIONER, name: str = STORAGE_CLASS, default: bool = True) -> dict[str, Any]:
+    """A StorageClass of encrypted gp3 volumes (the account's aws/ebs key), bound where the pod lands: by default
+    the cluster's default class through the EBS CSI driver."""
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": STORAGE_CLASS, "annotations": {DEFAULT_CLASS_ANNOTATION: "true"}},
-        "provisioner": PROVISIONER,
+        "metadata": {"name": name, "annotations": {DEFAULT_CLASS_ANNOTATION: "true" if default else "false"}},
+        "provisioner": provisioner,
         "parameters": {"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"},
         # The volume is created in the zone of the node the pod is scheduled to.
         "volumeBindingMode": "WaitForFirstConsumer",

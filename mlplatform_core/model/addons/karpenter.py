@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..config.karpenter import KARPENTER
+from ..config.karpenter import AUTO_MODE, KARPENTER
 from ..karpenter import release
 from ..karpenter.spec import DISCOVERY_TAG, NODEPOOL_LABEL
 from ..layout import Layout
@@ -138,8 +138,9 @@ def interruption_rules() -> dict[str, dict[str, Any]]:
 
 
 def discovery_tags(layout: Layout) -> dict[str, str]:
-    """The tag EC2NodeClasses select the cluster's private subnets and security group by (none without Karpenter)."""
-    return {DISCOVERY_TAG: layout.cluster_name} if uses_karpenter(layout) else {}
+    """The tag node classes select the cluster's private subnets and security group by: Karpenter's
+    EC2NodeClasses and Auto Mode's NodeClasses (none without NodePools)."""
+    return {DISCOVERY_TAG: layout.cluster_name} if layout.provisioner in (KARPENTER, AUTO_MODE) else {}
 
 
 def uses_karpenter(layout: Layout) -> bool:

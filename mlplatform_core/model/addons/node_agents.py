@@ -29,7 +29,9 @@ class NodeAgent:
 
 # The vpc-cni add-on pulumi-eks creates (aws-node): chart aws/amazon-vpc-cni-k8s
 # charts/aws-vpc-cni templates/daemonset.yaml (`tolerations: [{operator: Exists}]`) and values.yaml
-# (`affinity`: linux, amd64/arm64, not Fargate) @ 042b40f6.
+# (`affinity`: linux, amd64/arm64, not on Fargate, hybrid or Auto Mode nodes) @ b5218838 (2026-08-20);
+# Auto Mode nodes are left out since v1.19.0, the minimum version Auto Mode clusters need
+# (EKS user guide automode/auto-enable-existing.adoc "Required Add-on Versions").
 _AWS_NODE = {
     "tolerations": [{"operator": "Exists"}],
     "affinity": {
@@ -40,7 +42,11 @@ _AWS_NODE = {
                         "matchExpressions": [
                             {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
                             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]},
-                            {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate"]},
+                            {
+                                "key": "eks.amazonaws.com/compute-type",
+                                "operator": "NotIn",
+                                "values": ["fargate", "hybrid", "auto"],
+                            },
                         ]
                     }
                 ]
@@ -62,18 +68,21 @@ ADDONS: Mapping[str, str] = {
 
 
 def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
-    """The DaemonSets of the stack's add-ons with the groups each must serve."""
-    every = tuple(g.name for g in layout.groups)
-    agents = [
-        NodeAgent(
-            "ebs-csi-node",
-            ebs_csi.ADDON_NAME,
-            ebs_csi.node_pod_placement(),
-            every,
-            "every node may mount a volume",
-        ),
-        NodeAgent("aws-node", "vpc-cni", _AWS_NODE, every, "every node needs pod networking"),
-    ]
+    """The DaemonSets of the stack's add-ons with the groups each must serve (Auto Mode's nodes run their
+    own networking, storage and device plugin: model/automode/aws_runs.py)."""
+    every = tuple(g.name for g in layout.groups if not g.auto_mode)
+    agents = []
+    if every:
+        agents += [
+            NodeAgent(
+                "ebs-csi-node",
+                ebs_csi.ADDON_NAME,
+                ebs_csi.node_pod_placement(),
+                every,
+                "every node may mount a volume",
+            ),
+            NodeAgent("aws-node", "vpc-cni", _AWS_NODE, every, "every node needs pod networking"),
+        ]
     plugin = device_plugin.pod_placement(layout)
     if plugin is not None:
         agents.append(

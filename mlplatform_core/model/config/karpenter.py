@@ -17,8 +17,9 @@ from ..scheduling import GPU_RESOURCE
 from .base import Count, SettingsModel
 from .errors import show
 
-NODE_GROUPS, KARPENTER = "nodeGroups", "karpenter"
-PROVISIONERS = (NODE_GROUPS, KARPENTER)
+NODE_GROUPS, KARPENTER, AUTO_MODE = "nodeGroups", "karpenter", "autoMode"
+# Managed node groups (+ Cluster Autoscaler), Karpenter you run, or EKS Auto Mode (Karpenter AWS runs).
+PROVISIONERS = (NODE_GROUPS, KARPENTER, AUTO_MODE)
 CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized")
 # Karpenter's duration grammar (the NodePool CRD's patterns for consolidateAfter and expireAfter).
 DURATION = r"^([0-9]+(s|m|h))+$"

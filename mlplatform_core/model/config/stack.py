@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from .. import eks_versions, regions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from .access import AccessSettings, access_problems
+from .automode import AutoModeSettings
 from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
 from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
@@ -51,9 +52,11 @@ class StackConfig(SettingsModel):
     protect_resources: bool | None = None
     tags: dict[str, str] = Field(default_factory=dict, max_length=40)
     workloads: WorkloadsConfig = Field(default_factory=WorkloadsConfig)
-    # Managed node groups + Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.
+    # Managed node groups + Cluster Autoscaler, or NodePools for every group but the initial one: Karpenter's
+    # (you run the controller) or EKS Auto Mode's (AWS runs it).
     provisioner: Literal[PROVISIONERS] = NODE_GROUPS  # type: ignore[valid-type]
     karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
+    auto_mode: AutoModeSettings = Field(default_factory=AutoModeSettings)
 
     @field_validator("region", mode="before")
     @classmethod

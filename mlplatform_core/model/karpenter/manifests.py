@@ -16,7 +16,6 @@ from typing import Any
 from .spec import (
     DISCOVERY_TAG,
     NODE_CLASS_API,
-    NODE_CLASS_GROUP,
     NODE_CLASS_KIND,
     NODE_POOL_API,
     NodePoolSpec,
@@ -36,7 +35,7 @@ def node_pool_spec(pool: NodePoolSpec) -> dict[str, Any]:
         "template": {
             "metadata": {"labels": dict(pool.labels)},
             "spec": {
-                "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class},
+                "nodeClassRef": {"group": pool.node_class_group, "kind": pool.node_class_kind, "name": pool.node_class},
                 "requirements": [r.to_dict() for r in pool.requirements],
                 "taints": [_taint(t.key, t.value, t.effect) for t in pool.taints],
                 "expireAfter": pool.expire_after,

@@ -1,11 +1,12 @@
 """The layout's groups as Karpenter NodePools: requirements, limits and disruption from each group.
 
-Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py) for every stack:
-with `provisioner: karpenter` it turns every group but the initial one into a NodePoolSpec and marks
-the group as Karpenter-provisioned (its instance types become every type the pool may launch, so the
-placement proof and the exported settings see what Karpenter can launch); with `nodeGroups` it only
-refuses Karpenter settings that would be ignored. Problems go to `add(path, message)`, so a stack's
-Karpenter mistakes are reported with all its other ones.
+Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py) for stacks with
+`provisioner: karpenter`: it turns every group but the initial one into a NodePoolSpec and marks the
+group as Karpenter-provisioned (its instance types become every type the pool may launch, so the
+placement proof and the exported settings see what Karpenter can launch). `pool` builds one pool for
+either Karpenter (flavors.py): EKS Auto Mode's pools (model/automode/pools.py) are made by the same
+function. Problems go to `add(path, message)`, so a stack's Karpenter mistakes are reported with all
+its other ones.
 
 Choices, each a NodePool field the plan shows:
 - requirements: capacity type, architecture and OS; the group's instance types, or the families (and
@@ -24,18 +25,20 @@ Choices, each a NodePool field the plan shows:
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Protocol
 
 from .. import instances
 from ..config import StackConfig
-from ..config.karpenter import KARPENTER, NodePoolSettings
+from ..config.karpenter import AUTO_MODE, KARPENTER, NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from ..quantity import format_bytes, parse_quantity
-from ..scheduling import CPU, GPU_RESOURCE, MEMORY, Taint
+from ..scheduling import CPU, DEVICE_PLUGIN_LABEL, GPU_RESOURCE, MEMORY, Taint
 from . import capacity as cap
+from .candidates import ami_arch as _arch
+from .candidates import candidates as _candidates
+from .flavors import KARPENTER_FLAVOR, Flavor, duration_hours, flavor_of
 from .release import compatibility_error
 from .spec import (
     ARCH_LABEL,
@@ -53,7 +56,7 @@ from .spec import (
 INITIAL = "initial"  # the layout's core-services group (model/layout/spec.py); it never becomes a pool
 SPOT_WEIGHT, ON_DEMAND_WEIGHT = 50, 10
 DEFAULT_CONSOLIDATE_AFTER = "10m"  # absorbs the gap between one MLRun workflow step and the next
-DEFAULT_EXPIRE_AFTER = "720h"
+DEFAULT_EXPIRE_AFTER = KARPENTER_FLAVOR.default_expire_after
 DEFAULT_BUDGET = "10%"
 BOTTLEROCKET_OS_VOLUME_GIB = 4  # Karpenter's own default for Bottlerocket's /dev/xvda (amifamily/bottlerocket.go)
 # Labels Karpenter refuses in a NodePool template (the CRD's CEL rules; core pkg/apis/v1/labels.go).
@@ -86,24 +89,21 @@ class GroupLike(Protocol):
 
 def families_configured(cfg: StackConfig, group: str) -> bool:
     """Whether the group's pool selects instance types by family (then the group may list no instanceTypes)."""
-    pool = cfg.karpenter.node_pools.get(group)
-    return cfg.provisioner == KARPENTER and pool is not None and bool(pool.instance_families)
+    flavor = flavor_of(cfg)
+    pool = flavor.settings(cfg).node_pools.get(group) if flavor else None
+    return pool is not None and bool(pool.instance_families)
 
 
 def is_pool(cfg: StackConfig, group: str) -> bool:
-    """Whether Karpenter provisions the group (every group but the initial one in a Karpenter stack)."""
-    return cfg.provisioner == KARPENTER and group != INITIAL
+    """Whether a NodePool provisions the group (every group but the initial one with Karpenter or Auto Mode)."""
+    return cfg.provisioner in (KARPENTER, AUTO_MODE) and group != INITIAL
 
 
-def _group_settings(cfg: StackConfig, name: str) -> tuple[NodeGroupSettings, tuple]:
+def group_settings(cfg: StackConfig, name: str) -> tuple[NodeGroupSettings, tuple]:
     for i, extra in enumerate(cfg.additional_node_groups):
         if extra.name == name:
             return extra, ("additionalNodeGroups", i)
     return cfg.node_groups.get(name, NodeGroupSettings()), ("nodeGroups", name)
-
-
-def _arch(ami_type: str) -> str:
-    return "arm64" if "ARM" in ami_type else "x86_64"
 
 
 def _k8s_arch(arch: str) -> str:
@@ -114,92 +114,6 @@ def _restricted_label(key: str) -> bool:
     domain = key.split("/", 1)[0] if "/" in key else ""
     restricted = any(domain == d or domain.endswith("." + d) for d in RESTRICTED_LABEL_DOMAINS)
     return restricted and key not in ALLOWED_RESTRICTED_LABELS
-
-
-def _suggest(name: str, known: frozenset[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(close)}?" if close else ""
-
-
-def _candidates(
-    g: GroupLike, ps: NodePoolSettings, o: NodeGroupSettings, ppath: tuple, gpath: tuple, add: Add
-) -> tuple[tuple[str, ...], str] | None:
-    """The types the pool may launch and its AMI type; None (problems added) when they cannot be told."""
-    if not ps.instance_families:
-        if ps.instance_sizes:
-            add(ppath + ("instanceSizes",), "needs instanceFamilies: sizes narrow the families a pool selects")
-        return g.instance_types, g.ami_type
-    if o.instance_types:
-        add(
-            ppath + ("instanceFamilies",),
-            f"set together with {'.'.join(map(str, gpath))}.instanceTypes; a pool selects instance types "
-            "either by name or by family, so drop one of the two",
-        )
-        return None
-    sizes = ps.instance_sizes
-    ok = True
-    for i, size in enumerate(sizes or ()):
-        if size not in cap.known_sizes():
-            add(
-                ppath + ("instanceSizes", i),
-                f"{size!r} is not an instance size in the catalog{_suggest(size, cap.known_sizes())}",
-            )
-            ok = False
-    members = cap.family_members(ps.instance_families, sizes)
-    for i, fam in enumerate(ps.instance_families):
-        where = ppath + ("instanceFamilies", i)
-        if fam not in cap.known_families():
-            add(where, f"{fam!r} is not an instance family in the catalog{_suggest(fam, cap.known_families())}")
-            ok = False
-            continue
-        types = members[fam]
-        if g.gpu and not all(t.nvidia_gpu for t in types):
-            examples = ", ".join(sorted({instances.family(t) for t in instances.nvidia_gpu_examples()}))
-            add(
-                where,
-                f"{fam!r} has types without a whole NVIDIA GPU; a GPU pool needs NVIDIA GPU families "
-                f"such as {examples}",
-            )
-            ok = False
-        elif not g.gpu and any(t.accelerated for t in types):
-            add(
-                where,
-                f"{fam!r} has accelerators; accelerated families belong only in the gpu pool or an additional "
-                "group with gpu: true",
-            )
-            ok = False
-    if not ok:
-        return None
-    found = [t for fam in ps.instance_families for t in members[fam]]
-    if not found:
-        add(
-            ppath + ("instanceFamilies",),
-            f"families {list(ps.instance_families)} with sizes {list(sizes or [])} match no instance type in the "
-            f"catalog (EC2 data as of {instances.catalog_date()}); the pool could never launch a node",
-        )
-        return None
-    arches = sorted({t.arch for t in found if t.arch})
-    if o.ami_type:
-        ami = o.ami_type
-        wrong = [t.name for t in found if t.arch and t.arch != _arch(ami)]
-        if wrong:
-            add(
-                ppath + ("instanceFamilies",),
-                f"types {', '.join(wrong[:4])}{'...' if len(wrong) > 4 else ''} are not {_arch(ami)} like "
-                f"amiType {ami}; pick families of one architecture",
-            )
-            return None
-    elif len(arches) > 1:
-        add(
-            ppath + ("instanceFamilies",),
-            f"families {list(ps.instance_families)} mix {' and '.join(arches)}; a pool has one architecture "
-            "(its AMI's), so split them into two groups",
-        )
-        return None
-    else:
-        arch = "ARM_64" if arches == ["arm64"] else "x86_64"
-        ami = f"AL2023_{arch}_{'NVIDIA' if g.gpu else 'STANDARD'}"
-    return tuple(t.name for t in found), ami
 
 
 def _show_resource(key: str, amount: Fraction | int) -> str:
@@ -262,15 +176,39 @@ def _consolidation(g: GroupLike, ps: NodePoolSettings, ppath: tuple, add: Add) -
     return policy
 
 
-def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, GroupLike] | None:
-    ps = cfg.karpenter.node_pools.get(g.name, NodePoolSettings())
-    ppath = ("karpenter", "nodePools", g.name)
-    o, gpath = _group_settings(cfg, g.name)
+def _expire_after(ps: NodePoolSettings, flavor: Flavor, ppath: tuple, add: Add) -> str:
+    value = ps.expire_after or flavor.default_expire_after
+    ceiling = flavor.max_expire_after_hours
+    if ceiling is not None and (value == "Never" or duration_hours(value) > ceiling):
+        add(
+            ppath + ("expireAfter",),
+            f"{value!r}: {flavor.title} replaces every node within 21 days, draining it for up to 24 hours first "
+            f"(the NodeClaim's default terminationGracePeriod), so expireAfter may be at most {ceiling}h; "
+            f"leave it out for {flavor.default_expire_after}",
+        )
+    return value
+
+
+def _ami(ami: str, flavor: Flavor, gpu: bool) -> str:
+    """The group's AMI type; a flavor that picks the image itself (Auto Mode: Bottlerocket) gets its variant."""
+    if flavor.fixed_ami_family != "Bottlerocket":
+        return ami
+    return f"BOTTLEROCKET_{'ARM_64' if _arch(ami) == 'arm64' else 'x86_64'}{'_NVIDIA' if gpu else ''}"
+
+
+def build_pool(
+    g: GroupLike, cfg: StackConfig, add: Add, flavor: Flavor = KARPENTER_FLAVOR
+) -> tuple[NodePoolSpec, GroupLike] | None:
+    """One group as a NodePool of `flavor`'s Karpenter, and the group marked as launched by it."""
+    settings = flavor.settings(cfg)
+    ps = settings.node_pools.get(g.name, NodePoolSettings())
+    ppath = (flavor.settings_key, "nodePools", g.name)
+    o, gpath = group_settings(cfg, g.name)
     for field, value in (("minSize", o.min_size), ("desiredSize", o.desired_size)):
-        if value and not cfg.karpenter.keep_node_groups:  # while migrating, they still size the kept group
+        if value and not settings.keep_node_groups:  # while migrating, they still size the kept group
             add(
                 gpath + (field,),
-                f"{value}: a Karpenter NodePool has no {field}; it launches nodes for pending pods and scales "
+                f"{value}: {flavor.pool_noun} has no {field}; it launches nodes for pending pods and scales "
                 "from zero, so remove it (or use provisioner: nodeGroups for nodes that are always there)",
             )
     for key in g.labels:
@@ -280,29 +218,35 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
     if found is None:
         return None
     types, ami = found
+    ami = _ami(ami, flavor, g.gpu)
     limits = _limits(g, types, ps, ppath, add)
     policy = _consolidation(g, ps, ppath, add)
     capacity_type = CAPACITY_TYPES[g.capacity_type]
     arch = _k8s_arch(_arch(ami))
-    requirements = [
-        Requirement(CAPACITY_TYPE_LABEL, "In", (capacity_type,)),
-        Requirement(ARCH_LABEL, "In", (arch,)),
-        Requirement(OS_LABEL, "In", ("linux",)),
-    ]
+    requirements = [Requirement(CAPACITY_TYPE_LABEL, "In", (capacity_type,)), Requirement(ARCH_LABEL, "In", (arch,))]
+    if flavor.os_requirement:
+        requirements.append(Requirement(OS_LABEL, "In", ("linux",)))
     if ps.instance_families:
-        requirements.append(Requirement(cap.INSTANCE_FAMILY_LABEL, "In", tuple(ps.instance_families)))
+        requirements.append(Requirement(flavor.instance_label("family"), "In", tuple(ps.instance_families)))
         if ps.instance_sizes:
-            requirements.append(Requirement(cap.INSTANCE_SIZE_LABEL, "In", tuple(ps.instance_sizes)))
+            requirements.append(Requirement(flavor.instance_label("size"), "In", tuple(ps.instance_sizes)))
     else:
         requirements.append(Requirement(INSTANCE_TYPE_LABEL, "In", types))
     if g.gpu:
-        requirements.append(Requirement(cap.INSTANCE_GPU_MANUFACTURER_LABEL, "In", ("nvidia",)))
+        requirements.append(Requirement(flavor.instance_label("gpu-manufacturer"), "In", ("nvidia",)))
     bottlerocket = ami.startswith("BOTTLEROCKET")
-    devices = (
-        (BlockDevice("/dev/xvda", BOTTLEROCKET_OS_VOLUME_GIB), BlockDevice("/dev/xvdb", g.disk_size_gib))
-        if bottlerocket
-        else (BlockDevice("/dev/xvda", g.disk_size_gib),)
-    )
+    labels = dict(g.labels)
+    if flavor.fixed_ami_family:  # the image is the flavor's: it brings GPU drivers and device plugins itself
+        labels.pop(DEVICE_PLUGIN_LABEL, None)
+        devices: tuple[BlockDevice, ...] = ()
+        alias = ""
+    else:
+        devices = (
+            (BlockDevice("/dev/xvda", BOTTLEROCKET_OS_VOLUME_GIB), BlockDevice("/dev/xvdb", g.disk_size_gib))
+            if bottlerocket
+            else (BlockDevice("/dev/xvda", g.disk_size_gib),)
+        )
+        alias = f"{'bottlerocket' if bottlerocket else 'al2023'}@{cfg.karpenter.ami_version}"
     pool = NodePoolSpec(
         name=g.name,
         role=g.role,
@@ -312,53 +256,81 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
         instance_families=tuple(ps.instance_families) if ps.instance_families else None,
         instance_sizes=tuple(ps.instance_sizes) if ps.instance_sizes else None,
         gpu=g.gpu,
-        labels=g.labels,
+        labels=labels,
         taints=g.taints,
         max_nodes=g.max_size,
         limits=limits,
         consolidation_policy=policy,
         consolidate_after=ps.consolidate_after or DEFAULT_CONSOLIDATE_AFTER,
         budgets=(Budget(DEFAULT_BUDGET), Budget(str(g.max_unavailable), ("Drifted",))),
-        expire_after=ps.expire_after or DEFAULT_EXPIRE_AFTER,
+        expire_after=_expire_after(ps, flavor, ppath, add),
         weight=ps.weight or (SPOT_WEIGHT if capacity_type == SPOT else ON_DEMAND_WEIGHT),
         ami_family="Bottlerocket" if bottlerocket else "AL2023",
-        ami_alias=f"{'bottlerocket' if bottlerocket else 'al2023'}@{cfg.karpenter.ami_version}",
+        ami_alias=alias,
         block_devices=devices,
         imds_hop_limit=cfg.imds_hop_limit,
         config_path=g.config_path,
         requirements=tuple(requirements),
+        node_class_api=flavor.node_class_api,
+        node_class_kind=flavor.node_class_kind,
+        ephemeral_storage_gib=g.disk_size_gib if flavor.fixed_ami_family else None,
     )
-    group = dataclasses.replace(g, instance_types=types, ami_type=ami, min_size=0, desired_size=0, karpenter=True)  # type: ignore[type-var]
+    group = dataclasses.replace(  # type: ignore[type-var]
+        g,
+        instance_types=types,
+        ami_type=ami,
+        labels=pool.labels,
+        min_size=0,
+        desired_size=0,
+        karpenter=True,
+        auto_mode=flavor.provisioner == AUTO_MODE,
+    )
     return pool, group
 
 
 def retained_groups(cfg: StackConfig, groups: Sequence[Any]) -> tuple[Any, ...]:
-    """The managed node groups a migrating stack keeps next to its pools (karpenter.keepNodeGroups), unchanged."""
-    if cfg.provisioner != KARPENTER or not cfg.karpenter.keep_node_groups:
+    """The managed node groups a migrating stack keeps next to its pools (<provisioner>.keepNodeGroups),
+    unchanged. Auto Mode's system pool replaces the initial group too, so then that one is kept as well."""
+    flavor = flavor_of(cfg)
+    if flavor is None or not flavor.settings(cfg).keep_node_groups:
         return ()
-    return tuple(g for g in groups if g.name != INITIAL)
+    replaced = cfg.provisioner == AUTO_MODE and cfg.auto_mode.system_pool
+    return tuple(g for g in groups if g.name != INITIAL or replaced)
+
+
+def check_pool_names(cfg: StackConfig, names: Mapping[str, Any], add: Add, flavor: Flavor, initial_why: str) -> None:
+    """Every `<flavor>.nodePools` entry names an enabled group that becomes a pool."""
+    for name in flavor.settings(cfg).node_pools:
+        where = (flavor.settings_key, "nodePools", name)
+        if name == INITIAL:
+            add(where, f"the initial group has no NodePool: {initial_why}")
+        elif name not in names:
+            pools = ", ".join(n for n in names if n != INITIAL) or "none"
+            add(where, f"is not an enabled group of this stack; its pools: {pools}")
+
+
+def pools_of(
+    cfg: StackConfig, groups: Sequence[Any], add: Add, flavor: Flavor
+) -> tuple[list[Any], tuple[NodePoolSpec, ...]]:
+    """Every group but the initial one as a pool of `flavor`: the groups (marked) and the pools."""
+    out, pools = [], []
+    for g in groups:
+        built = build_pool(g, cfg, add, flavor) if g.name != INITIAL else None
+        out.append(built[1] if built else g)
+        if built:
+            pools.append(built[0])
+    return out, tuple(pools)
 
 
 def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple[list[Any], tuple[NodePoolSpec, ...]]:
-    """The groups (Karpenter ones marked, with the types they may launch) and one NodePoolSpec per pool."""
+    """provisioner: karpenter: the groups (Karpenter ones marked, with the types they may launch) and one
+    NodePoolSpec per pool."""
     settings = cfg.karpenter
-    if cfg.provisioner != KARPENTER:
-        if "karpenter" in cfg.model_fields_set:
-            add(("karpenter",), "is set but provisioner is nodeGroups; set provisioner: karpenter, or remove it")
-        return list(groups), ()
     if err := compatibility_error(cfg.kubernetes_version):
         add(("kubernetesVersion",), err)
     names = {g.name: g for g in groups}
-    for name in settings.node_pools:
-        if name == INITIAL:
-            add(
-                ("karpenter", "nodePools", name),
-                "the initial group has no NodePool: it stays a static managed node group, where the Karpenter "
-                "controller and the core services run",
-            )
-        elif name not in names:
-            pools = ", ".join(n for n in names if n != INITIAL) or "none"
-            add(("karpenter", "nodePools", name), f"is not an enabled group of this stack; its pools: {pools}")
+    why = "it stays a static managed node group, where the Karpenter controller and the core services run"
+    check_pool_names(cfg, names, add, KARPENTER_FLAVOR, why)
     initial = names.get(INITIAL)  # the layout refuses a stack without one (naming the Karpenter controller)
     if initial is not None and settings.replicas > initial.max_size:
         add(
@@ -369,15 +341,4 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
     for key in cfg.tags:
         if key in FORBIDDEN_TAG_KEYS or key.startswith(FORBIDDEN_TAG_PREFIX):
             add(("tags", key), "is a tag Karpenter sets on its nodes itself; EC2NodeClasses refuse it")
-    out, pools = [], []
-    for g in groups:
-        if g.name == INITIAL:
-            out.append(g)
-            continue
-        built = _pool(g, cfg, add)
-        if built is None:
-            out.append(g)
-            continue
-        pools.append(built[0])
-        out.append(built[1])
-    return out, tuple(pools)
+    return pools_of(cfg, groups, add, KARPENTER_FLAVOR)

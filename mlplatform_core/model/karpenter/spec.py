@@ -101,11 +101,20 @@ class NodePoolSpec:
     expire_after: str
     weight: int
     ami_family: str  # AL2023 or Bottlerocket (the EC2NodeClass amiFamily the alias implies)
-    ami_alias: str  # e.g. al2023@latest: Karpenter picks the NVIDIA variant for GPU types itself
-    block_devices: tuple[BlockDevice, ...]
+    ami_alias: str  # e.g. al2023@latest: Karpenter picks the NVIDIA variant for GPU types itself; "" on Auto Mode
+    block_devices: tuple[BlockDevice, ...]  # EC2NodeClass only; Auto Mode sizes ephemeral storage instead
     imds_hop_limit: int
     config_path: str  # where the group is configured, for messages
     requirements: tuple[Requirement, ...] = field(default=())
+    # The node class kind the pool points at: karpenter.k8s.aws/v1 EC2NodeClass, or Auto Mode's
+    # eks.amazonaws.com/v1 NodeClass (model/karpenter/flavors.py).
+    node_class_api: str = NODE_CLASS_API
+    node_class_kind: str = NODE_CLASS_KIND
+    ephemeral_storage_gib: int | None = None  # Auto Mode: the NodeClass's ephemeralStorage.size
+
+    @property
+    def node_class_group(self) -> str:
+        return self.node_class_api.split("/", 1)[0]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

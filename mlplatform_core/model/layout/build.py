@@ -12,8 +12,9 @@ import re
 from types import MappingProxyType
 
 from .. import instances
+from ..automode import pools as automode_pools
 from ..config import ConfigError, Problem, StackConfig, key_path, show
-from ..config.karpenter import KARPENTER
+from ..config.karpenter import AUTO_MODE, KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
 from ..scheduling import (
@@ -257,6 +258,24 @@ def _pool_gpu_models(cfg: StackConfig, groups: list, pools: tuple, errs: _Collec
     return groups, pools
 
 
+# The settings section of each provisioner that has one: set with another provisioner, it would be ignored.
+_PROVISIONER_SECTIONS = (("karpenter", "karpenter", KARPENTER), ("autoMode", "auto_mode", AUTO_MODE))
+
+
+def _node_pools(cfg: StackConfig, groups: list, errs: _Collector) -> tuple[list, tuple]:
+    """The groups as the stack's provisioner launches them, and its NodePools (none for node groups)."""
+    for key, field, provisioner in _PROVISIONER_SECTIONS:
+        if cfg.provisioner != provisioner and field in cfg.model_fields_set:
+            errs.add(
+                (key,), f"is set but provisioner is {cfg.provisioner}; set provisioner: {provisioner}, or remove it"
+            )
+    if cfg.provisioner == KARPENTER:
+        return karpenter_pools.build_node_pools(cfg, groups, errs.add)
+    if cfg.provisioner == AUTO_MODE:
+        return automode_pools.build_node_pools(cfg, groups, errs.add)
+    return groups, ()
+
+
 def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
     """The node groups of a stack, defaults merged with overrides. Raises ConfigError listing every problem."""
     errs = _Collector()
@@ -288,7 +307,10 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
                 "(or enabled: false to keep it off)",
             )
         if name == INITIAL and not enabled:
-            why = " (the Karpenter controller runs there too)" if cfg.provisioner == KARPENTER else ""
+            why = {
+                KARPENTER: " (the Karpenter controller runs there too)",
+                AUTO_MODE: " (with Auto Mode, autoMode.initialGroup: systemPool runs them on the built-in system pool)",
+            }.get(cfg.provisioner, "")
             errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")
         if enabled:
             groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
@@ -328,7 +350,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             "(letters, digits, '-' and '_'); set clusterName",
         )
     retained = karpenter_pools.retained_groups(cfg, groups)
-    groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
+    groups, node_pools = _node_pools(cfg, groups, errs)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     if errs.problems:
         raise ConfigError(errs.problems)

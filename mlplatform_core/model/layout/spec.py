@@ -29,6 +29,10 @@ class NodeGroupSpec:
     gpu: bool
     config_path: str  # where the group is configured, for messages
     karpenter: bool = False  # launched by a Karpenter NodePool (model/karpenter) instead of a managed node group
+    auto_mode: bool = False  # ... of EKS Auto Mode's Karpenter (model/automode)
+    # One of Auto Mode's built-in NodePools (system, general-purpose): AWS owns its template, so its nodes carry
+    # none of the toolkit's labels and it has no pool or NodeClass of the stack's.
+    builtin: bool = False
 
     @property
     def autoscaled(self) -> bool:
@@ -51,7 +55,7 @@ class Layout:
     groups: tuple[NodeGroupSpec, ...]
     spot_taint: Taint
     imds_hop_limit: int = 1
-    provisioner: str = "nodeGroups"  # or "karpenter": every group but the initial one is a NodePool
+    provisioner: str = "nodeGroups"  # or "karpenter", "autoMode": every group but the initial one is a NodePool
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
@@ -73,10 +77,12 @@ class Layout:
 
     @property
     def managed_groups(self) -> tuple[NodeGroupSpec, ...]:
-        """The EKS managed node groups: every group, unless Karpenter provisions all but the initial one
-        (then that one, and while migrating the retained groups too)."""
+        """The EKS managed node groups: every group, unless NodePools provision all but the initial one
+        (then that one, and while migrating the retained groups too: with Auto Mode's system pool in the
+        initial group's place, the initial group as well)."""
         retained = {g.name: g for g in self.retained_groups}
-        return tuple(retained.get(g.name, g) for g in self.groups if not g.karpenter or g.name in retained)
+        kept = tuple(retained.pop(g.name, g) for g in self.groups if not g.karpenter or g.name in retained)
+        return tuple(retained.values()) + kept  # left over: groups whose place a built-in pool took
 
 
 def root_device(ami_type: str) -> str:

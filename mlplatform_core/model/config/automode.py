@@ -1,0 +1,48 @@
+"""Settings of the EKS Auto Mode provisioner: `provisioner: autoMode` and the `autoMode:` section.
+
+With `provisioner: autoMode` AWS runs Karpenter, the VPC CNI, kube-proxy, cluster DNS, EBS CSI, load
+balancing and the GPU device plugins on the cluster. Every group but the initial one becomes a NodePool
+of Auto Mode's Karpenter with its own `NodeClass` (eks.amazonaws.com/v1); the group settings
+(`nodeGroups.<g>`, `additionalNodeGroups`) still say what the group is, and `autoMode.nodePools.<g>`
+adds what only a NodePool has (the same settings as `karpenter.nodePools.<g>`). Checks that need the
+merged layout live in mlplatform_core/model/automode/.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .base import SettingsModel
+from .karpenter import NodePoolSettings
+
+SYSTEM_POOL, MANAGED_NODE_GROUP = "systemPool", "managedNodeGroup"
+INITIAL_GROUP_CHOICES = (SYSTEM_POOL, MANAGED_NODE_GROUP)
+# The KMS key formats a NodeClass's ephemeralStorage.kmsKeyID accepts: key id, key ARN, alias name, alias ARN
+# (EKS user guide, automode/auto-kms.adoc, "Configure NodeClass with your customer managed key").
+KMS_KEY = (
+    r"^(arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/[A-Za-z0-9/_-]+"
+    r"|alias/[A-Za-z0-9/_-]+|(mrk-)?[0-9a-f-]{32,36})$"
+)
+
+
+class AutoModeSettings(SettingsModel):
+    """EKS Auto Mode and its NodePools (used with provisioner: autoMode)."""
+
+    # Where the core services run: Auto Mode's built-in `system` pool (CriticalAddonsOnly taint, on-demand,
+    # sized by Auto Mode), or the initial managed node group as with the other provisioners.
+    initial_group: Literal[INITIAL_GROUP_CHOICES] = SYSTEM_POOL  # type: ignore[valid-type]
+    # Auto Mode's built-in `general-purpose` pool takes any pod without a selector on unlabelled nodes;
+    # off by default so every pod lands on a group of the layout.
+    general_purpose_pool: bool = False
+    # The KMS key of every node's volumes; unset, Auto Mode encrypts them with the account's aws/ebs key.
+    ephemeral_storage_kms_key: str | None = Field(default=None, pattern=KMS_KEY)
+    # Migration: keep each pool's managed node group (unchanged, no autoscaler) next to the pool until its
+    # nodes are drained; then remove this setting and the emptied groups are deleted.
+    keep_node_groups: bool = False
+    node_pools: dict[str, NodePoolSettings] = Field(default_factory=dict)
+
+    @property
+    def system_pool(self) -> bool:
+        return self.initial_group == SYSTEM_POOL
