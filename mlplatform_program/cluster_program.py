@@ -6,11 +6,13 @@ import pulumi
 
 from mlplatform_core.model.access import access_grants
 from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.automode.aws_runs import on_auto_mode
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
 
 from .components.access import ClusterAccess
+from .components.automode import AutoModeInfrastructure, AutoModePools
 from .components.cluster import Cluster
 from .components.karpenter import KarpenterInfrastructure, KarpenterPools
 from .components.node_group import NodeGroup
@@ -83,6 +85,32 @@ def cluster_program() -> None:
         pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)
         pulumi.export("karpenterQueueName", karpenter.queue_name)
         pulumi.export("karpenterControllerRoleArn", karpenter.controller_role_arn)
+        pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
+
+    # EKS Auto Mode runs the nodes of every pool (and of the built-in system pool): the cluster turned it on
+    # and made the node role; the NodePools and NodeClasses go with the Kubernetes layer, which reads
+    # autoModeNodeRoleName when it is separate.
+    if on_auto_mode(layout):
+        auto_mode = AutoModeInfrastructure(
+            "auto-mode",
+            cfg,
+            layout,
+            cluster.eks,
+            node_role_arn=cluster.auto_mode_node_role_arn,
+            subnet_ids_to_tag=[] if cfg.network.creates_vpc else cluster.private_subnet_ids,
+            tags=cluster.tags,
+        )
+        if inline:
+            AutoModePools(
+                "auto-mode-pools",
+                layout,
+                platform.provider,
+                node_role_name=cluster.auto_mode_node_role_name,
+                kms_key=cfg.auto_mode.ephemeral_storage_kms_key,
+                depends_on=[cluster.eks, *auto_mode.ready],
+                tags=cluster.tags,
+            )
+        pulumi.export("autoModeNodeRoleName", cluster.auto_mode_node_role_name)
         pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
 
     pulumi.export("clusterName", cluster.name)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import pulumi
 
 from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.automode.aws_runs import on_auto_mode
 from mlplatform_core.model.cluster import resource_tags
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference
 
+from .components.automode import AutoModePools
 from .components.cluster_reference import ClusterReference
 from .components.karpenter import KarpenterPools
 from .components.platform import Platform
@@ -57,6 +59,17 @@ def kubernetes_layer_program() -> None:
             tags=tags,
         )
 
+    if on_auto_mode(layout):
+        # The cluster stack turned Auto Mode on and made the node role (and its access entry, if EKS does not).
+        AutoModePools(
+            "auto-mode-pools",
+            layout,
+            platform.provider,
+            node_role_name=cluster.output("autoModeNodeRoleName"),
+            kms_key=cfg.auto_mode.ephemeral_storage_kms_key,
+            tags=tags,
+        )
+
     pulumi.export("clusterStack", cluster_stack)
-    if platform.autoscaler_role_arn is not None:  # Karpenter stacks run no Cluster Autoscaler
+    if platform.autoscaler_role_arn is not None:  # Karpenter and Auto Mode stacks run no Cluster Autoscaler
         pulumi.export("autoscalerRoleArn", platform.autoscaler_role_arn)

@@ -9,6 +9,8 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 
 from mlplatform_core.model.addons.karpenter import discovery_tags
+from mlplatform_core.model.automode import cluster as auto_mode
+from mlplatform_core.model.automode.aws_runs import needs_node_addons, on_auto_mode
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
     EC2_TRUST_POLICY,
@@ -63,13 +65,21 @@ class Cluster(pulumi.ComponentResource):
             tags=tags,
             opts=keep,
         )
-        node_role = aws.iam.Role(f"{name}-node", assume_role_policy=json.dumps(EC2_TRUST_POLICY), tags=tags, opts=child)
-        # Node groups depend on these (not only on the role), so that `pulumi destroy` keeps the policies
-        # until the nodes are gone: EKS drains and deletes nodes with the node role's rights.
-        self.node_role_policies = [
-            aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-            for short, arn in NODE_MANAGED_POLICIES.items()
-        ]
+        # The managed node groups' role (none when Auto Mode runs every node).
+        self.node_role_arn: pulumi.Output[str] | None = None
+        self.node_role_policies: list[pulumi.Resource] = []
+        if layout.managed_groups:
+            node_role = aws.iam.Role(
+                f"{name}-node", assume_role_policy=json.dumps(EC2_TRUST_POLICY), tags=tags, opts=child
+            )
+            self.node_role_arn = node_role.arn
+            # Node groups depend on these (not only on the role), so that `pulumi destroy` keeps the policies
+            # until the nodes are gone: EKS drains and deletes nodes with the node role's rights.
+            self.node_role_policies = [
+                aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
+                for short, arn in NODE_MANAGED_POLICIES.items()
+            ]
+        auto_mode_options = self._auto_mode(name, cfg, layout, tags, child)
 
         ep = cfg.endpoint
         self.eks = eks.Cluster(
@@ -90,7 +100,8 @@ class Cluster(pulumi.ComponentResource):
             # The workload layer adopts CoreDNS as an EKS add-on pinned to the initial group; one owner only.
             coredns_addon_options=eks.CoreDnsAddonOptionsArgs(enabled=False),
             tags=tags,
-            opts=keep,
+            **auto_mode_options,
+            opts=pulumi.ResourceOptions.merge(keep, pulumi.ResourceOptions(depends_on=self.auto_mode_node_policies)),
         )
         # The private endpoint answers only sources the cluster's security groups allow (nodes already are).
         api_cidrs = private_api_cidrs(cfg)
@@ -116,7 +127,45 @@ class Cluster(pulumi.ComponentResource):
         self.kubeconfig_json = pulumi.Output.secret(self.eks.kubeconfig_json)
         self.oidc_provider_arn = self.eks.oidc_provider_arn
         self.oidc_provider_url = self.eks.oidc_provider_url
-        self.node_role_arn = node_role.arn
         self.private_subnet_ids = subnet_ids
         self.tags = tags
         self.register_outputs({"clusterName": self.name, "kubeconfig": self.kubeconfig_json})
+
+    def _auto_mode(
+        self, name: str, cfg: StackConfig, layout: Layout, tags: dict[str, str], child: pulumi.ResourceOptions
+    ) -> dict:
+        """pulumi_eks.Cluster's Auto Mode inputs, and the role of Auto Mode's nodes (model/automode/cluster.py).
+
+        The role is the stack's own rather than pulumi-eks's (createNodeRole: false): EKS takes it as the
+        cluster's nodeRoleArn only together with built-in pools, and the NodeClasses name it either way.
+        pulumi-eks leaves out its own security groups with Auto Mode unless told otherwise; they stay, so a
+        stack moving to Auto Mode keeps its cluster's vpcConfig as it is.
+        """
+        self.auto_mode_node_role_name: pulumi.Output[str] | None = None
+        self.auto_mode_node_role_arn: pulumi.Output[str] | None = None
+        self.auto_mode_node_policies: list[pulumi.Resource] = []
+        if not on_auto_mode(layout):
+            return {}
+        role = aws.iam.Role(
+            f"{name}-auto-node",
+            assume_role_policy=json.dumps(EC2_TRUST_POLICY),
+            description=f"Nodes EKS Auto Mode launches in {layout.cluster_name}",
+            tags=tags,
+            opts=child,
+        )
+        self.auto_mode_node_policies = [
+            aws.iam.RolePolicyAttachment(f"{name}-auto-node-{short}", role=role.name, policy_arn=arn, opts=child)
+            for short, arn in auto_mode.node_role_policy_arns(cfg.region).items()
+        ]
+        self.auto_mode_node_role_name = role.name
+        self.auto_mode_node_role_arn = role.arn
+        pools = auto_mode.builtin_node_pools(cfg)
+        compute = aws.eks.ClusterComputeConfigArgs(node_pools=pools, node_role_arn=role.arn if pools else None)
+        options: dict = {
+            "auto_mode": eks.AutoModeOptionsArgs(enabled=True, create_node_role=False, compute_config=compute),
+            "skip_default_security_groups": False,
+        }
+        if needs_node_addons(layout):  # managed node groups stay: their nodes need pod and service networking
+            options["use_default_vpc_cni"] = False
+            options["kube_proxy_addon_options"] = eks.KubeProxyAddonOptionsArgs(enabled=True)
+        return options

@@ -30,9 +30,11 @@ from mlplatform_core.model.addons import karpenter as addon
 from mlplatform_core.model.addons.charts import Chart
 from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
 from mlplatform_core.model.karpenter import manifests
-from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
+from mlplatform_core.model.karpenter.spec import NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.workloads import MANAGED_LABELS
+
+from .discovery import discovery_tags
 
 
 class ClusterLike(Protocol):
@@ -154,22 +156,8 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
             for policy in addon.controller_policy_names()
         ]
 
-        # Discovery: the security group EKS created for the cluster (the managed groups' nodes use it) and
-        # the subnets this stack does not create. Its id is known once the cluster exists.
-        security_group = aws.eks.get_cluster_output(
-            name=cluster_name, opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[cluster.eks])
-        ).vpc_config.cluster_security_group_id
-        discovery = [
-            aws.ec2.Tag(
-                f"{name}-discovery-sg", resource_id=security_group, key=DISCOVERY_TAG, value=cluster_name, opts=child
-            )
-        ]
-        discovery += [
-            aws.ec2.Tag(
-                f"{name}-discovery-subnet-{i}", resource_id=s, key=DISCOVERY_TAG, value=cluster_name, opts=child
-            )
-            for i, s in enumerate(subnet_ids_to_tag)
-        ]
+        # Discovery: the security group EKS created for the cluster and the subnets this stack does not create.
+        discovery = discovery_tags(name, cluster_name, cluster.eks, subnet_ids_to_tag, self)
 
         self.node_role_name = node_role.name
         self.queue_name = queue.name

@@ -15,9 +15,11 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
+from mlplatform_core.model.automode.aws_runs import needs_node_addons, on_auto_mode
+from mlplatform_core.model.config.karpenter import NODE_GROUPS
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
@@ -135,10 +137,10 @@ class Platform(pulumi.ComponentResource):
         )
 
         # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights. Not with
-        # Karpenter: two autoscalers would both launch nodes for the same pending pods.
+        # Karpenter or Auto Mode: two autoscalers would both launch nodes for the same pending pods.
         self.autoscaler: k8s.helm.v3.Release | None = None
         self.autoscaler_role_arn = None
-        if not karpenter.uses_karpenter(layout):
+        if layout.provisioner == NODE_GROUPS:
             chart = charts.CLUSTER_AUTOSCALER
             trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
                 lambda a: json.dumps(
@@ -193,7 +195,42 @@ class Platform(pulumi.ComponentResource):
 
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
         # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
-        # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself.
+        # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself. Auto Mode nodes
+        # answer DNS themselves: no CoreDNS without managed node groups (model/automode/aws_runs.py).
+        self.coredns: aws.eks.Addon | None = None
+        node_addons = needs_node_addons(layout)
+        if node_addons:
+            self._coredns(name, cluster, kubernetes_version, tags, on_core_nodes)
+        self.storage = Storage(
+            f"{name}-storage",
+            cluster.eks_cluster_name,
+            kubernetes_version,
+            region,
+            cluster.oidc_provider_arn,
+            cluster.oidc_provider_url,
+            provider=self.provider,
+            depends_on=on_core_nodes.depends_on,  # the controller runs on the initial group
+            ebs_csi_driver=node_addons,
+            auto_mode=on_auto_mode(layout),
+            tags=tags,
+            opts=child,
+        )
+        self.register_outputs(
+            {
+                "autoscalerRoleArn": self.autoscaler_role_arn,
+                "priorityClasses": [p.name for p in workloads.priority_classes],
+                "namespaces": [ns.name for ns in workloads.namespaces],
+            }
+        )
+
+    def _coredns(
+        self,
+        name: str,
+        cluster: ClusterLike,
+        kubernetes_version: str,
+        tags: Mapping[str, str] | None,
+        opts: pulumi.ResourceOptions,
+    ) -> None:
         self.coredns = aws.eks.Addon(
             f"{name}-coredns",
             cluster_name=cluster.eks_cluster_name,
@@ -209,26 +246,7 @@ class Platform(pulumi.ComponentResource):
             resolve_conflicts_on_update="OVERWRITE",
             preserve=True,
             tags=dict(tags or {}),
-            opts=on_core_nodes,
-        )
-        self.storage = Storage(
-            f"{name}-storage",
-            cluster.eks_cluster_name,
-            kubernetes_version,
-            region,
-            cluster.oidc_provider_arn,
-            cluster.oidc_provider_url,
-            provider=self.provider,
-            depends_on=on_core_nodes.depends_on,  # the controller runs on the initial group
-            tags=tags,
-            opts=child,
-        )
-        self.register_outputs(
-            {
-                "autoscalerRoleArn": self.autoscaler_role_arn,
-                "priorityClasses": [p.name for p in workloads.priority_classes],
-                "namespaces": [ns.name for ns in workloads.namespaces],
-            }
+            opts=opts,
         )
 
     def _release(

@@ -1,9 +1,14 @@
-"""Storage: the EBS CSI driver (EKS add-on with its own IRSA role) and the default encrypted gp3 StorageClass."""
+"""Storage: the EBS CSI driver (EKS add-on with its own IRSA role) and the default encrypted gp3 StorageClass.
+
+On Auto Mode the default class is Auto Mode's block storage (provisioner ebs.csi.eks.amazonaws.com); the EBS
+CSI driver stays only for managed node groups, with a class of its own (model/addons/ebs_csi.py).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -25,11 +30,45 @@ class Storage(pulumi.ComponentResource):
         oidc_provider_url: pulumi.Input[str],
         provider: k8s.Provider,
         depends_on: Sequence[pulumi.Resource] = (),
+        ebs_csi_driver: bool = True,
+        auto_mode: bool = False,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
-        """`depends_on`: the node groups its controller runs on (an add-on without nodes ends up DEGRADED)."""
+        """`depends_on`: the node groups its controller runs on (an add-on without nodes ends up DEGRADED).
+        `ebs_csi_driver`: install the driver (for managed node groups' volumes); `auto_mode`: the default class
+        is Auto Mode's block storage."""
         super().__init__("mlplatform:storage:Storage", name, None, opts)
+        self.addon: aws.eks.Addon | None = None
+        self.storage_classes: list[k8s.storage.v1.StorageClass] = []
+        outputs: dict[str, Any] = {"storageClass": ebs_csi.STORAGE_CLASS}
+        if auto_mode:
+            self._storage_class(ebs_csi.storage_class(ebs_csi.AUTO_MODE_PROVISIONER), provider, [])
+        if ebs_csi_driver:
+            role = self._driver(
+                name, cluster_name, kubernetes_version, region, oidc_provider_arn, oidc_provider_url, depends_on, tags
+            )
+            outputs["ebsCsiRoleArn"] = role.arn
+            sc = (
+                ebs_csi.storage_class(name=ebs_csi.MANAGED_NODES_STORAGE_CLASS, default=False)
+                if auto_mode
+                else ebs_csi.storage_class()
+            )
+            self._storage_class(sc, provider, [self.addon])
+        self.storage_class = self.storage_classes[0]  # the default one
+        self.register_outputs(outputs)
+
+    def _driver(
+        self,
+        name: str,
+        cluster_name: pulumi.Input[str],
+        kubernetes_version: str,
+        region: str,
+        oidc_provider_arn: pulumi.Input[str],
+        oidc_provider_url: pulumi.Input[str],
+        depends_on: Sequence[pulumi.Resource],
+        tags: Mapping[str, str] | None,
+    ) -> aws.iam.Role:
         child = pulumi.ResourceOptions(parent=self)
         trust = pulumi.Output.all(oidc_provider_arn, oidc_provider_url).apply(
             lambda a: json.dumps(
@@ -67,15 +106,22 @@ class Storage(pulumi.ComponentResource):
             tags=dict(tags or {}),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[policy, *depends_on]),
         )
-        sc = ebs_csi.storage_class()
-        self.storage_class = k8s.storage.v1.StorageClass(
-            f"storageclass-{sc['metadata']['name']}",
-            metadata=sc["metadata"],
-            provisioner=sc["provisioner"],
-            parameters=sc["parameters"],
-            volume_binding_mode=sc["volumeBindingMode"],
-            reclaim_policy=sc["reclaimPolicy"],
-            allow_volume_expansion=sc["allowVolumeExpansion"],
-            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[self.addon]),
+        return role
+
+    def _storage_class(self, sc: dict[str, Any], provider: k8s.Provider, depends_on: list) -> None:
+        # A class's provisioner and parameters cannot change in place: Kubernetes replaces it, and the old
+        # class (same name) must go first. Bound volumes do not need their class.
+        self.storage_classes.append(
+            k8s.storage.v1.StorageClass(
+                f"storageclass-{sc['metadata']['name']}",
+                metadata=sc["metadata"],
+                provisioner=sc["provisioner"],
+                parameters=sc["parameters"],
+                volume_binding_mode=sc["volumeBindingMode"],
+                reclaim_policy=sc["reclaimPolicy"],
+                allow_volume_expansion=sc["allowVolumeExpansion"],
+                opts=pulumi.ResourceOptions(
+                    parent=self, provider=provider, depends_on=depends_on, delete_before_replace=True
+                ),
+            )
         )
-        self.register_outputs({"storageClass": sc["metadata"]["name"], "ebsCsiRoleArn": role.arn})

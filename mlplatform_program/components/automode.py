@@ -1,0 +1,105 @@
+"""EKS Auto Mode's parts of the stack, in two pieces that follow the stack's two layers.
+
+- AutoModeInfrastructure (the cluster program: AWS APIs only): the discovery tags its NodeClasses select
+  subnets and the cluster security group by, and the node role's access entry when EKS does not make it
+  (no built-in pool: model/automode/cluster.py). The node role itself and Auto Mode's switch are the
+  cluster's (components/cluster.py): computeConfig names the role.
+- AutoModePools (wherever the Kubernetes layer runs): one NodeClass and one NodePool per pool.
+
+No chart, controller role or interruption queue: AWS runs Auto Mode's Karpenter. Deleting a NodePool
+makes Auto Mode drain and terminate its nodes; the NodeClass goes after its pool, the node role after
+both (they name it), so the dependencies are also the destroy order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from mlplatform_core.model.automode import cluster as auto_mode
+from mlplatform_core.model.automode import manifests as node_classes
+from mlplatform_core.model.config import StackConfig
+from mlplatform_core.model.karpenter import manifests
+from mlplatform_core.model.karpenter.spec import NODE_POOL_API
+from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.workloads import MANAGED_LABELS
+
+from .access import access_entry
+from .discovery import discovery_tags
+
+
+class AutoModeInfrastructure(pulumi.ComponentResource):
+    """Discovery tags and, without built-in pools, the node role's EC2 access entry."""
+
+    ready: list[pulumi.Resource]  # what the NodeClasses need in place first
+
+    def __init__(
+        self,
+        name: str,
+        cfg: StackConfig,
+        layout: Layout,
+        eks_cluster: pulumi.Resource,
+        node_role_arn: pulumi.Input[str],
+        subnet_ids_to_tag: Sequence[pulumi.Input[str]] = (),
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        """`subnet_ids_to_tag`: the private subnets this stack does not create (a created VPC tags its own)."""
+        super().__init__("mlplatform:automode:AutoModeInfrastructure", name, None, opts)
+        self.ready = discovery_tags(name, layout.cluster_name, eks_cluster, subnet_ids_to_tag, self)
+        if not auto_mode.eks_creates_node_access_entry(cfg):
+            self.ready.append(
+                access_entry(
+                    f"{name}-node",
+                    layout.cluster_name,
+                    node_role_arn,
+                    [auto_mode.node_access_association(cfg.region)],
+                    auto_mode.ACCESS_ENTRY_TYPE,
+                    tags=tags,
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[eks_cluster]),
+                )
+            )
+        self.register_outputs({})
+
+
+class AutoModePools(pulumi.ComponentResource):
+    """The layout's NodePools on Auto Mode, each with its NodeClass (eks.amazonaws.com/v1)."""
+
+    def __init__(
+        self,
+        name: str,
+        layout: Layout,
+        provider: k8s.Provider,
+        node_role_name: pulumi.Input[str],
+        kms_key: str | None = None,
+        depends_on: Sequence[pulumi.Resource] = (),
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        """`depends_on`: in the same program, the AutoModeInfrastructure's `ready` resources and the cluster (the
+        NodeClass and NodePool APIs exist once Auto Mode is on); in kubernetes-layer/ the cluster stack holds them."""
+        super().__init__("mlplatform:automode:AutoModePools", name, None, opts)
+        tags = dict(tags or {})
+        meta_labels = dict(MANAGED_LABELS)
+        on_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
+        self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
+        for pool in layout.node_pools:
+            node_class = k8s.apiextensions.CustomResource(
+                f"nodeclass-{pool.name}",
+                api_version=node_classes.NODE_CLASS_API,
+                kind=node_classes.NODE_CLASS_KIND,
+                metadata={"name": pool.node_class, "labels": meta_labels},
+                spec=node_classes.node_class_spec(pool, node_role_name, layout.cluster_name, tags, kms_key),
+                opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=list(depends_on))),
+            )
+            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
+                f"nodepool-{pool.name}",
+                api_version=NODE_POOL_API,
+                kind="NodePool",
+                metadata={"name": pool.name, "labels": meta_labels},
+                spec=manifests.node_pool_spec(pool),
+                opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[node_class])),
+            )
+        self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
