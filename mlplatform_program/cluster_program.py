@@ -6,7 +6,7 @@ import pulumi
 
 from mlplatform_core.model.access import access_grants
 from mlplatform_core.model.addons.karpenter import uses_karpenter
-from mlplatform_core.model.automode.aws_runs import on_auto_mode
+from mlplatform_core.model.addons.run_by_aws import on_auto_mode
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pulumi
 
 from mlplatform_core.model.addons.karpenter import uses_karpenter
-from mlplatform_core.model.automode.aws_runs import on_auto_mode
+from mlplatform_core.model.addons.run_by_aws import on_auto_mode
 from mlplatform_core.model.cluster import resource_tags
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference

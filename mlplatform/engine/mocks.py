@@ -175,9 +175,11 @@ class Mocks(pulumi_mocks.Mocks):
         if args.token == "aws:index/getRegion:getRegion":
             return {"name": self.region, "id": self.region}
         if args.token == "aws:eks/getCluster:getCluster":
-            # What the Karpenter component reads: the security group EKS created for the cluster.
+            # What the discovery tags read: the security group EKS created for the cluster (the same stand-in
+            # as the modelled aws.eks.Cluster's vpcConfig.clusterSecurityGroupId).
             name = str(args.args.get("name", "cluster"))
-            return {"id": name, "name": name, "vpcConfig": {"clusterSecurityGroupId": f"sg-{_suffix(name)}"}}
+            group = remote.pulumi_eks.cluster_security_group_id(name)
+            return {"id": name, "name": name, "vpcConfig": {"clusterSecurityGroupId": group}}
         if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": ACCOUNT, "arn": f"arn:aws:iam::{ACCOUNT}:user/offline", "userId": "offline"}
         return {}

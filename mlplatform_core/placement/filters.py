@@ -261,7 +261,9 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
                     f"insufficient {rname.rsplit('/', 1)[-1]}",
                 )
             )
-    landing = [v for v in fits if v in matched]
+    # By identity: comparing variants field by field is quadratic in a pool's hundreds of types.
+    matched_ids = {id(v) for v in matched}
+    landing = [v for v in fits if id(v) in matched_ids]
     schedulable = not reasons
     score, prefer_not = 0, ()
     if schedulable:

@@ -21,7 +21,7 @@ from typing import Any
 from ..model.addons import coredns, ebs_csi, karpenter
 from ..model.addons.core_services import core_services_placement
 from ..model.addons.node_agents import node_agents
-from ..model.automode.aws_runs import needs_node_addons
+from ..model.addons.run_by_aws import needs_node_addons
 from ..model.config import StackConfig
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.ml_settings import mlrun as mlrun_settings

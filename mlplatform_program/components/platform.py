@@ -18,7 +18,7 @@ import pulumi_kubernetes as k8s
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
-from mlplatform_core.model.automode.aws_runs import needs_node_addons, on_auto_mode
+from mlplatform_core.model.addons.run_by_aws import needs_node_addons, on_auto_mode
 from mlplatform_core.model.config.karpenter import NODE_GROUPS
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
@@ -196,7 +196,7 @@ class Platform(pulumi.ComponentResource):
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
         # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
         # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself. Auto Mode nodes
-        # answer DNS themselves: no CoreDNS without managed node groups (model/automode/aws_runs.py).
+        # answer DNS themselves: no CoreDNS without managed node groups (model/addons/run_by_aws.py).
         self.coredns: aws.eks.Addon | None = None
         node_addons = needs_node_addons(layout)
         if node_addons:

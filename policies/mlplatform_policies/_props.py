@@ -182,8 +182,13 @@ def environment(props: Any) -> str | None:
         env = get(props, where, ENV_KEY)
         if isinstance(env, str):
             return env
-    env = get(props, "metadata", "labels", ENV_KEY)
-    return env if isinstance(env, str) else None
+    # Node classes (Karpenter's EC2NodeClass, Auto Mode's NodeClass) tag their instances: the environment of a
+    # Kubernetes-layer stack whose only tagged resources they are (Auto Mode installs no add-on of its own).
+    for path in (("metadata", "labels", ENV_KEY), ("spec", "tags", ENV_KEY)):
+        env = get(props, *path)
+        if isinstance(env, str):
+            return env
+    return None
 
 
 def prod_rules(env: str | None) -> bool:

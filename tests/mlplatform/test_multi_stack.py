@@ -41,10 +41,10 @@ def test_check_all_shipped_stacks_passes_with_one_line_each(capsys):
     code, out, _ = run_cli(capsys, "check", "--all")
     assert code == 0
     shipped = sorted(p.name.split(".")[1] for p in STACKS.glob("Pulumi.*.yaml"))
-    assert shipped == ["dev", "dev-karpenter", "prod"]
+    assert shipped == ["dev", "dev-automode", "dev-karpenter", "prod"]
     for stack in shipped:
         assert f"Policy check for stack {stack} " in out
-    assert "mlplatform check: 3 stacks" in out and "exit 0" in out
+    assert "mlplatform check: 4 stacks" in out and "exit 0" in out
 
 
 def test_the_worst_stack_sets_the_exit_code_and_hides_no_other_result(project, capsys):
@@ -55,6 +55,7 @@ def test_the_worst_stack_sets_the_exit_code_and_hides_no_other_result(project, c
     assert {name: s["exitCode"] for name, s in results.items()} == {
         "broken": 2,
         "dev": 0,
+        "dev-automode": 0,
         "dev-karpenter": 0,
         "failing": 1,
         "prod": 0,
@@ -69,8 +70,8 @@ def test_the_worst_stack_sets_the_exit_code_and_hides_no_other_result(project, c
 
     code, out, err = run_cli(capsys, "check", "--all")
     assert code == 2
-    summary = out[out.index("mlplatform check: 5 stacks") :]
-    for line in ("broken", "dev", "dev-karpenter", "failing", "prod"):
+    summary = out[out.index("mlplatform check: 6 stacks") :]
+    for line in ("broken", "dev", "dev-automode", "dev-karpenter", "failing", "prod"):
         assert line in summary
     assert "failed: " in summary and "error:" in summary and "exit 2" in summary
 
@@ -95,7 +96,7 @@ def test_plan_all_reports_a_bad_stack_and_plans_the_others(project, capsys):
     code, out, err = run_cli(capsys, "plan", "--all")
     assert code == 2
     assert "Plan for stack dev" in out and "Plan for stack prod" in out and "Plan for stack failing" in out
-    assert "minSize" in err and "mlplatform plan: 5 stacks" in out and "Plan for stack dev-karpenter" in out
+    assert "minSize" in err and "mlplatform plan: 6 stacks" in out and "Plan for stack dev-automode" in out
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ Read from github:pulumi/pulumi-eks at v4.3.0 (nodejs/ unchanged up to 7bf0c1b1, 
 newest commit; PyPI's 4.4.0 has no tag, its Python SDK matches that tree); line
 numbers below are v4.3.0's. v4.1.0 and v4.2.0 differ only in code this program does
 not reach (git diff v4.1.0 v4.3.0 -- nodejs/eks: auto-mode/instance roles, eks:index:Addon).
+With `autoMode` on, pulumi_eks_auto_mode.py says what changes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from typing import Any
 
 from mlplatform_core.model import regions
 
+from . import pulumi_eks_auto_mode as auto_mode
+from . import pulumi_eks_security_groups as security_groups
 from .model import Child, Construction, ModelError, NewResource, Path
 
 COMPONENT_TYPE = "eks:index:Cluster"
@@ -47,7 +50,6 @@ LOOKED_UP_ADDON_VERSION = "<looked up by pulumi-eks: latest for {version}>"  # a
 LOOKED_UP_THUMBPRINT = "<CA thumbprint of the region's OIDC issuer, fetched by pulumi-eks>"
 
 ACCOUNT = "123456789012"
-_MANAGED_BY_PULUMI = "Managed by Pulumi"  # @pulumi/aws's schema default for SecurityGroup.description
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -90,6 +92,10 @@ _FOLLOWED: dict[str, Any] = {
     "deletionProtection": None,
     "corednsAddonOptions": None,  # checked below: only a disabled CoreDNS add-on
     "tags": None,
+    "autoMode": None,  # its keys are checked by pulumi_eks_auto_mode.read
+    "skipDefaultSecurityGroups": None,
+    "useDefaultVpcCni": None,
+    "kubeProxyAddonOptions": None,  # checked below: only `enabled`
 }
 _REQUIRED = ("name", "vpcId")  # without vpcId pulumi-eks looks up the default VPC (cluster.ts:488-499)
 
@@ -102,9 +108,20 @@ def _check_inputs(inputs: Mapping[str, Any]) -> None:
         elif _FOLLOWED[key] is not None and value not in _FOLLOWED[key]:
             problems.append(f"{key}={json.dumps(value)} is not modelled (only {sorted(_FOLLOWED[key])})")
     coredns = inputs.get("corednsAddonOptions") or {}
-    # Explicitly enabled (or configured) CoreDNS creates the add-on even without a node group (cluster.ts:1175-1185).
-    if coredns.get("enabled") is True or coredns.get("configurationValues"):
+    # Explicitly enabled (or configured) CoreDNS creates the add-on even without a node group (cluster.ts:1175-1185),
+    # and so does Auto Mode unless it is disabled.
+    auto = (inputs.get("autoMode") or {}).get("enabled") is True
+    if (
+        coredns.get("enabled") is True
+        or coredns.get("configurationValues")
+        or (auto and coredns.get("enabled") is not False)
+    ):
         problems.append("corednsAddonOptions enabling the CoreDNS add-on is not modelled")
+    problems += [
+        f"kubeProxyAddonOptions.{k} is not modelled"
+        for k in inputs.get("kubeProxyAddonOptions") or {}
+        if k != "enabled"
+    ]
     problems += [f"{key} is required by the model" for key in _REQUIRED if key not in inputs]
     if problems:
         raise ModelError(
@@ -153,6 +170,37 @@ def _js_json(value: Any, sort: bool = False) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=sort)
 
 
+def cluster_security_group_id(cluster_name: str) -> str:
+    """The stand-in id of the security group EKS creates for a cluster (vpcConfig.clusterSecurityGroupId),
+    also what the mocks answer aws.eks.getCluster with."""
+    return f"sg-{hashlib.sha1(cluster_name.encode()).hexdigest()[:7]}"
+
+
+def _service_role(
+    add: Any, name: str, service: str, actions: list[str], policies: tuple[str, ...], partition: str, extra: dict
+) -> Child:
+    """A ServiceRole component: the role, then one attachment per policy named by its id's hash
+    (servicerole.ts:73-121; the component registers {} like eks:index:Cluster)."""
+    component = add("eks:index:ServiceRole", name, {}, custom=False)
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [{"Action": actions, "Effect": "Allow", "Principal": {"Service": [service]}}],
+    }
+    role = add("aws:iam/role:Role", f"{name}-role", {**extra, "assumeRolePolicy": _js_json(trust)}, component)
+    component.outputs = {"resolvedRole": role.id, "directRole": role.id}
+    for policy in policies:
+        policy_id = f"arn:aws:iam::aws:policy/{policy}"
+        add(
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            f"{name}-{_sha8(policy_id)}",
+            # `role` is the Role resource; the provider receives its id, which for an IAM role is its name.
+            {"policyArn": f"arn:{partition}:iam::aws:policy/{policy}", "role": role.outputs["name"]},
+            component,
+            unknown_in_preview=(("role",),),
+        )
+    return role
+
+
 def construct(
     name: str,
     inputs: Mapping[str, Any],
@@ -181,70 +229,43 @@ def construct(
         children.append(child)
         return child
 
-    # The EKS service role: a ServiceRole component with the role and one policy attachment
-    # (cluster.ts:529-544; servicerole.ts:73-121, the component registers {} like eks:index:Cluster).
-    service_role = add("eks:index:ServiceRole", f"{name}-eksRole", {}, custom=False)
-    trust = {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Action": ["sts:AssumeRole", "sts:TagSession"],
-                "Effect": "Allow",
-                "Principal": {"Service": ["eks.amazonaws.com"]},
-            }
-        ],
-    }
-    role = add(
-        "aws:iam/role:Role",
-        f"{name}-eksRole-role",
-        {
-            "description": "Allows EKS to manage clusters on your behalf.",
-            "assumeRolePolicy": _js_json(trust),
-            **with_tags,
-        },
-        service_role,
-    )
-    service_role.outputs = {"resolvedRole": role.id, "directRole": role.id}
-    policy_id = "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
-    add(
-        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-        f"{name}-eksRole-{_sha8(policy_id)}",
-        # `role` is the Role resource; the provider receives its id, which for an IAM role is its name.
-        {"policyArn": f"arn:{partition}:iam::aws:policy/AmazonEKSClusterPolicy", "role": role.outputs["name"]},
-        service_role,
-        unknown_in_preview=(("role",),),
+    auto = auto_mode.read(inputs)
+    # The EKS service role: a ServiceRole component with the role and one policy attachment per managed policy,
+    # the four of Auto Mode's capabilities too when it is on (cluster.ts:515-544).
+    role = _service_role(
+        add,
+        f"{name}-eksRole",
+        "eks.amazonaws.com",
+        ["sts:AssumeRole", "sts:TagSession"],
+        auto_mode.cluster_role_policies(auto),
+        partition,
+        {"description": "Allows EKS to manage clusters on your behalf.", **with_tags},
     )
 
-    # skipDefaultSecurityGroups is unset: the cluster security group and its egress rule (cluster.ts:548-585).
+    # Unless skipDefaultSecurityGroups (default: autoMode.enabled): the cluster security group and its egress
+    # rule (cluster.ts:548-585).
     vpc_unknown: tuple[Path, ...] = (("vpcId",),) if "vpcId" in unknown else ()
-    cluster_sg = add(
-        "aws:ec2/securityGroup:SecurityGroup",
-        f"{name}-eksClusterSecurityGroup",
-        {
-            "vpcId": inputs["vpcId"],
-            "revokeRulesOnDelete": True,
-            "tags": {"Name": f"{name}-eksClusterSecurityGroup", **(tags or {})},
-            "description": _MANAGED_BY_PULUMI,
-        },
-        unknown_in_preview=vpc_unknown,
+    cluster_sg = None
+    if not auto.skip_security_groups:
+        cluster_sg = security_groups.cluster_security_group(add, name, inputs, tags, vpc_unknown)
+    node_role = None
+    if auto.enabled and auto.create_node_role:  # cluster.ts:627-646
+        node_role = _service_role(
+            add,
+            f"{name}-nodeRole",
+            "ec2.amazonaws.com",
+            ["sts:AssumeRole"],
+            auto_mode.NODE_ROLE_POLICIES,
+            partition,
+            with_tags,
+        )
+    cluster_settings, settings_unknown = auto_mode.cluster_settings(
+        auto,
+        node_role.outputs["arn"] if node_role else None,
+        node_role is not None or "autoMode" in unknown,
     )
-    add(
-        "aws:ec2/securityGroupRule:SecurityGroupRule",
-        f"{name}-eksClusterInternetEgressRule",
-        {
-            "description": "Allow internet access.",
-            "type": "egress",
-            "fromPort": 0,
-            "toPort": 0,
-            "protocol": "-1",
-            "cidrBlocks": ["0.0.0.0/0"],
-            "securityGroupId": cluster_sg.id,
-        },
-        unknown_in_preview=(("securityGroupId",),),
-    )
-
-    # The control plane (cluster.ts:687-762). Unset inputs stay unset: no kubernetesNetworkConfig,
-    # computeConfig, storageConfig or upgradePolicy for this program's inputs.
+    # The control plane (cluster.ts:687-762). Unset inputs stay unset: no upgradePolicy, and without Auto Mode
+    # no kubernetesNetworkConfig, computeConfig or storageConfig.
     public = inputs.get("endpointPublicAccess")
     cidrs = inputs.get("publicAccessCidrs")
     if cidrs and public is False:  # the apply at cluster.ts:708-720 throws
@@ -252,13 +273,15 @@ def construct(
             f"pulumi-eks refuses {name}: `publicAccessCidrs` can only be set when `endpointPublicAccess` is true"
         )
     key_arn = inputs.get("encryptionConfigKeyArn")
-    cluster_unknown: list[Path] = [("roleArn",), ("vpcConfig", "securityGroupIds", 0)]
+    cluster_unknown: list[Path] = [("roleArn",), *settings_unknown]
+    if cluster_sg is not None:
+        cluster_unknown.append(("vpcConfig", "securityGroupIds", 0))
     if "privateSubnetIds" in unknown:
         cluster_unknown.append(("vpcConfig", "subnetIds"))  # one apply over all subnet ids (cluster.ts:503-511)
     if key_arn and "encryptionConfigKeyArn" in unknown:
         cluster_unknown.append(("encryptionConfig",))  # one apply over the key ARN (cluster.ts:593-607)
     vpc_config = {
-        "securityGroupIds": [cluster_sg.id],
+        "securityGroupIds": [cluster_sg.id] if cluster_sg is not None else None,
         "subnetIds": list(inputs.get("privateSubnetIds") or []),
         "endpointPrivateAccess": inputs.get("endpointPrivateAccess"),
         "endpointPublicAccess": public,
@@ -272,7 +295,7 @@ def construct(
         {
             "name": cluster_name,
             "roleArn": role.outputs["arn"],
-            "bootstrapSelfManagedAddons": True,
+            **cluster_settings,
             "vpcConfig": {k: v for k, v in vpc_config.items() if v is not None},
             "version": inputs.get("version"),
             "enabledClusterLogTypes": inputs.get("enabledClusterLogTypes"),
@@ -296,23 +319,25 @@ def construct(
             "endpoint": f"https://{_mock_hex(cluster_name + '/endpoint')}.gr7.{region}.eks.{dns_suffix}",
             "identities": [{"oidcs": [{"issuer": issuer}]}],
             "certificateAuthority": {"data": "<certificate authority data>"},
+            "vpcConfig": {**eks.inputs["vpcConfig"], "clusterSecurityGroupId": cluster_security_group_id(cluster_name)},
         }
     )
 
-    # kube-proxy add-on: kubeProxyAddonOptions unset, no auto mode (cluster.ts:764-797).
-    add(
-        "aws:eks/addon:Addon",
-        f"{name}-kube-proxy",
-        {
-            "clusterName": cluster_name,
-            "addonName": "kube-proxy",
-            "preserve": True,
-            **with_tags,
-            "resolveConflictsOnCreate": "OVERWRITE",
-            "resolveConflictsOnUpdate": "OVERWRITE",
-            "addonVersion": LOOKED_UP_ADDON_VERSION.format(version=inputs.get("version")),
-        },
-    )
+    # kube-proxy add-on: unless Auto Mode leaves it out, with default options (cluster.ts:764-797).
+    if auto.kube_proxy:
+        add(
+            "aws:eks/addon:Addon",
+            f"{name}-kube-proxy",
+            {
+                "clusterName": cluster_name,
+                "addonName": "kube-proxy",
+                "preserve": True,
+                **with_tags,
+                "resolveConflictsOnCreate": "OVERWRITE",
+                "resolveConflictsOnUpdate": "OVERWRITE",
+                "addonVersion": LOOKED_UP_ADDON_VERSION.format(version=inputs.get("version")),
+            },
+        )
 
     # The Kubernetes provider pulumi-eks talks to the cluster with (cluster.ts:914-921); its kubeconfig
     # carries the endpoint and CA AWS computes.
@@ -325,24 +350,26 @@ def construct(
     )
 
     # API authentication mode: no aws-auth ConfigMap (authenticationMode.ts:102-109) and, with no instance
-    # role or accessEntries, no access entries (cluster.ts:1031-1058). The VPC CNI add-on (cluster.ts:1091-1112).
-    cni = add("eks:index:VpcCniAddon", f"{name}-vpc-cni", {}, custom=False)
-    cni_addon = add(
-        "aws:eks/addon:Addon",
-        f"{name}-vpc-cni",
-        {
-            "clusterName": cluster_name,
-            "addonVersion": LOOKED_UP_ADDON_VERSION.format(version=inputs.get("version")),
-            "addonName": "vpc-cni",
-            "resolveConflictsOnCreate": "OVERWRITE",
-            "resolveConflictsOnUpdate": "OVERWRITE",
-            "preserve": True,
-            "configurationValues": _js_json(_CNI_DEFAULTS, sort=True),
-            **with_tags,
-        },
-        cni,
-    )
-    cni.outputs = {"addon": cni_addon.id}
+    # role or accessEntries, no access entries (cluster.ts:1031-1058). The VPC CNI add-on unless Auto Mode leaves
+    # it out (cluster.ts:1091-1112).
+    if auto.vpc_cni:
+        cni = add("eks:index:VpcCniAddon", f"{name}-vpc-cni", {}, custom=False)
+        cni_addon = add(
+            "aws:eks/addon:Addon",
+            f"{name}-vpc-cni",
+            {
+                "clusterName": cluster_name,
+                "addonVersion": LOOKED_UP_ADDON_VERSION.format(version=inputs.get("version")),
+                "addonName": "vpc-cni",
+                "resolveConflictsOnCreate": "OVERWRITE",
+                "resolveConflictsOnUpdate": "OVERWRITE",
+                "preserve": True,
+                "configurationValues": _js_json(_CNI_DEFAULTS, sort=True),
+                **with_tags,
+            },
+            cni,
+        )
+        cni.outputs = {"addon": cni_addon.id}
     # CoreDNS: no default node group, no Fargate, not explicitly enabled -> no add-on (cluster.ts:1175-1185).
 
     oidc_arn = ""
@@ -355,77 +382,11 @@ def construct(
         )
         oidc_arn = oidc.outputs["arn"] = f"arn:{partition}:iam::{ACCOUNT}:oidc-provider/{issuer[len('https://') :]}"
 
-    # createCluster: the node security group and its rules, created although no node group is
-    # (skipDefaultSecurityGroups unset; cluster.ts:2120-2148, nodes/securitygroup.ts:108-203).
-    node_sg = add(
-        "aws:ec2/securityGroup:SecurityGroup",
-        f"{name}-nodeSecurityGroup",
-        {
-            "vpcId": inputs["vpcId"],
-            "revokeRulesOnDelete": True,
-            "tags": {
-                "Name": f"{name}-nodeSecurityGroup",
-                f"kubernetes.io/cluster/{cluster_name}": "owned",
-                **(tags or {}),
-            },
-            "description": _MANAGED_BY_PULUMI,
-        },
-        unknown_in_preview=vpc_unknown,
-    )
-    rules = [
-        ("eksNodeIngressRule", "Allow nodes to communicate with each other", "ingress", 0, 0, "-1", {"self": True}),
-        (
-            "eksNodeClusterIngressRule",
-            "Allow worker Kubelets and pods to receive communication from the cluster control plane",
-            "ingress",
-            1025,
-            65535,
-            "tcp",
-            {"sourceSecurityGroupId": cluster_sg.id},
-        ),
-        (
-            "eksExtApiServerClusterIngressRule",
-            "Allow pods running extension API servers on port 443 to receive communication from cluster control plane",
-            "ingress",
-            443,
-            443,
-            "tcp",
-            {"sourceSecurityGroupId": cluster_sg.id},
-        ),
-        ("eksNodeInternetEgressRule", "Allow internet access.", "egress", 0, 0, "-1", {"cidrBlocks": ["0.0.0.0/0"]}),
-    ]
-    for suffix, description, kind, low, high, protocol, extra in rules:
-        unknown_paths: tuple[Path, ...] = (("securityGroupId",),) + (
-            (("sourceSecurityGroupId",),) if "sourceSecurityGroupId" in extra else ()
-        )
-        add(
-            "aws:ec2/securityGroupRule:SecurityGroupRule",
-            f"{name}-{suffix}",
-            {
-                "description": description,
-                "type": kind,
-                "fromPort": low,
-                "toPort": high,
-                "protocol": protocol,
-                "securityGroupId": node_sg.id,
-                **extra,
-            },
-            unknown_in_preview=unknown_paths,
-        )
-    ingress = add(
-        "aws:ec2/securityGroupRule:SecurityGroupRule",
-        f"{name}-eksClusterIngressRule",
-        {
-            "description": "Allow pods to communicate with the cluster API Server",
-            "type": "ingress",
-            "fromPort": 443,
-            "toPort": 443,
-            "protocol": "tcp",
-            "securityGroupId": cluster_sg.id,
-            "sourceSecurityGroupId": node_sg.id,
-        },
-        unknown_in_preview=(("securityGroupId",), ("sourceSecurityGroupId",)),
-    )
+    # createCluster: the node security group and its rules, created although no node group is, unless
+    # skipDefaultSecurityGroups (cluster.ts:2120-2148).
+    node_sg = ingress = None
+    if cluster_sg is not None:
+        node_sg, ingress = security_groups.node_security_group(add, name, inputs, tags, cluster_sg, vpc_unknown)
 
     # Every child's provider-computed outputs (ids, ARNs) are unknown in a preview of a fresh stack;
     # names set or auto-named by the provider's Check are known.
@@ -434,29 +395,31 @@ def construct(
 
     # The component's outputs (registerOutputs, cluster.ts:2301-2321; resource-valued ones as the ids
     # the engine hands analyzers), what the program reads from eks.Cluster.
+    # Without pulumi-eks's security groups, both ids are the one EKS made (cluster.ts:2186-2189).
+    eks_sg = eks.outputs["vpcConfig"]["clusterSecurityGroupId"]
     outputs = {
-        "clusterSecurityGroup": cluster_sg.id,
+        "clusterSecurityGroup": cluster_sg.id if cluster_sg else None,
         "eksCluster": eks.id,
-        "nodeSecurityGroup": node_sg.id,
-        "eksClusterIngressRule": ingress.id,
+        "nodeSecurityGroup": node_sg.id if node_sg else None,
+        "eksClusterIngressRule": ingress.id if ingress else None,
         "instanceRoles": [],
         "kubeconfig": {"apiVersion": "v1", "kind": "Config"},
         "kubeconfigJson": json.dumps(kubeconfig),
-        "clusterSecurityGroupId": cluster_sg.id,
-        "nodeSecurityGroupId": node_sg.id,
-        "clusterIngressRuleId": ingress.id,
+        "clusterSecurityGroupId": cluster_sg.id if cluster_sg else eks_sg,
+        "nodeSecurityGroupId": node_sg.id if node_sg else eks_sg,
+        "clusterIngressRuleId": ingress.id if ingress else "",
         "defaultNodeGroupAsgName": "",
         "fargateProfileId": "",
         "fargateProfileStatus": "",
         "oidcProviderArn": oidc_arn,
         "oidcProviderUrl": issuer,
         "oidcIssuer": issuer[len("https://") :],
-        "autoModeNodeRoleName": "",
+        "autoModeNodeRoleName": node_role.outputs["name"] if node_role else "",
     }
     return Construction(
         props={},  # BUNDLED_NODE_SDK drops a non-remote component's props
         outputs=outputs,
         children=children,
         # Everything derived from the children's computed values; constants ("" and []) are known.
-        unknown_in_preview=tuple((k,) for k, v in outputs.items() if v not in ("", [])),
+        unknown_in_preview=tuple((k,) for k, v in outputs.items() if v not in ("", [], None)),
     )

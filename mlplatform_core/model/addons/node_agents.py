@@ -69,7 +69,7 @@ ADDONS: Mapping[str, str] = {
 
 def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
     """The DaemonSets of the stack's add-ons with the groups each must serve (Auto Mode's nodes run their
-    own networking, storage and device plugin: model/automode/aws_runs.py)."""
+    own networking, storage and device plugin: model/addons/run_by_aws.py)."""
     every = tuple(g.name for g in layout.groups if not g.auto_mode)
     agents = []
     if every:

@@ -9,4 +9,7 @@ plugins; the stack keeps its layout. A group becomes the same NodePool as with K
 - `cluster`: what the control plane enables (compute, block storage, load balancing), the built-in pools
   it asks for, the node role's policies and whether the stack must create its access entry;
 - `manifests`: the NodeClass objects (eks.amazonaws.com/v1); NodePools are Karpenter's (karpenter/manifests).
+
+Which of the stack's add-ons Auto Mode replaces is model/addons/run_by_aws.py (add-ons read the layout,
+which this package must not: the layout build calls `pools`).
 """
