@@ -70,6 +70,10 @@ UNKNOWN = {
     "kms_key": "only an AWS Price List offer file (awskms) has it (README, Upstream data)",
     "eks_control_plane_other_partitions": "the AWS statement gives one list price for the commercial "
     "partition; GovCloud, China (CNY) and ISO regions have their own price lists",
+    "eks_auto_mode": "EKS bills a fee per instance Auto Mode launches, by instance type and region (EKS user "
+    'guide automode/auto-mng.adoc, "Pricing": "a separate fee, in addition to the standard EC2 instance '
+    'charges"; aws.amazon.com/eks/pricing); only the AWS Price List offer file AmazonEKS has it per type and '
+    "region, and no dated copy of it is committed",
 }
 
 

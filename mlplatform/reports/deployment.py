@@ -16,6 +16,7 @@ from rich.table import Table
 
 from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import ebs_csi
+from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.deployment import cluster_stack_reference
 
 from ..engine.run import ORGANIZATION
@@ -26,12 +27,16 @@ ACCESS_ENTRY_TYPE = "aws:eks/accessEntry:AccessEntry"
 ACCESS_POLICY_TYPE = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
 EKS_ADDON_TYPE = "aws:eks/addon:Addon"
 STORAGE_CLASS_TYPE = "kubernetes:storage.k8s.io/v1:StorageClass"
+EKS_CLUSTER_TYPE = "aws:eks/cluster:Cluster"
 CREATOR = "the identity that creates the cluster"
 
 
-def deployment_section(plan: Plan) -> dict[str, Any]:
-    """The programs the stack runs, in order, what each deploys and what its machine must reach."""
+def deployment_section(plan: Plan, auto_mode: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The programs the stack runs, in order, what each deploys and what its machine must reach; on EKS Auto Mode
+    also `autoMode`: what the cluster enables and what AWS runs (reports/auto_mode.py)."""
     doc = plan.deployment.to_dict()
+    if auto_mode is not None:
+        doc["autoMode"] = auto_mode
     counts = {run.directory: len(run.resources) for run in plan.run.programs}
     for program in doc["programs"]:
         program["command"] = f"pulumi up --stack {plan.stack} --cwd {program['directory']}"
@@ -65,6 +70,18 @@ def access_section(plan: Plan) -> list[dict[str, Any]]:
             "managedBy": "EKS (pulumi-eks bootstrapClusterCreatorAdminPermissions); not an access setting",
         }
     ]
+    # Auto Mode's node role named by the cluster: EKS makes its entry (model/automode/cluster.py).
+    for cluster in plan.run.of_type(EKS_CLUSTER_TYPE):
+        role = (cluster.inputs.get("computeConfig") or {}).get("nodeRoleArn")
+        if role:
+            out.append(
+                {
+                    "principal": role,
+                    "type": auto_mode.ACCESS_ENTRY_TYPE,
+                    "policies": [{"policy": auto_mode.AUTO_NODE_ACCESS_POLICY, "scope": "cluster", "namespaces": []}],
+                    "managedBy": "EKS (EKS Auto Mode's node role, computeConfig.nodeRoleArn)",
+                }
+            )
     for entry in plan.run.of_type(ACCESS_ENTRY_TYPE):
         mine = [p for p in policies.get(entry.parent or "", []) if p["name"].startswith(f"{entry.name}-")]
         out.append(
@@ -79,16 +96,19 @@ def access_section(plan: Plan) -> list[dict[str, Any]]:
 
 
 def storage_section(plan: Plan) -> dict[str, Any] | None:
-    """The EBS CSI add-on (version, role, configuration) and the StorageClass the stack makes the default."""
+    """The EBS CSI add-on (version, role, configuration) and the StorageClasses, the default among them. On EKS
+    Auto Mode without the add-on: Auto Mode's block storage and its StorageClass."""
     addons = [r for r in plan.run.of_type(EKS_ADDON_TYPE) if r.inputs.get("addonName") == ebs_csi.ADDON_NAME]
-    if not addons:
-        return None
-    addon = addons[0].inputs
-    values = addon.get("configurationValues")
     classes = [
         {k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}
         for r in plan.run.of_type(STORAGE_CLASS_TYPE)
     ]
+    if not addons:
+        if not classes:
+            return None
+        return {"addon": None, "blockStorage": "EKS Auto Mode", "storageClasses": classes}
+    addon = addons[0].inputs
+    values = addon.get("configurationValues")
     return {
         "addon": addon.get("addonName"),
         "version": addon.get("addonVersion"),
@@ -161,18 +181,18 @@ def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:
     if storage:
         console.print()
         classes = ", ".join(_storage_class(c) for c in storage["storageClasses"])
-        console.print(
-            escape(
-                f"Storage: EKS add-on {storage['addon']} {storage['version']} "
-                f"(preserve={storage['preserve']}, IRSA role), StorageClass {classes or 'none'}"
-            )
+        driver = (
+            f"EKS add-on {storage['addon']} {storage['version']} (preserve={storage['preserve']}, IRSA role)"
+            if storage["addon"]
+            else "EKS Auto Mode's block storage (no add-on)"
         )
+        console.print(escape(f"Storage: {driver}, StorageClass {classes or 'none'}"))
 
 
 def _storage_class(c: dict[str, Any]) -> str:
     params = c.get("parameters", {})
     default = c["metadata"].get("annotations", {}).get(ebs_csi.DEFAULT_CLASS_ANNOTATION) == "true"
     return (
-        f"{c['metadata']['name']} ({params.get('type')}, encrypted={params.get('encrypted')}, "
+        f"{c['metadata']['name']} ({c.get('provisioner')}, {params.get('type')}, encrypted={params.get('encrypted')}, "
         f"{c.get('volumeBindingMode')}{', the default' if default else ''})"
     )

@@ -1,4 +1,5 @@
-"""Karpenter NodePools in the plan: read back from the recorded NodePool and EC2NodeClass objects.
+"""NodePools in the plan (Karpenter's or EKS Auto Mode's): read back from the recorded NodePool and node class
+objects (EC2NodeClass, or Auto Mode's NodeClass).
 
 `node_pools` is the `nodePools` key of `mlplatform plan --json`; `node_pool_table` shows the same
 facts (requirements, labels, taints, limits, disruption, weight, node class) for people.
@@ -17,6 +18,7 @@ from ..engine import ProgramRun
 
 NODE_POOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
 NODE_CLASS_TYPE = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+AUTO_MODE_NODE_CLASS_TYPE = "kubernetes:eks.amazonaws.com/v1:NodeClass"
 
 
 def _name(inputs: dict[str, Any]) -> str:
@@ -24,11 +26,15 @@ def _name(inputs: dict[str, Any]) -> str:
 
 
 def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, Any]]:
-    """Every registered NodePool with its EC2NodeClass, in the layout's order.
+    """Every registered NodePool with its node class, in the layout's order.
 
     With the layout, each pool also lists `instanceTypes`: every catalog type its requirements allow.
     """
-    classes = {_name(r.inputs): r.inputs.get("spec", {}) for r in run.of_type(NODE_CLASS_TYPE)}
+    classes = {
+        (r.inputs.get("kind"), _name(r.inputs)): r.inputs.get("spec", {})
+        for type_ in (NODE_CLASS_TYPE, AUTO_MODE_NODE_CLASS_TYPE)
+        for r in run.of_type(type_)
+    }
     specs = {p.name: p for p in layout.node_pools} if layout else {}
     rank = {name: i for i, name in enumerate(specs)}
     out = []
@@ -36,8 +42,8 @@ def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, 
         spec = r.inputs.get("spec", {})
         template = spec.get("template", {})
         tspec = template.get("spec", {})
-        ref = tspec.get("nodeClassRef", {}).get("name")
-        node_class = classes.get(ref, {})
+        ref, kind = tspec.get("nodeClassRef", {}).get("name"), tspec.get("nodeClassRef", {}).get("kind")
+        node_class = classes.get((kind, ref), {})
         name = _name(r.inputs)
         pool: dict[str, Any] = {
             "name": name,
@@ -48,7 +54,7 @@ def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, 
             "disruption": spec.get("disruption", {}),
             "expireAfter": tspec.get("expireAfter"),
             "weight": spec.get("weight"),
-            "nodeClass": {"name": ref, **{k: node_class.get(k) for k in _CLASS_KEYS}},
+            "nodeClass": {"name": ref, "kind": kind, **{k: node_class[k] for k in _CLASS_KEYS if k in node_class}},
         }
         if name in specs:
             pool["instanceTypes"] = list(specs[name].instance_types)
@@ -64,7 +70,7 @@ def _ordered(limits: dict[str, Any]) -> dict[str, Any]:
 
 
 _CLASS_KEYS = ("amiSelectorTerms", "role", "metadataOptions", "blockDeviceMappings", "subnetSelectorTerms")
-_CLASS_KEYS += ("securityGroupSelectorTerms",)
+_CLASS_KEYS += ("securityGroupSelectorTerms", "ephemeralStorage", "advancedNetworking")
 
 
 def _requirement(r: dict[str, Any]) -> str:
@@ -87,6 +93,18 @@ def _disruption(pool: dict[str, Any]) -> str:
 
 
 def _node_class(c: dict[str, Any]) -> str:
+    if c.get("kind") == "NodeClass":  # Auto Mode's: AMI, IMDS (v2, hop 1) and devices are AWS's
+        storage = c.get("ephemeralStorage") or {}
+        key = storage.get("kmsKeyID") or "the aws/ebs key"
+        public = (c.get("advancedNetworking") or {}).get("associatePublicIPAddress")
+        return "\n".join(
+            [
+                f"NodeClass {c.get('name')}",
+                "image and IMDS: Auto Mode's",
+                f"{storage.get('size')} encrypted ({key})",
+                "no public IP" if public is False else "public IP per subnet",
+            ]
+        )
     ami = ", ".join(t.get("alias") or t.get("id") or "?" for t in c.get("amiSelectorTerms") or [])
     md = c.get("metadataOptions") or {}
     imds = f"IMDS tokens {md.get('httpTokens')}, hop {md.get('httpPutResponseHopLimit')}"
@@ -100,7 +118,9 @@ def _node_class(c: dict[str, Any]) -> str:
 
 
 def node_pool_table(pools: list[dict[str, Any]]) -> Table:
-    table = Table(title="Karpenter NodePools", title_justify="left", show_lines=True)
+    auto_mode = any(p["nodeClass"].get("kind") == "NodeClass" for p in pools)
+    title = "EKS Auto Mode NodePools" if auto_mode else "Karpenter NodePools"
+    table = Table(title=title, title_justify="left", show_lines=True)
     for col in ("pool", "requirements", "labels", "taints", "limits", "disruption", "weight", "node class"):
         table.add_column(col, overflow="fold")  # long label keys wrap instead of being cut
     for p in pools:

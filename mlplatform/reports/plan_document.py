@@ -9,6 +9,7 @@ from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 from ..documents import SCHEMA_VERSION
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
+from .auto_mode import auto_mode_section
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
@@ -79,7 +80,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "region": cfg.region,
         "kubernetesVersion": cfg.kubernetes_version,
         "kubernetesSupport": support_section(plan),
-        "deployment": deployment_section(plan),
+        "deployment": deployment_section(plan, auto_mode_section(plan)),
         "access": access_section(plan),
         "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
         "provisioner": cfg.provisioner,

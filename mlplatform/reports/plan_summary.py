@@ -28,7 +28,8 @@ def summary_line(plan: Plan, doc: dict[str, Any]) -> str:
     run (mlplatform check dev)`: `plan` does not run the policy pack, so it says so instead of a verdict."""
     groups = _count(len(doc["nodeGroups"]), "node group")
     if doc["nodePools"]:
-        groups += f" + {_count(len(doc['nodePools']), 'Karpenter NodePool')}"
+        kind = "EKS Auto Mode NodePool" if doc["deployment"].get("autoMode") else "Karpenter NodePool"
+        groups += f" + {_count(len(doc['nodePools']), kind)}"
     programs = [p["resources"] for p in doc["deployment"]["programs"]]
     split = f" ({' + '.join(map(str, programs))})" if len(programs) > 1 else ""
     return (

@@ -15,6 +15,7 @@ from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
 from ..stacks import NAMED_BY_FILE, file_name_note
+from .auto_mode import render_auto_mode
 from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
@@ -82,9 +83,16 @@ def render(plan: Plan, console: Console) -> None:
     console.print()
     render_day_one(plan, doc, console)
     console.print()
-    print_table(console, node_group_table(doc["nodeGroups"]))
+    if doc["nodeGroups"]:
+        print_table(console, node_group_table(doc["nodeGroups"]))
+    else:
+        console.print("Node groups: none (EKS Auto Mode launches every node, the core services' included)")
     console.print()
-    if doc["nodePools"]:  # provisioner: karpenter
+    auto_mode = doc["deployment"].get("autoMode")
+    if auto_mode:
+        render_auto_mode(auto_mode, console, plan.placeholders.show)
+        console.print()
+    if doc["nodePools"]:  # provisioner: karpenter or autoMode
         print_table(console, node_pool_table(doc["nodePools"]))
         console.print()
     render_cost(plan, console)
@@ -102,6 +110,11 @@ def render(plan: Plan, console: Console) -> None:
     for order in doc["deploymentOrder"]:
         console.print()
         render_order(order, console)
+    if auto_mode:
+        console.print(
+            "  nodes: none in the waves; EKS Auto Mode launches them for pending pods once the cluster (built-in "
+            "pools) and the NodePools exist"
+        )
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
         text = plan.placeholders.show(str(value))

@@ -133,7 +133,10 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
         if a.get("createdBy"):
             source += f" (created by {a['createdBy']})"
         addons.add_row(a["name"], source, escape(a.get("version") or "EKS default"), _placement(a.get("values") or {}))
-    print_table(console, addons)
+    if doc["kubernetes"]["addons"]:
+        print_table(console, addons)
+    else:
+        console.print("Add-ons: none installed by the stack (EKS Auto Mode runs them: see above)")
 
     exports = doc.get("exports", {})
     if "mlrunEnv" in exports:

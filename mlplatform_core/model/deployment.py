@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .addons.charts import CHARTS
+from .addons.device_plugin import device_plugin_groups
+from .addons.run_by_aws import needs_node_addons, on_auto_mode
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
 from .network import DEFAULT_VPC_CIDR
@@ -94,6 +96,24 @@ def _api_sources(cfg: StackConfig) -> tuple[str, list[str]]:
     return " or ".join(ways), targets
 
 
+def _deploys(layout: Layout) -> tuple[str, str]:
+    """What the cluster program and the Kubernetes layer create (with Auto Mode: and what AWS runs instead)."""
+    if not on_auto_mode(layout):
+        return (
+            "the VPC, KMS key, EKS cluster, node groups and access entries",
+            "priority classes, namespaces, MLRun settings, the autoscaler, device plugin, CoreDNS and EBS CSI "
+            "add-ons and the default StorageClass",
+        )
+    groups = " and the managed node groups" if layout.managed_groups else ""
+    node_addons = ", the CoreDNS and EBS CSI add-ons of the managed node groups" if needs_node_addons(layout) else ""
+    return (
+        f"the VPC, KMS key, EKS cluster with EKS Auto Mode on (AWS runs its Karpenter, pod networking, DNS, block "
+        f"storage, load balancing and GPU plugins), the Auto Mode node role{groups} and access entries",
+        f"priority classes, namespaces, MLRun settings, the Auto Mode NodePools and NodeClasses{node_addons} and "
+        "the default StorageClass (Auto Mode's block storage)",
+    )
+
+
 def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     """The programs a stack runs, in order, with what the machine running each must reach."""
     layer = kubernetes_layer_of(cfg)
@@ -103,6 +123,9 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
     charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in CHARTS}))
+    # Auto Mode stacks install no chart (but the device plugin for GPU node groups kept while migrating).
+    chart_reach = (charts,) if not on_auto_mode(layout) or device_plugin_groups(layout) else ()
+    cluster_deploys, kubernetes_deploys = _deploys(layout)
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (
         "AWS credentials for the IAM permissions in the README, and Kubernetes cluster-admin: the identity "
@@ -118,9 +141,11 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
         program = Program(
             PROJECT,
             ".",
-            "the VPC, KMS key, EKS cluster, node groups, access entries and the Kubernetes layer",
+            f"{cluster_deploys} and the Kubernetes layer: {kubernetes_deploys}"
+            if on_auto_mode(layout)
+            else "the VPC, KMS key, EKS cluster, node groups, access entries and the Kubernetes layer",
             True,
-            (aws, oidc, api, charts, tools),
+            (aws, oidc, api, *chart_reach, tools),
             sources,
             admin,
         )
@@ -128,7 +153,7 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     cluster = Program(
         PROJECT,
         ".",
-        "the VPC, KMS key, EKS cluster, node groups and access entries (AWS APIs only)",
+        f"{cluster_deploys} (AWS APIs only)",
         False,
         (aws, oidc, tools),
         "anywhere with AWS credentials: a laptop, a GitHub-hosted runner",
@@ -137,10 +162,9 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     kubernetes = Program(
         KUBERNETES_PROJECT,
         KUBERNETES_DIRECTORY,
-        "priority classes, namespaces, MLRun settings, the autoscaler, device plugin, CoreDNS and EBS CSI "
-        "add-ons and the default StorageClass, reading the cluster stack through a StackReference",
+        f"{kubernetes_deploys}, reading the cluster stack through a StackReference",
         True,
-        (api, aws, charts, tools),
+        (api, aws, *chart_reach, tools),
         sources,
         admin,
     )

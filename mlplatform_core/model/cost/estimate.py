@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple
 
 from .. import eks_versions
 from ..config import StackConfig
+from ..config.karpenter import AUTO_MODE
 from ..layout import Layout
 from ..network import DEFAULT_ZONES, nat_per_az
 from .capacity import Capacity, stack_capacity
@@ -268,6 +269,44 @@ def storage_lines(capacity: Iterable[Capacity], region: str) -> list[Line]:
     ]
 
 
+def auto_mode_lines(layout: Layout, nodes: Sequence[Capacity]) -> list[Line]:
+    """EKS Auto Mode's own charges: its built-in pools' nodes (sized by Auto Mode to the pods they run: no
+    count or type to price before they run) and the management fee per instance it launches (unknown:
+    prices.json `eks_auto_mode` names the missing source)."""
+    if layout.provisioner != AUTO_MODE:
+        return []
+    lines = [
+        Line(
+            "built-in pool",
+            f"nodes of Auto Mode's built-in {g.name} pool",
+            "pool",
+            "hour",
+            Sizes(1, 1, 1),
+            Price(
+                None,
+                "Auto Mode sizes a built-in pool to the pods that land on it (on-demand C, M or R types of "
+                "generation 5 or newer) and it takes no limits: its nodes are known only once they run",
+            ),
+        )
+        for g in layout.groups
+        if g.builtin
+    ]
+    # Every node Auto Mode launches for the stack's pools (the built-in pools' have their own line above).
+    pools = [c for c in nodes if c.kind == "node pool"]
+    count = Sizes(*(sum(getattr(c, f"{s}_nodes") for c in pools) for s in SIZES))
+    lines.append(
+        Line(
+            "EKS Auto Mode",
+            "EKS Auto Mode management fee (NodePools' nodes)",
+            "instance",
+            "hour",
+            count,
+            Price(None, unknown_reason("eks_auto_mode")),
+        )
+    )
+    return lines
+
+
 def estimate(
     cfg: StackConfig,
     layout: Layout,
@@ -281,6 +320,7 @@ def estimate(
     lines = [
         control_plane_line(cfg, on),
         *(node_line(c, cfg.region) for c in nodes),
+        *auto_mode_lines(layout, nodes),
         *network_lines(cfg),
         *storage_lines(nodes, cfg.region),
     ]

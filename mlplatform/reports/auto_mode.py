@@ -1,0 +1,67 @@
+"""EKS Auto Mode in the plan: what the control plane enables, read back from the recorded aws.eks.Cluster.
+
+`auto_mode_section` is `deployment.autoMode` in `mlplatform plan --json` (absent for the other provisioners):
+the three capabilities (compute, block storage, load balancing), the built-in pools asked for, the node
+role and who makes its access entry, and what AWS runs in the stack's place. `render_auto_mode` prints it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from mlplatform_core.model.addons.run_by_aws import on_auto_mode, run_by_aws
+from mlplatform_core.model.automode import cluster as auto_mode
+
+from ..plan import Plan
+
+EKS_CLUSTER_TYPE = "aws:eks/cluster:Cluster"
+
+
+def auto_mode_section(plan: Plan) -> dict[str, Any] | None:
+    if not on_auto_mode(plan.layout):
+        return None
+    clusters = plan.run.of_type(EKS_CLUSTER_TYPE)
+    inputs = clusters[0].inputs if clusters else {}
+    compute = inputs.get("computeConfig") or {}
+    role = compute.get("nodeRoleArn")
+    entry = f"type {auto_mode.ACCESS_ENTRY_TYPE}, {auto_mode.AUTO_NODE_ACCESS_POLICY}"
+    return {
+        "compute": compute.get("enabled") is True,
+        "blockStorage": (inputs.get("storageConfig") or {}).get("blockStorage", {}).get("enabled") is True,
+        "loadBalancing": (inputs.get("kubernetesNetworkConfig") or {}).get("elasticLoadBalancing", {}).get("enabled")
+        is True,
+        "builtInNodePools": list(compute.get("nodePools") or []),
+        "initialGroup": plan.config.auto_mode.initial_group,
+        "nodeRoleArn": role,
+        "nodeRoleAccessEntry": f"EKS creates it ({entry})"
+        if role
+        else f"this stack creates it ({entry}): with no built-in pool the cluster names no node role",
+        "runByAws": run_by_aws(plan.layout),
+    }
+
+
+def render_auto_mode(section: dict[str, Any], console: Console, show: Any = str) -> None:
+    """`show` replaces the offline run's stand-ins (plan.placeholders.show)."""
+    on = [
+        name
+        for name, key in (
+            ("compute", "compute"),
+            ("block storage", "blockStorage"),
+            ("load balancing", "loadBalancing"),
+        )
+        if section[key]
+    ]
+    off = {"compute", "block storage", "load balancing"} - set(on)
+    console.print(
+        f"[bold]EKS Auto Mode:[/bold] {', '.join(on) or 'nothing'} enabled"
+        + (f" ([red]{', '.join(sorted(off))} off[/red])" if off else "")
+        + f"; built-in pools: {', '.join(section['builtInNodePools']) or 'none'}"
+    )
+    role = show(str(section["nodeRoleArn"])) if section["nodeRoleArn"] else "named by the NodeClasses only"
+    console.print(escape(f"  node role: {role}; its access entry: {section['nodeRoleAccessEntry']}"))
+    console.print("  run by AWS, not by this stack:")
+    for what, instead in section["runByAws"].items():
+        console.print(escape(f"    {what}: {instead}"))
