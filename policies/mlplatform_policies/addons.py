@@ -7,7 +7,9 @@ from typing import Any
 
 from .props import fmt, get, known, truthy
 
-EBS_PROVISIONERS = ("ebs.csi.aws.com", "kubernetes.io/aws-ebs")
+# The EBS CSI driver, the in-tree name, and EKS Auto Mode's block storage, whose volumes are encrypted only when
+# the class asks ("encrypted" defaults to false: EKS user guide, automode/create-storage-class.adoc).
+EBS_PROVISIONERS = ("ebs.csi.aws.com", "kubernetes.io/aws-ebs", "ebs.csi.eks.amazonaws.com")
 
 
 def preserved(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:

@@ -1,5 +1,9 @@
 """Checks of Karpenter's NodePools: they keep the layout's promises (spot taints, GPU pools, limits, disruption).
 
+EKS Auto Mode runs Karpenter too: its pools are the same karpenter.sh/v1 NodePools, pointing at an
+eks.amazonaws.com NodeClass, and its instance-* labels are eks.amazonaws.com ones (EKS user guide,
+automode/create-node-pool.adoc "EKS Auto Mode Supported Labels"), so every check here reads both.
+
 NodePools are Kubernetes custom resources (pulumi_kubernetes
 apiextensions.CustomResource): their type is kubernetes:<apiVersion>:<kind> and a policy sees
 {apiVersion, kind, metadata, spec} as the program wrote them, offline and in a preview alike.
@@ -41,6 +45,8 @@ INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
 GPU_MANUFACTURER = "karpenter.k8s.aws/instance-gpu-manufacturer"
 GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
+AUTO_MODE_GROUP = "eks.amazonaws.com"  # nodeClassRef.group of Auto Mode's pools, the domain of their labels
+SYSTEM_POOL = "system"  # Auto Mode's built-in pool for core services (computeConfig.nodePools)
 CAPACITY_TYPES = frozenset({"spot", "on-demand", "reserved"})
 PREEMPTIBLE, NON_PREEMPTIBLE = "preemptible", "non-preemptible"
 
@@ -98,6 +104,14 @@ class Pool:
             return set(CAPACITY_TYPES) - excluded if key == CAPACITY_TYPE and excluded else None
         return values - excluded
 
+    @property
+    def auto_mode(self) -> bool:
+        return get(self.props, "spec", "template", "spec", "nodeClassRef", "group") == AUTO_MODE_GROUP
+
+    def label(self, karpenter_key: str) -> str:
+        """The pool's own spelling of a karpenter.k8s.aws/instance-* label (eks.amazonaws.com on Auto Mode)."""
+        return AUTO_MODE_GROUP + karpenter_key[karpenter_key.index("/") :] if self.auto_mode else karpenter_key
+
     def requires(self, key: str) -> bool:
         reqs = items(get(self.props, "spec", "template", "spec", "requirements", default=[]))
         return any(get(r, "key") == key and get(r, "operator") in ("In", "Exists", "Gt", "Gte") for r in reqs)
@@ -121,8 +135,8 @@ class Pool:
         return (
             self.labels.get(GPU_PRESENT_LABEL) == "true"
             or any(t[0] == GPU_RESOURCE for t in self.taints)
-            or self.requires(GPU_MANUFACTURER)
-            or self.requires(GPU_COUNT)
+            or self.requires(self.label(GPU_MANUFACTURER))
+            or self.requires(self.label(GPU_COUNT))
         )
 
     @property
@@ -178,10 +192,10 @@ def lifecycle_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 
 def _gpu_only(p: Pool) -> tuple[bool, list[str]]:
     """Whether the pool's requirements limit it to NVIDIA GPU types, and the non-GPU choices they allow."""
-    types, families = p.allowed(INSTANCE_TYPE), p.allowed(INSTANCE_FAMILY)
+    types, families = p.allowed(INSTANCE_TYPE), p.allowed(p.label(INSTANCE_FAMILY))
     others = sorted(t for t in types or () if t not in NVIDIA_GPU_TYPES)
     others += sorted(f for f in families or () if f not in NVIDIA_GPU_FAMILIES)
-    maker = p.allowed(GPU_MANUFACTURER)
+    maker = p.allowed(p.label(GPU_MANUFACTURER))
     limited = (
         (types is not None and bool(types) and not [t for t in types if t not in NVIDIA_GPU_TYPES])
         or (families is not None and bool(families) and not [f for f in families if f not in NVIDIA_GPU_FAMILIES])
@@ -202,7 +216,7 @@ def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     elif not limited:
         yield (
             f"GPU NodePool {p.name} does not limit itself to NVIDIA GPU types (no instance-type, instance-family or "
-            f"{GPU_MANUFACTURER} requirement does); Karpenter could launch any type for it"
+            f"{p.label(GPU_MANUFACTURER)} requirement does); Karpenter could launch any type for it"
         )
 
 
@@ -211,7 +225,7 @@ def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if p.declared_gpu:
         return
     found = sorted(t for t in p.allowed(INSTANCE_TYPE) or () if t in ACCELERATED_TYPES)
-    found += sorted(f for f in p.allowed(INSTANCE_FAMILY) or () if f in ACCELERATED_FAMILIES)
+    found += sorted(f for f in p.allowed(p.label(INSTANCE_FAMILY)) or () if f in ACCELERATED_FAMILIES)
     if found:
         yield (
             f"NodePool {p.name} allows accelerated types or families {', '.join(found)} but is not a GPU pool (no GPU "
@@ -257,27 +271,42 @@ def consolidation(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 # --- the initial group ----------------------------------------------------------------------------
 
 
+def _system_pool(args: Any) -> bool:
+    """Whether the stack's cluster asks for Auto Mode's built-in system pool."""
+    return any(
+        SYSTEM_POOL in list(items(get(r.props, "computeConfig", "nodePools", default=[])))
+        for r in args.resources
+        if r.resource_type == EKS_CLUSTER
+    )
+
+
 def initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     pools = pools_in(args)
     for p in pools:
         if p.role == "initial" or any(t[0] == CORE_TAINT_KEY for t in p.taints):
-            yield (
-                f"NodePool {p.name} is for the initial role (core services); that group must stay a static managed "
-                "node group, where the Karpenter controller runs",
-                p.urn,
+            home = (
+                "Auto Mode's built-in system pool or a static managed node group"
+                if p.auto_mode
+                else "a static managed node group, where the Karpenter controller runs"
             )
+            yield f"NodePool {p.name} is for the initial role (core services); they belong on {home}", p.urn
     # Node groups are made with the cluster: a stack without the cluster (the Kubernetes layer deployed on its
     # own, kubernetesLayer: separate) cannot see them, and the cluster's stack checks them.
     has_cluster = any(r.resource_type == EKS_CLUSTER for r in args.resources)
-    if (
-        pools
-        and has_cluster
-        and not any(
-            get(r.props, "labels", ROLE_LABEL) == "initial" for r in args.resources if r.resource_type == NODE_GROUP
-        )
-    ):
+    initial_group = any(
+        get(r.props, "labels", ROLE_LABEL) == "initial" for r in args.resources if r.resource_type == NODE_GROUP
+    )
+    if not pools or not has_cluster or initial_group:
+        return
+    if any(not p.auto_mode for p in pools):
         yield (
             "the stack has Karpenter NodePools but no managed node group labelled "
             f"{ROLE_LABEL}=initial; the Karpenter controller needs nodes Karpenter does not manage",
+            None,
+        )
+    elif not _system_pool(args):
+        yield (
+            f"the stack has EKS Auto Mode NodePools but neither a managed node group labelled {ROLE_LABEL}=initial "
+            "nor Auto Mode's built-in system pool (computeConfig.nodePools); core services would have no nodes",
             None,
         )

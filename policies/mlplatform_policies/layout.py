@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .karpenter_pools import pool_of
 from .props import (
     ACCELERATOR_LABEL,
     AUTOSCALER_PREFIX,
@@ -34,7 +35,7 @@ from .props import (
     repels,
     taints_of,
 )
-from .resource_types import ASG_TAG, NODE_GROUP
+from .resource_types import ASG_TAG, NODE_GROUP, NODE_POOL
 
 PREEMPTIBLE, NON_PREEMPTIBLE = "preemptible", "non-preemptible"
 
@@ -291,16 +292,21 @@ def asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
 
 
 def dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    g = group_of(args)
+    if args.resource_type == NODE_POOL:  # a group Karpenter or EKS Auto Mode provisions
+        p = pool_of(args)
+        kind, name, role = "NodePool", p.name, p.role if isinstance(p.role, str) else p.name
+    else:
+        g = group_of(args)
+        kind, name, role = "node group", g.name, g.role
     forbidden = {str(r).lower() for r in cfg["forbiddenRoles"]}
     # Word match, so jupyter-gpu or gpu-dev count and devops does not.
-    words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
+    words = {w for x in (role, name) for w in str(x).lower().replace("_", "-").split("-")}
     # The dev layout's own roles, matched whole: a prod group with role jobs is the dev jobs group, whatever
     # its name (a prod group named nightly-jobs with another role is not).
-    dev_role = str(g.role).lower() in {str(r).lower() for r in cfg["developmentRoles"]}
+    dev_role = str(role).lower() in {str(r).lower() for r in cfg["developmentRoles"]}
     if words & forbidden or dev_role:
         yield (
-            f"node group {g.name} (role {g.role}) is for development work; no Jupyter, jobs or dev groups on the "
+            f"{kind} {name} (role {role}) is for development work; no Jupyter, jobs or dev groups on the "
             "production cluster"
         )
 

@@ -164,10 +164,12 @@ def environment(props: Any) -> str | None:
         env = get(props, where, ENV_KEY)
         if isinstance(env, str):
             return env
-    # Node classes (Karpenter's EC2NodeClass, Auto Mode's NodeClass) tag their instances: the environment of a
-    # Kubernetes-layer stack whose only tagged resources they are (Auto Mode installs no add-on of its own).
-    for path in (("metadata", "labels", ENV_KEY), ("spec", "tags", ENV_KEY)):
-        env = get(props, *path)
+    # Node classes (Karpenter's EC2NodeClass, Auto Mode's NodeClass) tag their instances and NodePools label their
+    # nodes: the environment of a Kubernetes-layer stack whose only tagged resources they are (Auto Mode installs
+    # no add-on of its own).
+    paths = (("metadata", "labels"), ("spec", "tags"), ("spec", "template", "metadata", "labels"))
+    for path in paths:
+        env = get(props, *path, ENV_KEY)
         if isinstance(env, str):
             return env
     return None

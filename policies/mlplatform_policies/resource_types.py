@@ -23,3 +23,5 @@ EKS_ADDON = "aws:eks/addon:Addon"
 # Karpenter's custom resources (pulumi_kubernetes apiextensions.CustomResource: kubernetes:<apiVersion>:<kind>).
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+# EKS Auto Mode's node class (its NodePools are karpenter.sh/v1 NodePools, pointing at it).
+AUTO_MODE_NODE_CLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
