@@ -51,9 +51,7 @@ def capabilities_together(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     compute = get(args.props, "computeConfig")
     pools, role = get(compute, "nodePools"), get(compute, "nodeRoleArn")
     if known(pools) and known(role) and bool(list(items(pools))) != (role not in (MISSING, None)):
-        named = (
-            "built-in node pools without a nodeRoleArn" if list(items(pools)) else "a nodeRoleArn without node pools"
-        )
+        named = "node pools but no nodeRoleArn" if list(items(pools)) else "a nodeRoleArn but no node pools"
         yield (
             f"EKS cluster {args.name}: computeConfig names {named}; EKS takes the two together (a cluster without "
             "built-in pools has neither)"
@@ -104,7 +102,7 @@ def private_subnets(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, st
 def storage_encryption(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     """Auto Mode encrypts node storage always; the key is the stack's choice."""
     key = get(args.props, "spec", "ephemeralStorage", "kmsKeyID")
-    if not known(key):
+    if key is UNKNOWN:
         return
     if key in (MISSING, None):
         if cfg["customerManagedKey"]:

@@ -31,6 +31,13 @@ PROD_KARPENTER_GROUPS = {
     name: {k: v for k, v in group.items() if not (name == "workload" and k == "minSize")}
     for name, group in stack_config("prod")["ml-platform-eks:nodeGroups"].items()
 }
+# prod on EKS Auto Mode, keeping its managed initial group (its settings stay).
+PROD_AUTO_MODE = {
+    "provisioner": "autoMode",
+    "nodeGroups": PROD_KARPENTER_GROUPS,
+    "autoMode": {"initialGroup": "managedNodeGroup"},
+}
+AUTO_MODE_NODE_CLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
 KARPENTER_POLICY_CONFIG = json.loads((ROOT / "policies" / "config" / "dev-karpenter.json").read_text())
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -116,6 +123,15 @@ CASES = [
         {("imdsv2-required", "aws:ec2/launchTemplate:LaunchTemplate")}
         | {("karpenter-node-class-imdsv2", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")},
     ),
+    # The EKS Auto Mode stack: Auto Mode NodePools and NodeClasses, and the cluster with Auto Mode on.
+    ("dev-automode", {}, None, ("update", "preview"), set()),
+    (
+        "prod",
+        PROD_AUTO_MODE,
+        {"auto-mode-node-class-storage-key": {"customerManagedKey": True}},
+        ("update",),
+        {("auto-mode-node-class-storage-key", AUTO_MODE_NODE_CLASS)},
+    ),
 ]
 IDS = [
     "dev",
@@ -126,6 +142,8 @@ IDS = [
     "prod-all-advisory",
     "dev-karpenter",
     "prod-karpenter-hop-limit-2",
+    "dev-automode",
+    "prod-automode-customer-key-required",
 ]
 
 

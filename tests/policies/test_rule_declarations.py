@@ -16,6 +16,7 @@ from mlplatform_policies import BY_NAME, POLICIES, RULES, offline
 from mlplatform_policies.rule import ENVIRONMENTS, DeclarationError, load_rules, rule_table
 from tests.policies import (
     test_addons_rules,
+    test_auto_mode_rules,
     test_cost_rules,
     test_karpenter_rules,
     test_layout_rules,
@@ -33,6 +34,7 @@ CASE_MODULES = (
     test_addons_rules,
     test_cost_rules,
     test_karpenter_rules,
+    test_auto_mode_rules,
 )
 
 

@@ -97,6 +97,7 @@ _FOLLOWED: dict[str, Any] = {
     "useDefaultVpcCni": None,
     "kubeProxyAddonOptions": None,  # checked below: only `enabled`
 }
+_KUBE_PROXY = {"resolveConflictsOnCreate": "OVERWRITE", "resolveConflictsOnUpdate": "OVERWRITE"}
 _REQUIRED = ("name", "vpcId")  # without vpcId pulumi-eks looks up the default VPC (cluster.ts:488-499)
 
 
@@ -117,11 +118,9 @@ def _check_inputs(inputs: Mapping[str, Any]) -> None:
         or (auto and coredns.get("enabled") is not False)
     ):
         problems.append("corednsAddonOptions enabling the CoreDNS add-on is not modelled")
-    problems += [
-        f"kubeProxyAddonOptions.{k} is not modelled"
-        for k in inputs.get("kubeProxyAddonOptions") or {}
-        if k != "enabled"
-    ]
+    # The Python SDK sends the two conflict settings at their defaults (OVERWRITE, as cluster.ts's own).
+    kube_proxy = {k: v for k, v in (inputs.get("kubeProxyAddonOptions") or {}).items() if _KUBE_PROXY.get(k) != v}
+    problems += [f"kubeProxyAddonOptions.{k} is not modelled" for k in kube_proxy if k != "enabled"]
     problems += [f"{key} is required by the model" for key in _REQUIRED if key not in inputs]
     if problems:
         raise ModelError(

@@ -16,7 +16,9 @@ still shape the managed node groups kept for the migration):
 - instance types Auto Mode never launches (1 CPU, nano, micro, small; same page);
 - group names that are the built-in pools' (system, general-purpose) or the default NodeClass's
   (create-node-class.adoc: "Do not name your custom node class default");
-- tags the NodeClass refuses (create-node-class.adoc, "Node Class Specification", `tags`).
+- tags the NodeClass refuses (create-node-class.adoc, "Node Class Specification", `tags`);
+- a Kubernetes minor before 1.29 ("EKS Auto Mode requires Kubernetes version 1.29 or greater",
+  migrate-auto.adoc).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 from .. import instances
 from ..config import StackConfig
 from ..config.node_groups import NodeGroupSettings
+from ..eks_versions import minor_key
 from ..karpenter.flavors import AUTO_MODE_FLAVOR
 from ..karpenter.pools import INITIAL, check_pool_names, group_settings, pools_of
 from ..karpenter.spec import NodePoolSpec
@@ -42,6 +45,7 @@ from .builtin import (
 )
 
 Add = Callable[[tuple, str], None]
+MIN_KUBERNETES = "1.29"
 FORBIDDEN_TAG_KEYS = (
     "karpenter.sh/provisioner-name",
     "karpenter.sh/nodepool",
@@ -68,6 +72,12 @@ def _owned_settings(cfg: StackConfig, groups: Sequence[Any], add: Add) -> None:
             f"{shown} given, but Auto Mode's built-in system pool takes the initial group's place and sizes "
             "itself (its instance types are Auto Mode's); remove them, or set autoMode.initialGroup: "
             "managedNodeGroup to keep a managed initial group",
+        )
+    if minor_key(cfg.kubernetes_version) < minor_key(MIN_KUBERNETES):
+        add(
+            ("kubernetesVersion",),
+            f"{cfg.kubernetes_version}: EKS Auto Mode needs Kubernetes {MIN_KUBERNETES} or later; upgrade first "
+            "(one minor at a time) or use another provisioner",
         )
     if cfg.imds_hop_limit != 1:
         add(

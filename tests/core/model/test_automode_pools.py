@@ -1,0 +1,219 @@
+"""provisioner: autoMode: the layout's groups as EKS Auto Mode NodePools (the Karpenter pool model with Auto Mode's
+labels and NodeClass), the built-in pools in the layout, and what Auto Mode owns refused by key."""
+
+from __future__ import annotations
+
+import pytest
+
+from mlplatform_core.model import instances
+from mlplatform_core.model.automode import builtin, manifests
+from mlplatform_core.model.automode import cluster as auto_mode
+from mlplatform_core.model.config import ConfigError, parse
+from mlplatform_core.model.karpenter import manifests as pool_manifests
+from mlplatform_core.model.layout import INITIAL, build_layout
+from mlplatform_core.model.scheduling import CRITICAL_ADDONS_TAINT, DEVICE_PLUGIN_LABEL
+from tests.conftest import stack_config
+
+P = "ml-platform-eks:"
+STACK = "dev-automode"
+
+
+def config(stack: str = STACK, **overrides) -> dict:
+    raw = stack_config(stack)
+    raw.update({f"{P}{k}": v for k, v in overrides.items()})
+    return raw
+
+
+def layout_of(**overrides):
+    return build_layout(parse(config(**overrides)), STACK)
+
+
+def problems(raw: dict) -> dict[str, str]:
+    with pytest.raises(ConfigError) as exc:
+        build_layout(parse(raw), STACK)
+    return {p.path: p.message for p in exc.value.problems}
+
+
+def auto_mode_settings(**settings) -> dict:
+    return {**stack_config(STACK)[f"{P}autoMode"], **settings}
+
+
+def test_every_group_but_the_initial_one_is_an_auto_mode_pool_with_its_node_class():
+    layout = layout_of()
+    assert layout.provisioner == "autoMode" and layout.managed_groups == ()
+    assert [p.name for p in layout.node_pools] == ["jupyter", "jobs", "spot", "gpu"]
+    for pool in layout.node_pools:
+        spec = pool_manifests.node_pool_spec(pool)
+        assert spec["template"]["spec"]["nodeClassRef"] == {
+            "group": "eks.amazonaws.com",
+            "kind": "NodeClass",
+            "name": pool.name,
+        }
+        assert layout.group(pool.name).auto_mode and layout.group(pool.name).karpenter
+
+
+def test_auto_mode_pools_are_the_karpenter_pools_of_the_same_layout_in_auto_modes_vocabulary():
+    # The same groups on Karpenter: labels, taints, capacity, limits, disruption and weights are the same fields.
+    raw = config()
+    karpenter_raw = {k: v for k, v in raw.items() if k != f"{P}autoMode"}
+    karpenter_raw.update(
+        {f"{P}provisioner": "karpenter", f"{P}karpenter": {"nodePools": raw[f"{P}autoMode"]["nodePools"]}}
+    )
+    karpenter_raw[f"{P}nodeGroups"] = {
+        **raw[f"{P}nodeGroups"],
+        "initial": {"minSize": 2, "maxSize": 2, "desiredSize": 2},
+    }
+    ours = {p.name: p for p in build_layout(parse(raw), STACK).node_pools}
+    theirs = {p.name: p for p in build_layout(parse(karpenter_raw), STACK).node_pools}
+    assert ours.keys() == theirs.keys()
+    for name, pool in ours.items():
+        other = theirs[name]
+        # Auto Mode's nodes bring the NVIDIA device plugin: no marker for the toolkit's DaemonSet.
+        assert dict(pool.labels) == {k: v for k, v in other.labels.items() if k != DEVICE_PLUGIN_LABEL}
+        assert DEVICE_PLUGIN_LABEL not in pool.labels
+        same = ("taints", "capacity_type", "limits", "consolidation_policy", "consolidate_after", "budgets", "weight")
+        for field in same:
+            assert getattr(pool, field) == getattr(other, field), (name, field)
+        assert pool.instance_types == other.instance_types
+        # Requirements: Auto Mode's eks.amazonaws.com labels, and no kubernetes.io/os (it does not support it).
+        translated = [
+            str(r).replace("karpenter.k8s.aws/", "eks.amazonaws.com/")
+            for r in other.requirements
+            if r.key != "kubernetes.io/os"
+        ]
+        assert [str(r) for r in pool.requirements] == translated
+    assert "eks.amazonaws.com/instance-gpu-manufacturer In [nvidia]" in map(str, ours["gpu"].requirements)
+
+
+def test_nodes_expire_at_auto_modes_default_and_never_past_its_21_days():
+    assert {p.expire_after for p in layout_of().node_pools} == {"336h"}
+    ok = auto_mode_settings(nodePools={"jobs": {"expireAfter": "480h"}})
+    assert {p.name: p.expire_after for p in layout_of(autoMode=ok).node_pools}["jobs"] == "480h"
+    for value in ("481h", "504h", "Never"):
+        found = problems(config(autoMode=auto_mode_settings(nodePools={"jobs": {"expireAfter": value}})))
+        message = found["ml-platform-eks:autoMode.nodePools.jobs.expireAfter"]
+        assert "480h" in message and "21 days" in message
+
+
+def test_the_system_pool_takes_the_initial_groups_place():
+    layout = layout_of()
+    system = layout.group("system")
+    assert system.is_initial and system.builtin and system.auto_mode
+    assert dict(system.labels) == {}  # AWS owns its template: none of the toolkit's labels
+    assert system.taints == (builtin.SYSTEM_TAINT,) and system.taints[0].key == CRITICAL_ADDONS_TAINT.key
+    assert INITIAL not in layout.names
+    assert auto_mode.builtin_node_pools(parse(config())) == ["system"]
+    assert auto_mode.eks_creates_node_access_entry(parse(config()))
+
+
+def test_the_initial_group_can_stay_a_managed_node_group():
+    settings = auto_mode_settings(initialGroup="managedNodeGroup")
+    layout = layout_of(autoMode=settings)
+    assert [g.name for g in layout.managed_groups] == [INITIAL]
+    assert not layout.group(INITIAL).auto_mode and "system" not in layout.names
+    cfg = parse(config(autoMode=settings))
+    assert auto_mode.builtin_node_pools(cfg) == []
+    assert not auto_mode.eks_creates_node_access_entry(cfg)  # the stack makes the node role's entry itself
+
+
+def test_the_general_purpose_pool_is_off_unless_asked_for():
+    assert "general-purpose" not in layout_of().names
+    layout = layout_of(autoMode=auto_mode_settings(generalPurposePool=True))
+    gp = layout.group("general-purpose")
+    assert gp.builtin and gp.taints == () and not gp.is_initial
+    assert auto_mode.builtin_node_pools(parse(config(autoMode=auto_mode_settings(generalPurposePool=True)))) == [
+        "system",
+        "general-purpose",
+    ]
+
+
+def test_built_in_pools_launch_c_m_r_types_of_generation_5_and_up():
+    system = builtin.SYSTEM.instance_types
+    general = builtin.GENERAL_PURPOSE.instance_types
+    assert "m5.large" in system and "m7g.xlarge" in system and "m7g.xlarge" not in general  # arm64: system only
+    for name in system:
+        t = instances.lookup(name)
+        assert t.family[0] in "cmr" and not t.accelerated and t.vcpu > 1
+        assert name.split(".")[1] not in ("nano", "micro", "small")
+    assert not [t for t in system if t.startswith(("m4.", "c4.", "r4.", "t3.", "g5."))]
+
+
+def test_what_auto_mode_owns_is_refused_by_key():
+    raw = config(imdsHopLimit=2)
+    raw[f"{P}nodeGroups"]["initial"] = {"instanceTypes": ["m5.xlarge"]}
+    raw[f"{P}nodeGroups"]["jobs"]["amiType"] = "AL2023_x86_64_STANDARD"
+    raw[f"{P}tags"] = {"kubernetes.io/cluster/x": "owned"}
+    found = problems(raw)
+    assert "system pool takes the initial group's place" in found["ml-platform-eks:nodeGroups.initial"]
+    assert "enforces IMDSv2 with a hop limit of 1" in found["ml-platform-eks:imdsHopLimit"]
+    assert "picks each node's image" in found["ml-platform-eks:nodeGroups.jobs.amiType"]
+    assert "NodeClasses refuse it" in found["ml-platform-eks:tags.kubernetes.io/cluster/x"]
+
+
+def test_names_of_built_in_pools_and_the_default_node_class_are_refused():
+    raw = config()
+    raw[f"{P}additionalNodeGroups"] = [
+        {"name": "system", "role": "batch", "instanceTypes": ["m5.xlarge"]},
+        {"name": "default", "role": "batch", "instanceTypes": ["m5.xlarge"]},
+    ]
+    found = problems(raw)
+    assert "built-in NodePools" in found["ml-platform-eks:additionalNodeGroups[0].name"]
+    assert "default NodeClass" in found["ml-platform-eks:additionalNodeGroups[1].name"]
+
+
+def test_types_auto_mode_never_launches_are_refused():
+    raw = config()
+    raw[f"{P}nodeGroups"]["jobs"]["instanceTypes"] = ["m5.2xlarge", "t3.small"]
+    found = problems(raw)
+    assert "t3.small" in found["ml-platform-eks:nodeGroups.jobs.instanceTypes"]
+
+
+def test_settings_of_the_other_provisioners_are_refused():
+    assert "provisioner is autoMode" in problems(config(karpenter={"replicas": 2}))["ml-platform-eks:karpenter"]
+    raw = config(provisioner="nodeGroups")
+    found = problems(raw)
+    assert "set provisioner: autoMode" in found["ml-platform-eks:autoMode"]
+
+
+def test_migrating_keeps_every_managed_node_group_the_system_pool_replaces_too():
+    raw = config(autoMode=auto_mode_settings(keepNodeGroups=True))
+    raw[f"{P}nodeGroups"]["initial"] = {"minSize": 2, "maxSize": 2, "desiredSize": 2}
+    raw[f"{P}nodeGroups"]["jobs"]["minSize"] = 1  # still sizes the kept group
+    layout = build_layout(parse(raw), STACK)
+    assert [g.name for g in layout.managed_groups] == [INITIAL, "jupyter", "jobs", "spot", "gpu"]
+    assert not any(g.auto_mode for g in layout.managed_groups)
+    assert [p.name for p in layout.node_pools] == ["jupyter", "jobs", "spot", "gpu"]
+
+
+def test_a_node_class_carries_selectors_role_and_encrypted_storage_and_nothing_auto_mode_owns():
+    pool = {p.name: p for p in layout_of().node_pools}["gpu"]
+    spec = manifests.node_class_spec(pool, "node-role", "mlp-x", {"team": "ml"})
+    assert spec["role"] == "node-role"
+    assert (
+        spec["subnetSelectorTerms"]
+        == spec["securityGroupSelectorTerms"]
+        == [{"tags": {"karpenter.sh/discovery": "mlp-x"}}]
+    )
+    assert spec["ephemeralStorage"] == {"size": "200Gi"}  # the gpu group's diskSizeGib
+    assert spec["advancedNetworking"] == {"associatePublicIPAddress": False}
+    assert spec["tags"] == {"team": "ml", "mlplatform.io/node-group": "gpu"}
+    assert not {"amiSelectorTerms", "metadataOptions", "blockDeviceMappings", "amiFamily"} & spec.keys()
+    key = "arn:aws:kms:us-east-1:111122223333:key/1a2b3c4d-5e6f-1a2b-3c4d-5e6f1a2b3c4d"
+    assert manifests.node_class_spec(pool, "r", "c", {}, key)["ephemeralStorage"]["kmsKeyID"] == key
+    obj = manifests.node_class(pool, "r", "c", {})
+    assert (obj["apiVersion"], obj["kind"], obj["metadata"]["name"]) == ("eks.amazonaws.com/v1", "NodeClass", "gpu")
+
+
+def test_a_kms_key_that_is_no_key_is_refused():
+    found = problems(config(autoMode=auto_mode_settings(ephemeralStorageKmsKey="my key")))
+    assert "ml-platform-eks:autoMode.ephemeralStorageKmsKey" in found
+
+
+def test_the_node_role_has_auto_modes_two_policies_in_the_regions_partition():
+    assert auto_mode.node_role_policy_arns("us-gov-west-1") == {
+        "minimal": "arn:aws-us-gov:iam::aws:policy/AmazonEKSWorkerNodeMinimalPolicy",
+        "ecr": "arn:aws-us-gov:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+    }
+    assoc = auto_mode.node_access_association("us-east-1")
+    assert assoc.policy_arn == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
+    assert assoc.scope == "cluster"

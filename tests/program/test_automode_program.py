@@ -1,0 +1,91 @@
+"""The real program on the EKS Auto Mode example stack, under mocks: what each layer registers, and what it leaves
+to AWS."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+from mlplatform.engine import run_stack
+from mlplatform_core.model.addons import ebs_csi
+from mlplatform_core.model.automode import manifests as node_classes
+from mlplatform_core.model.config import parse
+from mlplatform_core.model.karpenter import manifests
+from mlplatform_core.model.layout import build_layout
+from tests.conftest import shipped_run, stack_config
+
+STACK = "dev-automode"
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_CLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
+ADDON = "aws:eks/addon:Addon"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+ACCESS_ENTRY = "aws:eks/accessEntry:AccessEntry"
+
+
+@cache
+def managed_initial_run():
+    """dev-automode with autoMode.initialGroup: managedNodeGroup."""
+    raw = stack_config(STACK)
+    raw["ml-platform-eks:autoMode"] = {**raw["ml-platform-eks:autoMode"], "initialGroup": "managedNodeGroup"}
+    return run_stack(STACK, raw)
+
+
+def test_no_node_group_autoscaler_device_plugin_or_node_add_on():
+    run = shipped_run(STACK)
+    assert not run.of_type("aws:eks/nodeGroup:NodeGroup") and run.exports["nodeGroups"] == {}
+    assert not run.of_type(RELEASE)  # no Cluster Autoscaler, Karpenter or NVIDIA device plugin chart
+    assert not run.of_type(ADDON)  # no VPC CNI, kube-proxy, CoreDNS or EBS CSI add-on
+    assert "autoscalerRoleArn" not in run.exports
+    # No managed node group: no role for one either, only Auto Mode's.
+    assert [r.name for r in run.of_type("aws:iam/role:Role") if not r.created_by] == ["cluster-auto-node"]
+
+
+def test_node_pools_and_node_classes_are_the_layouts():
+    run = shipped_run(STACK)
+    layout = build_layout(parse(stack_config(STACK)), STACK)
+    pools = {r.inputs["metadata"]["name"]: r for r in run.of_type(NODE_POOL)}
+    classes = {r.inputs["metadata"]["name"]: r for r in run.of_type(NODE_CLASS)}
+    role = run.exports["autoModeNodeRoleName"]
+    assert run.exports["nodePools"] == list(pools) == list(classes) == ["jupyter", "jobs", "spot", "gpu"]
+    for pool in layout.node_pools:
+        assert pools[pool.name].inputs["spec"] == manifests.node_pool_spec(pool)
+        spec = classes[pool.name].inputs["spec"]
+        assert spec == node_classes.node_class_spec(pool, role, layout.cluster_name, spec["tags"])
+        assert spec["tags"]["mlplatform.io/environment"] == "dev"
+
+
+def test_node_classes_find_the_private_subnets_and_the_cluster_security_group_by_the_discovery_tag():
+    run = shipped_run(STACK)
+    tagged = {r.name for r in run.of_type("aws:ec2/subnet:Subnet") if "karpenter.sh/discovery" in r.inputs["tags"]}
+    assert tagged == {"cluster-vpc-private-0", "cluster-vpc-private-1", "cluster-vpc-private-2"}
+    (sg_tag,) = run.of_type("aws:ec2/tag:Tag")
+    assert sg_tag.inputs["key"] == "karpenter.sh/discovery" and sg_tag.inputs["value"] == "mlp-dev-automode"
+
+
+def test_the_default_storage_class_is_auto_modes_encrypted_gp3():
+    (sc,) = shipped_run(STACK).of_type(STORAGE_CLASS)
+    assert sc.inputs["provisioner"] == "ebs.csi.eks.amazonaws.com"
+    assert sc.inputs["parameters"]["encrypted"] == "true" and sc.inputs["parameters"]["type"] == "gp3"
+    assert sc.inputs["metadata"]["annotations"][ebs_csi.DEFAULT_CLASS_ANNOTATION] == "true"
+
+
+def test_a_managed_initial_group_keeps_its_add_ons_and_the_stack_makes_the_node_roles_entry():
+    run = managed_initial_run()
+    assert [r.name for r in run.of_type("aws:eks/nodeGroup:NodeGroup")] == ["initial"]
+    eks = run.one("aws:eks/cluster:Cluster", "cluster-eksCluster")
+    assert eks.inputs["computeConfig"] == {"enabled": True, "nodePools": []}  # no built-in pool, no role
+    addons = {r.inputs["addonName"] for r in run.of_type(ADDON)}
+    assert addons == {"kube-proxy", "vpc-cni", "coredns", "aws-ebs-csi-driver"}
+    (entry,) = run.of_type(ACCESS_ENTRY)
+    assert entry.inputs["type"] == "EC2"
+    assert entry.inputs["principalArn"] == run.one("aws:iam/role:Role", "cluster-auto-node").outputs["arn"]
+    (assoc,) = run.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+    assert assoc.inputs["policyArn"].endswith("/AmazonEKSAutoNodePolicy")
+    assert assoc.inputs["accessScope"] == {"type": "cluster"}
+    classes = {r.inputs["metadata"]["name"]: r.inputs for r in run.of_type(STORAGE_CLASS)}
+    assert classes["gp3-encrypted"]["provisioner"] == "ebs.csi.eks.amazonaws.com"
+    assert classes["gp3-encrypted-ebs-csi"]["provisioner"] == "ebs.csi.aws.com"
+    assert classes["gp3-encrypted-ebs-csi"]["metadata"]["annotations"][ebs_csi.DEFAULT_CLASS_ANNOTATION] == "false"
+    coredns = next(r for r in run.of_type(ADDON) if r.inputs["addonName"] == "coredns")
+    assert json.loads(coredns.inputs["configurationValues"])["nodeSelector"] == {"mlplatform.io/node-role": "initial"}
