@@ -94,6 +94,9 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "inputs": r.inputs,
                 "protect": r.protect,
                 "ignoreChanges": r.ignore_changes,
+                # What `pulumi up` replaces besides the provider's ForceNew inputs, and in which order.
+                "replaceOnChanges": r.replace_on_changes,
+                "deleteBeforeReplace": r.delete_before_replace,
                 "createdBy": r.created_by,
                 # What `pulumi up` makes it wait for (URNs), as the state records it; deploymentOrder follows.
                 "urn": r.urn,
