@@ -45,6 +45,7 @@ TERRAFORM = {
     "aws:ec2/subnet:Subnet": ("tf-subnet", "aws_subnet", "resourceSubnet", "ec2/subnet.py"),
     "aws:kms/key:Key": ("tf-kms-key", "aws_kms_key", "resourceKey", "kms/key.py"),
     "aws:iam/role:Role": ("tf-iam-role", "aws_iam_role", "ResourceRole", "iam/role.py"),
+    "aws:autoscaling/tag:Tag": ("tf-autoscaling-group-tag", "aws_autoscaling_group_tag", "ResourceGroupTag", "autoscaling/tag.py"),
 }
 # Types whose override block is read from pulumi-aws (order, auto-naming) even where the schema was not.
 OVERRIDDEN = {
@@ -62,6 +63,7 @@ KNOWN_FORCE_NEW = {
     "aws:eks/cluster:Cluster": {"name", "roleArn", "kubernetesNetworkConfig.ipFamily"},
     "aws:ec2/vpc:Vpc": {"cidrBlock"},
     "aws:kms/key:Key": {"keyUsage", "customerMasterKeySpec"},
+    "aws:autoscaling/tag:Tag": {"autoscalingGroupName", "tag.key"},
 }
 KNOWN_UPDATABLE = {"aws:eks/nodeGroup:NodeGroup": {"labels", "taints", "scalingConfig", "version", "tags"},
                    "aws:eks/cluster:Cluster": {"version", "upgradePolicy", "vpcConfig"}}
@@ -171,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sources, resources, not_read = [], {}, []
     names = read("tf-names")
+    head_names = "names/attr_consts_gen.go" if names else "derived from the constants' identifiers"
     table = goschema.attr_table(names[0]) if names else None
     if names:
         sources.append(names[1])
@@ -232,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             "autoNamed": "properties pulumi-aws fills with a unique name when unset (a replacement never collides)",
         },
         "notRead": sorted(not_read),
+        "constantNames": head_names,
     }
     upstream.write_json(args.output, head, "resources", resources)
     print(f"{len(resources)} resource types ({len(not_read)} not read) -> {args.output}", file=sys.stderr)
