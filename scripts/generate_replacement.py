@@ -39,13 +39,23 @@ OUTPUT = ROOT / "mlplatform_core" / "data" / "replacement.json"
 
 # Pulumi type token -> (upstream.json role, Terraform resource, schema function, pulumi_aws module file).
 TERRAFORM = {
-    "aws:eks/nodeGroup:NodeGroup": ("tf-eks-node-group", "aws_eks_node_group", "resourceNodeGroup", "eks/node_group.py"),
+    "aws:eks/nodeGroup:NodeGroup": (
+        "tf-eks-node-group",
+        "aws_eks_node_group",
+        "resourceNodeGroup",
+        "eks/node_group.py",
+    ),
     "aws:eks/cluster:Cluster": ("tf-eks-cluster", "aws_eks_cluster", "resourceCluster", "eks/cluster.py"),
     "aws:ec2/vpc:Vpc": ("tf-vpc", "aws_vpc", "ResourceVPC", "ec2/vpc.py"),
     "aws:ec2/subnet:Subnet": ("tf-subnet", "aws_subnet", "resourceSubnet", "ec2/subnet.py"),
     "aws:kms/key:Key": ("tf-kms-key", "aws_kms_key", "resourceKey", "kms/key.py"),
     "aws:iam/role:Role": ("tf-iam-role", "aws_iam_role", "ResourceRole", "iam/role.py"),
-    "aws:autoscaling/tag:Tag": ("tf-autoscaling-group-tag", "aws_autoscaling_group_tag", "ResourceGroupTag", "autoscaling/tag.py"),
+    "aws:autoscaling/tag:Tag": (
+        "tf-autoscaling-group-tag",
+        "aws_autoscaling_group_tag",
+        "ResourceGroupTag",
+        "autoscaling/tag.py",
+    ),
 }
 # Types whose override block is read from pulumi-aws (order, auto-naming) even where the schema was not.
 OVERRIDDEN = {
@@ -58,15 +68,25 @@ OVERRIDDEN = {
 }
 # What the generator must find, or it is reading the sources wrong (terraform-provider-aws names).
 KNOWN_FORCE_NEW = {
-    "aws:eks/nodeGroup:NodeGroup": {"amiType", "capacityType", "diskSize", "instanceTypes", "launchTemplate.id",
-                                    "nodeRoleArn", "subnetIds", "remoteAccess"},
+    "aws:eks/nodeGroup:NodeGroup": {
+        "amiType",
+        "capacityType",
+        "diskSize",
+        "instanceTypes",
+        "launchTemplate.id",
+        "nodeRoleArn",
+        "subnetIds",
+        "remoteAccess",
+    },
     "aws:eks/cluster:Cluster": {"name", "roleArn", "kubernetesNetworkConfig.ipFamily"},
     "aws:ec2/vpc:Vpc": {"cidrBlock"},
     "aws:kms/key:Key": {"keyUsage", "customerMasterKeySpec"},
     "aws:autoscaling/tag:Tag": {"autoscalingGroupName", "tag.key"},
 }
-KNOWN_UPDATABLE = {"aws:eks/nodeGroup:NodeGroup": {"labels", "taints", "scalingConfig", "version", "tags"},
-                   "aws:eks/cluster:Cluster": {"version", "upgradePolicy", "vpcConfig"}}
+KNOWN_UPDATABLE = {
+    "aws:eks/nodeGroup:NodeGroup": {"labels", "taints", "scalingConfig", "version", "tags"},
+    "aws:eks/cluster:Cluster": {"version", "upgradePolicy", "vpcConfig"},
+}
 # Kubernetes kinds whose update validation is read: Pulumi type token -> (role, Go function, kind).
 KUBERNETES = {
     "kubernetes:scheduling.k8s.io/v1:PriorityClass": ("k8s-scheduling-validation", "ValidatePriorityClassUpdate"),

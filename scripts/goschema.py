@@ -73,9 +73,8 @@ def _close(text: str, i: int) -> int:
         c = text[j]
         if c in pairs:
             stack.append(pairs[c])
-        elif c in ")]}":
-            if c != stack.pop():
-                raise ValueError(f"unbalanced {c!r} at offset {j}")
+        elif c in ")]}" and c != stack.pop():
+            raise ValueError(f"unbalanced {c!r} at offset {j}")
         j += 1
     return j - 1
 

@@ -6,10 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from mlplatform_core.model.config import ConfigError, Problem
-
 from mlplatform_core.change.diff import diff_documents
 from mlplatform_core.change.rules import change_violations
+from mlplatform_core.model.config import ConfigError, Problem
 
 from ..check import (
     PolicyConfigError,

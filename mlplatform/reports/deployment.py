@@ -16,8 +16,8 @@ from rich.table import Table
 
 from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import ebs_csi
-from mlplatform_core.model.deployment import cluster_stack_reference
 from mlplatform_core.model.cost.extended_support import upgrade_policy_view
+from mlplatform_core.model.deployment import cluster_stack_reference
 
 from ..engine.run import ORGANIZATION
 from ..plan import Plan

@@ -78,8 +78,11 @@ def render_diff(doc: dict[str, Any], console: Console) -> None:
             if g.get("batch"):
                 nodes += f" ({g['batch']} at a time)"
             table.add_row(
-                escape(g["name"]), f"[{style}]{g['action']}[/{style}]", escape(", ".join(g["fields"]) or "-"),
-                nodes, escape(_displaced(g)),
+                escape(g["name"]),
+                f"[{style}]{g['action']}[/{style}]",
+                escape(", ".join(g["fields"]) or "-"),
+                nodes,
+                escape(_displaced(g)),
             )
         print_table(console, table)
 
@@ -107,8 +110,12 @@ def diff_markdown(doc: dict[str, Any]) -> str:
     for key, title in (("nodeGroups", "Node groups"), ("nodePools", "Karpenter NodePools")):
         if not doc.get(key):
             continue
-        lines += [f"#### {title}", "", "| group | action | changed inputs | nodes at most | displaced workloads |",
-                  "| --- | --- | --- | --- | --- |"]
+        lines += [
+            f"#### {title}",
+            "",
+            "| group | action | changed inputs | nodes at most | displaced workloads |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for g in doc[key]:
             nodes = "-" if g["nodesAtMost"] is None else str(g["nodesAtMost"])
             lines.append(

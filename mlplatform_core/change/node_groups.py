@@ -116,8 +116,9 @@ def node_group_changes(
     disrupted = {n for n, a in actions.items() if a in DISRUPTING}
     out = []
     for name in names:
-        entry = _entry(name, _change_of(changes, NODE_GROUP, name), old.get(name), new.get(name), before, after,
-                       disrupted)
+        entry = _entry(
+            name, _change_of(changes, NODE_GROUP, name), old.get(name), new.get(name), before, after, disrupted
+        )
         if entry["action"] == ROLL:
             entry["batch"] = (new[name].get("maxUnavailable") if name in new else None) or 1
         out.append(entry)

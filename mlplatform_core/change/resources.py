@@ -69,7 +69,7 @@ def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
         for key in sorted(set(before) | set(after), key=str):
             out += changed_paths(before.get(key), after.get(key), f"{prefix}.{key}" if prefix else str(key))
         return out
-    if isinstance(before, Mapping) and after is None or before is None and isinstance(after, Mapping):
+    if (isinstance(before, Mapping) and after is None) or (before is None and isinstance(after, Mapping)):
         value = before if before is not None else after
         return [f"{prefix}.{k}" if prefix else str(k) for k in sorted(value, key=str) if value[k] is not None]
     return [prefix] if before != after and prefix else []
@@ -132,6 +132,13 @@ def _cost(type_: str, fixed_name: Any, options: Mapping[str, Any]) -> str:
     return f"{why}; {cost}"
 
 
+def _rolls(type_: str, paths: Sequence[str]) -> bool:
+    """A node group's version inputs, or a Karpenter template: changed in place, every node replaced."""
+    if type_ == NODE_GROUP and any(overlaps(p, r) for p in paths for r in ROLLING_INPUTS):
+        return True
+    return any(p.startswith(d) for p in paths for d in DRIFTING.get(type_, ()))
+
+
 def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Sequence[str]) -> ResourceChange:
     """The action for one resource present in both documents."""
     type_ = after["type"]
@@ -149,9 +156,7 @@ def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Seque
     if forced:
         change.action, change.forced_by = REPLACE, forced
         change.order, change.note = _replacement(type_, after["inputs"], after, forced)
-    elif type_ == NODE_GROUP and any(overlaps(p, r) for p in paths for r in ROLLING_INPUTS):
-        change.action = ROLL
-    elif any(p.startswith(d) for p in paths for d in DRIFTING.get(type_, ())):
+    elif _rolls(type_, paths):
         change.action = ROLL
     else:
         change.action = UPDATE

@@ -81,18 +81,28 @@ def _version_violations(diff: Mapping[str, Any], after: Mapping[str, Any]) -> li
     step = diff["kubernetesVersion"]
     out: list[tuple[str, str | None]] = []
     if step["minors"] is not None and step["minors"] > 1:
-        out.append((f"kubernetesVersion {step['from']} -> {step['to']} jumps {step['minors']} minors; EKS "
-                    "upgrades the control plane one minor at a time", None))
+        out.append(
+            (
+                f"kubernetesVersion {step['from']} -> {step['to']} jumps {step['minors']} minors; EKS "
+                "upgrades the control plane one minor at a time",
+                None,
+            )
+        )
     elif step["minors"] is not None and step["minors"] < 0:
-        out.append((f"kubernetesVersion {step['from']} -> {step['to']} goes back; EKS cannot downgrade a "
-                    "control plane", None))
+        out.append(
+            (f"kubernetesVersion {step['from']} -> {step['to']} goes back; EKS cannot downgrade a control plane", None)
+        )
     control = after.get("kubernetesVersion")
     for r in after.get("resources", []):
         version = r.get("inputs", {}).get("version")
-        if r["type"] == NODE_GROUP and isinstance(version, str) and isinstance(control, str):
-            if minor_key(version) > minor_key(control):
-                out.append((f"node group {r['name']} runs Kubernetes {version}, ahead of the control plane's "
-                            f"{control}", r["name"]))
+        ahead = isinstance(version, str) and isinstance(control, str) and minor_key(version) > minor_key(control)
+        if r["type"] == NODE_GROUP and ahead:
+            out.append(
+                (
+                    f"node group {r['name']} runs Kubernetes {version}, ahead of the control plane's {control}",
+                    r["name"],
+                )
+            )
     return out
 
 
@@ -118,22 +128,35 @@ def change_violations(
 
     for r in diff["resources"]:
         if r["action"] == REPLACE and r["type"] in FOUNDATION:
-            add("change-foundation-replaced", f"replaces {FOUNDATION[r['type']]} {r['name']} (forced by "
-                f"{', '.join(r.get('forcedBy', []))})", r["type"], r["name"])
+            add(
+                "change-foundation-replaced",
+                f"replaces {FOUNDATION[r['type']]} {r['name']} (forced by {', '.join(r.get('forcedBy', []))})",
+                r["type"],
+                r["name"],
+            )
     groups = {g["name"]: g for g in before.get("nodeGroups", [])}
     disrupted = {g["name"] for g in diff["nodeGroups"] if g["action"] in (REPLACE, DELETE, ROLL)}
     for g in diff["nodeGroups"]:
         waiting = [d["workload"] for d in g["displaced"] if d["waits"]]
-        if g["action"] in (REPLACE, DELETE) and waiting and g["name"] in groups:
-            if _only_one(groups[g["name"]], after, disrupted) and g["name"] not in allowed_groups:
-                add("change-capacity-gap", f"{g['action']}s node group {g['name']} (up to {g['nodesAtMost']} "
-                    f"nodes), the only group of its role: {', '.join(waiting)} wait for new nodes",
-                    NODE_GROUP, g["name"])
+        gap = g["action"] in (REPLACE, DELETE) and waiting and g["name"] in groups
+        if gap and _only_one(groups[g["name"]], after, disrupted) and g["name"] not in allowed_groups:
+            add(
+                "change-capacity-gap",
+                f"{g['action']}s node group {g['name']} (up to {g['nodesAtMost']} "
+                f"nodes), the only group of its role: {', '.join(waiting)} wait for new nodes",
+                NODE_GROUP,
+                g["name"],
+            )
         if g["action"] == ROLL:
             nodes, batch = g["nodesAtMost"] or 0, g.get("batch") or 1
-            add("change-node-group-roll", f"rolls node group {g['name']}: up to {nodes} nodes replaced {batch} at "
+            add(
+                "change-node-group-roll",
+                f"rolls node group {g['name']}: up to {nodes} nodes replaced {batch} at "
                 f"a time, so the group runs up to {batch} node(s) below its size for {ceil(nodes / batch)} "
-                f"batch(es) (fields: {', '.join(g['fields'])})", NODE_GROUP, g["name"])
+                f"batch(es) (fields: {', '.join(g['fields'])})",
+                NODE_GROUP,
+                g["name"],
+            )
     for message, name in _version_violations(diff, after):
         add("change-kubernetes-version", message, NODE_GROUP if name else None, name)
     return out

@@ -119,7 +119,10 @@ _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]
         frozenset({"kubernetesLayer", "endpoint", "network"}),
         lambda cfg: kubernetes_layer_problems(cfg.kubernetes_layer, cfg.endpoint, cfg.network),
     ),
-    (frozenset({"upgradePolicy", "environment"}), lambda cfg: upgrade_policy_problems(cfg.upgrade_policy, cfg.environment)),
+    (
+        frozenset({"upgradePolicy", "environment"}),
+        lambda cfg: upgrade_policy_problems(cfg.upgrade_policy, cfg.environment),
+    ),
 )
 
 

@@ -40,7 +40,9 @@ def upgrade_policy_view(cfg: StackConfig, on: datetime.date) -> dict[str, Any]:
         return view
     effect = version.end_of_standard_support
     view["takesEffect"] = effect.isoformat()
-    later = [m for m in eks_versions.calendar() if eks_versions.minor_key(m) > eks_versions.minor_key(cfg.kubernetes_version)]
+    later = [
+        m for m in eks_versions.calendar() if eks_versions.minor_key(m) > eks_versions.minor_key(cfg.kubernetes_version)
+    ]
     if support == "STANDARD":
         target = later[0] if later else "the next minor"
         view["then"] = f"EKS upgrades the control plane to {target} (node groups stay behind until rolled)"
