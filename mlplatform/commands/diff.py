@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..documents import check_same_stack, read_plan_document
+from ..documents import check_same_stack, read_plan_document, shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.console import make_console
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     check_same_stack(before, plan.stack, args.against)
     after = plan_document(plan)
     doc = diff_document(before, after)
+    doc["before"]["document"] = shown_path(args.against)
     if fmt == "json":
         write_json(doc)
     elif fmt == "markdown":

@@ -30,6 +30,11 @@ def diff_document(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
     }
 
 
+def _before(doc: dict[str, Any]) -> str:
+    b = doc["before"]
+    return f"{b.get('document') or 'BEFORE'} (the plan of {b.get('source')})"
+
+
 def _order(r: dict[str, Any]) -> str:
     if r["action"] != "replace":
         return ""
@@ -48,7 +53,7 @@ def render_diff(doc: dict[str, Any], console: Console) -> None:
     counts = ", ".join(f"{n} {a}" for a, n in doc["counts"].items() if n) or "no change"
     step = doc["kubernetesVersion"]
     console.print(
-        f"[bold]Diff of stack {escape(doc['stack'])}[/bold] against {escape(str(doc['before']['source']))}: {counts}"
+        f"[bold]Diff of stack {escape(doc['stack'])}[/bold] against {escape(_before(doc))}: {counts}"
     )
     if step["from"] != step["to"]:
         console.print(f"  Kubernetes {step['from']} -> {step['to']}")
@@ -94,7 +99,7 @@ def _cell(text: str) -> str:
 def diff_markdown(doc: dict[str, Any]) -> str:
     """A pull-request comment: a heading, the counts, then a table per section, replacements first."""
     counts = ", ".join(f"{n} {a}" for a, n in doc["counts"].items() if n) or "no change"
-    lines = [f"### mlplatform diff: `{doc['stack']}`", "", f"Against `{doc['before']['source']}`: **{counts}**.", ""]
+    lines = [f"### mlplatform diff: `{doc['stack']}`", "", f"Against {_before(doc)}: **{counts}**.", ""]
     step = doc["kubernetesVersion"]
     if step["from"] != step["to"]:
         lines += [f"Kubernetes {step['from']} → {step['to']}.", ""]
