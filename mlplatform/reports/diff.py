@@ -52,9 +52,7 @@ def _displaced(g: dict[str, Any]) -> str:
 def render_diff(doc: dict[str, Any], console: Console) -> None:
     counts = ", ".join(f"{n} {a}" for a, n in doc["counts"].items() if n) or "no change"
     step = doc["kubernetesVersion"]
-    console.print(
-        f"[bold]Diff of stack {escape(doc['stack'])}[/bold] against {escape(_before(doc))}: {counts}"
-    )
+    console.print(f"[bold]Diff of stack {escape(doc['stack'])}[/bold] against {escape(_before(doc))}: {counts}")
     if step["from"] != step["to"]:
         console.print(f"  Kubernetes {step['from']} -> {step['to']}")
     if doc["resources"]:

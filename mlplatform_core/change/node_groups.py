@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .resources import CREATE, DELETE, NODE_GROUP, NODE_POOL, REPLACE, ROLL, SAME, ResourceChange
+from .resources import CREATE, DELETE, NODE_CLASS, NODE_GROUP, NODE_POOL, REPLACE, ROLL, SAME, ResourceChange
 
 DISRUPTING = (REPLACE, ROLL, DELETE)
 PREVENT = "prevent"
@@ -37,11 +37,17 @@ def _change_of(changes: Sequence[ResourceChange], type_: str, name: str) -> Reso
 
 
 def _pool_change(changes: Sequence[ResourceChange], name: str) -> ResourceChange | None:
-    """A NodePool's resource is named after the pool (`<pool>` or `...-<pool>`)."""
-    return next(
-        (c for c in changes if c.type == NODE_POOL and (c.name == name or c.name.endswith(f"-{name}"))),
-        None,
-    )
+    """A NodePool's resource is named after the pool (`<pool>` or `...-<pool>`); a change of its EC2NodeClass
+    (named the same way) drifts the pool's nodes too."""
+
+    def named(c: ResourceChange, type_: str) -> bool:
+        return c.type == type_ and (c.name == name or c.name.endswith(f"-{name}"))
+
+    pool = next((c for c in changes if named(c, NODE_POOL)), None)
+    if pool is not None and pool.action in DISRUPTING:
+        return pool
+    node_class = next((c for c in changes if named(c, NODE_CLASS) and c.action in DISRUPTING), None)
+    return node_class or pool
 
 
 def displaced(
