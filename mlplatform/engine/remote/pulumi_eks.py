@@ -90,6 +90,7 @@ _FOLLOWED: dict[str, Any] = {
     "endpointPublicAccess": None,
     "publicAccessCidrs": None,
     "deletionProtection": None,
+    "upgradePolicy": None,  # passed on to the aws.eks.Cluster as it is (cluster.ts:741)
     "corednsAddonOptions": None,  # checked below: only a disabled CoreDNS add-on
     "tags": None,
     "autoMode": None,  # its keys are checked by pulumi_eks_auto_mode.read
@@ -263,8 +264,8 @@ def construct(
         node_role.outputs["arn"] if node_role else None,
         node_role is not None or "autoMode" in unknown,
     )
-    # The control plane (cluster.ts:687-762). Unset inputs stay unset: no upgradePolicy, and without Auto Mode
-    # no kubernetesNetworkConfig, computeConfig or storageConfig.
+    # The control plane (cluster.ts:687-762). Unset inputs stay unset: without Auto Mode no
+    # kubernetesNetworkConfig, computeConfig or storageConfig.
     public = inputs.get("endpointPublicAccess")
     cidrs = inputs.get("publicAccessCidrs")
     if cidrs and public is False:  # the apply at cluster.ts:708-720 throws
@@ -307,6 +308,7 @@ def construct(
             if inputs.get("authenticationMode")
             else None,
             "deletionProtection": inputs.get("deletionProtection"),
+            "upgradePolicy": inputs.get("upgradePolicy"),
         },
         ignore_changes=("accessConfig.bootstrapClusterCreatorAdminPermissions", "bootstrapSelfManagedAddons"),
         unknown_in_preview=tuple(cluster_unknown),
