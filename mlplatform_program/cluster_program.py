@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pulumi
 
 from mlplatform_core.model.access import access_grants
@@ -18,6 +20,9 @@ from .components.karpenter import KarpenterInfrastructure, KarpenterPools
 from .components.node_group import NodeGroup
 from .components.platform import Platform
 from .stack_settings import stack_settings
+
+KARPENTER = "karpenter"  # the KarpenterInfrastructure component's name
+KARPENTER_TYPE = "mlplatform:karpenter:KarpenterInfrastructure"
 
 
 def cluster_program() -> None:
@@ -60,10 +65,12 @@ def cluster_program() -> None:
 
     # Karpenter provisions every group but the initial one: its controller runs on the initial node group.
     # Its AWS side lives here; its charts and NodePools go with the Kubernetes layer (kubernetes-layer/ when
-    # separate), which reads the three outputs below.
-    if uses_karpenter(layout):
+    # separate), which reads the three outputs below. A stack moving to Auto Mode keeps it (its pools) for now.
+    karpenter_urn = f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{KARPENTER_TYPE}::{KARPENTER}"
+    if uses_karpenter(layout) or layout.retained_pools:
+        karpenter_layout = dataclasses.replace(layout, node_pools=layout.retained_pools or layout.node_pools)
         karpenter = KarpenterInfrastructure(
-            "karpenter",
+            KARPENTER,
             layout,
             cluster,
             region=cfg.region,
@@ -73,7 +80,7 @@ def cluster_program() -> None:
         if inline:
             KarpenterPools(
                 "karpenter-pools",
-                layout,
+                karpenter_layout,
                 platform.provider,
                 node_role_name=karpenter.node_role_name,
                 queue_name=karpenter.queue_name,
@@ -85,7 +92,10 @@ def cluster_program() -> None:
         pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)
         pulumi.export("karpenterQueueName", karpenter.queue_name)
         pulumi.export("karpenterControllerRoleArn", karpenter.controller_role_arn)
-        pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
+        if uses_karpenter(layout):
+            pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
+        else:
+            pulumi.export("karpenterNodePools", [pool.k8s_name for pool in layout.retained_pools])
 
     # EKS Auto Mode runs the nodes of every pool (and of the built-in system pool): the cluster turned it on
     # and made the node role; the NodePools and NodeClasses go with the Kubernetes layer, which reads
@@ -98,6 +108,7 @@ def cluster_program() -> None:
             cluster.eks,
             node_role_arn=cluster.auto_mode_node_role_arn,
             subnet_ids_to_tag=[] if cfg.network.creates_vpc else cluster.private_subnet_ids,
+            karpenter=(karpenter_urn, KARPENTER),
             tags=cluster.tags,
         )
         if inline:
@@ -111,7 +122,7 @@ def cluster_program() -> None:
                 tags=cluster.tags,
             )
         pulumi.export("autoModeNodeRoleName", cluster.auto_mode_node_role_name)
-        pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
+        pulumi.export("nodePools", [pool.k8s_name for pool in layout.node_pools])
 
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig_json)

@@ -8,6 +8,8 @@ kubernetesLayer: inline.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pulumi
 
 from mlplatform_core.model.addons.karpenter import uses_karpenter
@@ -46,11 +48,12 @@ def kubernetes_layer_program() -> None:
         tags=tags,
     )
 
-    if uses_karpenter(layout):
-        # The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours.
+    if uses_karpenter(layout) or layout.retained_pools:
+        # The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours
+        # (while a stack moves to Auto Mode: the pools it keeps).
         KarpenterPools(
             "karpenter-pools",
-            layout,
+            dataclasses.replace(layout, node_pools=layout.retained_pools or layout.node_pools),
             platform.provider,
             node_role_name=cluster.output("karpenterNodeRoleName"),
             queue_name=cluster.output("karpenterQueueName"),

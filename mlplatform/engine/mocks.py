@@ -20,6 +20,19 @@ def _suffix(name: str) -> str:
     return hashlib.sha1(name.encode()).hexdigest()[:7]
 
 
+def _aliases(request) -> list[dict[str, str]]:
+    """The aliases of a registration: URNs, or specs with the fields they set."""
+    out = [{"urn": urn} for urn in request.aliasURNs]
+    for alias in request.aliases:
+        if alias.urn:
+            out.append({"urn": alias.urn})
+        else:
+            spec = alias.spec
+            fields = {"name": spec.name, "type": spec.type, "parentUrn": spec.parentUrn}
+            out.append({k: v for k, v in fields.items() if v})
+    return out
+
+
 def physical_name(typ: str, name: str) -> str:
     """The stand-in for the name Pulumi's auto-naming gives a resource at deploy (`<name>-<7 random hex>`)."""
     return f"{name}-{_suffix(typ + name)}"
@@ -115,6 +128,7 @@ class Mocks(pulumi_mocks.Mocks):
                     replace_on_changes=list(request.replaceOnChanges),
                     delete_before_replace=bool(request.deleteBeforeReplace),
                     provider=args.provider or None,
+                    aliases=_aliases(request),
                     **_dependencies(request),
                 )
             )

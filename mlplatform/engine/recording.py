@@ -36,6 +36,9 @@ class Recorded:
     # input property.
     dependencies: list[str] = field(default_factory=list)
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    # Earlier identities the program declares (`aliases`): the state's resource of such a name and parent is
+    # this one, moved, not deleted. Each as the SDK sends it: urn, or name / type / parentUrn (unset: the same).
+    aliases: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def project(self) -> str:

@@ -35,7 +35,7 @@ def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, 
         for type_ in (NODE_CLASS_TYPE, AUTO_MODE_NODE_CLASS_TYPE)
         for r in run.of_type(type_)
     }
-    specs = {p.name: p for p in layout.node_pools} if layout else {}
+    specs = {p.k8s_name: p for p in (*layout.node_pools, *layout.retained_pools)} if layout else {}
     rank = {name: i for i, name in enumerate(specs)}
     out = []
     for r in sorted(run.of_type(NODE_POOL_TYPE), key=lambda r: (rank.get(_name(r.inputs), len(rank)), r.name)):

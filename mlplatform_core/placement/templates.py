@@ -146,7 +146,7 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
     if spec.auto_mode:
         pool_labels = {
             CAPACITY_TYPE_LABEL: CAPACITY_TYPES[spec.capacity_type],
-            NODEPOOL_LABEL: spec.name,
+            NODEPOOL_LABEL: spec.node_pool or spec.name,
             COMPUTE_TYPE_LABEL: AUTO_MODE_COMPUTE_TYPE,
         }
     elif spec.karpenter:

@@ -43,12 +43,19 @@ class AutoModeInfrastructure(pulumi.ComponentResource):
         eks_cluster: pulumi.Resource,
         node_role_arn: pulumi.Input[str],
         subnet_ids_to_tag: Sequence[pulumi.Input[str]] = (),
+        karpenter: tuple[str, str] | None = None,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
-        """`subnet_ids_to_tag`: the private subnets this stack does not create (a created VPC tags its own)."""
+        """`subnet_ids_to_tag`: the private subnets this stack does not create (a created VPC tags its own).
+        `karpenter` (component URN, name): Karpenter's component, whose discovery tags these take over once the
+        stack keeps Karpenter no more; while it does (layout.retained_pools), Karpenter's tags serve both."""
         super().__init__("mlplatform:automode:AutoModeInfrastructure", name, None, opts)
-        self.ready = discovery_tags(name, layout.cluster_name, eks_cluster, subnet_ids_to_tag, self)
+        self.ready = []
+        if not layout.retained_pools:
+            self.ready = discovery_tags(
+                name, layout.cluster_name, eks_cluster, subnet_ids_to_tag, self, moved_from=karpenter
+            )
         if not auto_mode.eks_creates_node_access_entry(cfg):
             self.ready.append(
                 access_entry(
@@ -98,7 +105,7 @@ class AutoModePools(pulumi.ComponentResource):
                 f"nodepool-{pool.name}",
                 api_version=NODE_POOL_API,
                 kind="NodePool",
-                metadata={"name": pool.name, "labels": meta_labels},
+                metadata={"name": pool.k8s_name, "labels": meta_labels},
                 spec=manifests.node_pool_spec(pool),
                 opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[node_class])),
             )

@@ -21,19 +21,30 @@ def discovery_tags(
     cluster: pulumi.Resource,
     subnet_ids: Sequence[pulumi.Input[str]],
     parent: pulumi.Resource,
+    moved_from: tuple[str, str] | None = None,
 ) -> list[pulumi.Resource]:
-    """aws.ec2.Tag resources: `<name>-discovery-sg` on the cluster security group, one per subnet."""
-    child = pulumi.ResourceOptions(parent=parent)
+    """aws.ec2.Tag resources: `<name>-discovery-sg` on the cluster security group, one per subnet.
+
+    `moved_from` (component URN, component name): where the same tags lived before (Karpenter's component, for
+    a stack that moved on to Auto Mode). The alias makes Pulumi move them rather than create new ones and then
+    delete the old: deleting an aws.ec2.Tag removes the tag from AWS, which the new one has just set.
+    """
+
+    def opts(tag: str) -> pulumi.ResourceOptions:
+        if moved_from is None:
+            return pulumi.ResourceOptions(parent=parent)
+        old_parent, old_name = moved_from
+        alias = pulumi.Alias(name=old_name + tag.removeprefix(name), parent=old_parent)
+        return pulumi.ResourceOptions(parent=parent, aliases=[alias])
+
     security_group = aws.eks.get_cluster_output(
         name=cluster_name, opts=pulumi.InvokeOutputOptions(parent=parent, depends_on=[cluster])
     ).vpc_config.cluster_security_group_id
+    sg = f"{name}-discovery-sg"
     tags: list[pulumi.Resource] = [
-        aws.ec2.Tag(
-            f"{name}-discovery-sg", resource_id=security_group, key=DISCOVERY_TAG, value=cluster_name, opts=child
-        )
+        aws.ec2.Tag(sg, resource_id=security_group, key=DISCOVERY_TAG, value=cluster_name, opts=opts(sg))
     ]
-    tags += [
-        aws.ec2.Tag(f"{name}-discovery-subnet-{i}", resource_id=s, key=DISCOVERY_TAG, value=cluster_name, opts=child)
-        for i, s in enumerate(subnet_ids)
-    ]
+    for i, subnet in enumerate(subnet_ids):
+        tag = f"{name}-discovery-subnet-{i}"
+        tags.append(aws.ec2.Tag(tag, resource_id=subnet, key=DISCOVERY_TAG, value=cluster_name, opts=opts(tag)))
     return tags

@@ -89,3 +89,39 @@ def test_a_managed_initial_group_keeps_its_add_ons_and_the_stack_makes_the_node_
     assert classes["gp3-encrypted-ebs-csi"]["metadata"]["annotations"][ebs_csi.DEFAULT_CLASS_ANNOTATION] == "false"
     coredns = next(r for r in run.of_type(ADDON) if r.inputs["addonName"] == "coredns")
     assert json.loads(coredns.inputs["configurationValues"])["nodeSelector"] == {"mlplatform.io/node-role": "initial"}
+
+
+@cache
+def migrating_from_karpenter_run():
+    raw = stack_config(STACK)
+    raw["ml-platform-eks:karpenter"] = stack_config("dev-karpenter")["ml-platform-eks:karpenter"]
+    raw["ml-platform-eks:autoMode"] = {
+        **raw["ml-platform-eks:autoMode"],
+        "keepKarpenter": True,
+        "nodePoolSuffix": "-auto",
+        "initialGroup": "managedNodeGroup",
+    }
+    raw["ml-platform-eks:nodeGroups"]["initial"] = {"minSize": 2, "maxSize": 2, "desiredSize": 2}
+    return run_stack(STACK, raw)
+
+
+def test_moving_off_karpenter_keeps_it_next_to_auto_mode_and_one_owner_of_the_discovery_tags():
+    run = migrating_from_karpenter_run()
+    pools = {(r.parent.rsplit("::", 1)[-1], r.inputs["metadata"]["name"]) for r in run.of_type(NODE_POOL)}
+    assert pools == {("karpenter-pools", n) for n in ("jupyter", "jobs", "spot", "gpu")} | {
+        ("auto-mode-pools", f"{n}-auto") for n in ("jupyter", "jobs", "spot", "gpu")
+    }
+    assert {r.inputs["metadata"]["name"] for r in run.of_type(NODE_CLASS)} == {
+        "jupyter-auto",
+        "jobs-auto",
+        "spot-auto",
+        "gpu-auto",
+    }
+    assert {r.name for r in run.of_type(RELEASE)} == {"karpenter-crd", "karpenter", "nvidia-device-plugin"}
+    # Karpenter's discovery tags serve both; Auto Mode's take them over (an alias: moved, not re-created and
+    # then deleted, which would drop the tag from AWS) once Karpenter is gone.
+    assert [r.name for r in run.of_type("aws:ec2/tag:Tag")] == ["karpenter-discovery-sg"]
+    (tag,) = shipped_run(STACK).of_type("aws:ec2/tag:Tag")
+    karpenter = "urn:pulumi:dev-automode::ml-platform-eks::mlplatform:karpenter:KarpenterInfrastructure::karpenter"
+    assert tag.aliases == [{"name": "karpenter-discovery-sg", "parentUrn": karpenter}]
+    assert run.exports["karpenterNodePools"] == ["jupyter", "jobs", "spot", "gpu"]

@@ -35,10 +35,10 @@ CHART_AFFINITY = {
 
 
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
-    """The GPU groups whose nodes need the device plugin DaemonSet: while a stack migrates to NodePools, the
-    managed GPU groups it keeps too (an Auto Mode pool's nodes bring their own plugin, its kept group's not)."""
+    """The GPU groups whose nodes need the device plugin DaemonSet: while a stack migrates, the managed GPU groups
+    and Karpenter GPU pools it keeps too (an Auto Mode pool's nodes bring their own plugin, the kept ones' not)."""
     found: dict[str, NodeGroupSpec] = {}
-    for g in (*layout.gpu_groups, *layout.retained_groups):
+    for g in (*layout.gpu_groups, *layout.retained_groups, *layout.retained_pools):
         if g.gpu and g.labels.get(DEVICE_PLUGIN_LABEL) == "true":
             found.setdefault(g.name, g)
     return tuple(found.values())

@@ -31,6 +31,7 @@ from .. import instances
 from ..config import StackConfig
 from ..config.node_groups import NodeGroupSettings
 from ..eks_versions import minor_key
+from ..karpenter import pools as karpenter_pools
 from ..karpenter.flavors import AUTO_MODE_FLAVOR
 from ..karpenter.pools import INITIAL, check_pool_names, group_settings, pools_of
 from ..karpenter.spec import NodePoolSpec
@@ -162,8 +163,17 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
     _owned_settings(cfg, groups, add)
     out, pools = pools_of(cfg, groups, add, AUTO_MODE_FLAVOR)
     types = _launchable(cfg, pools, add)
-    pools = tuple(dataclasses.replace(p, instance_types=types[p.name]) for p in pools)
-    out = [dataclasses.replace(g, instance_types=types[g.name]) if g.name in types else g for g in out]
+    suffix = cfg.auto_mode.node_pool_suffix
+    pools = tuple(
+        dataclasses.replace(p, instance_types=types[p.name], object_name=f"{p.name}{suffix}" if suffix else None)
+        for p in pools
+    )
+    out = [
+        dataclasses.replace(g, instance_types=types[g.name], node_pool=f"{g.name}{suffix}" if suffix else "")
+        if g.name in types
+        else g
+        for g in out
+    ]
     initial = names.get(INITIAL)  # the layout refuses a stack without one
     if initial is not None:
         if cfg.auto_mode.system_pool:
@@ -171,3 +181,24 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
         if cfg.auto_mode.general_purpose_pool:
             out.append(_builtin(initial, GENERAL_PURPOSE))
     return out, pools
+
+
+def kept_karpenter_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple[NodePoolSpec, ...]:
+    """Migrating from Karpenter (autoMode.keepKarpenter): its pools, built from the `karpenter` settings as
+    provisioner karpenter builds them, kept next to Auto Mode's until their nodes are drained."""
+    settings = cfg.auto_mode
+    if not settings.keep_karpenter:
+        return ()
+    if not settings.node_pool_suffix:
+        add(
+            ("autoMode", "nodePoolSuffix"),
+            "unset while keepKarpenter holds: Karpenter's NodePools keep the group names, so Auto Mode's need "
+            "other ones (e.g. -auto); NodePools share one API and a pool's nodeClassRef cannot change",
+        )
+    if settings.system_pool and not settings.keep_node_groups:
+        add(
+            ("autoMode", "keepKarpenter"),
+            "needs the initial managed node group, where the Karpenter controller runs: set autoMode.initialGroup: "
+            "managedNodeGroup (or keepNodeGroups while the system pool takes over)",
+        )
+    return karpenter_pools.build_node_pools(cfg, groups, add)[1]

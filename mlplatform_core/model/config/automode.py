@@ -41,6 +41,13 @@ class AutoModeSettings(SettingsModel):
     # Migration: keep each pool's managed node group (unchanged, no autoscaler) next to the pool until its
     # nodes are drained; then remove this setting and the emptied groups are deleted.
     keep_node_groups: bool = False
+    # Migration from Karpenter: keep the Karpenter controller, its IAM, queue, EC2NodeClasses and NodePools
+    # (from the `karpenter` settings, unchanged) next to Auto Mode's until their nodes are drained.
+    keep_karpenter: bool = False
+    # Appended to the group's name for its NodePool and NodeClass: the Karpenter pools keep the group names while
+    # both run (NodePools share one API and a pool's nodeClassRef cannot change). Keep it afterwards: a new name
+    # replaces the pool and drains its nodes.
+    node_pool_suffix: str = Field(default="", pattern=r"^(-[a-z0-9]+)*$", max_length=20)
     node_pools: dict[str, NodePoolSettings] = Field(default_factory=dict)
 
     @property

@@ -7,6 +7,7 @@ same `Capacity`, so the cost model does not need to know the provisioner.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -80,8 +81,14 @@ def node_pool_capacity(pool: NodePoolSpec, group: NodeGroupSpec) -> Capacity:
 
 
 def stack_capacity(layout: Layout) -> list[Capacity]:
-    """Everything that starts nodes: the managed node groups, then the Karpenter NodePools (while migrating
-    to Karpenter both: the retained groups run until they are drained)."""
-    return [node_group_capacity(g) for g in layout.managed_groups] + [
-        node_pool_capacity(pool, layout.group(pool.name)) for pool in layout.node_pools
+    """Everything that starts nodes: the managed node groups, then the NodePools (while migrating both: the
+    retained groups, or Karpenter's pools next to Auto Mode's, run until they are drained)."""
+    kept = [
+        dataclasses.replace(node_pool_capacity(pool, layout.group(pool.name)), kind="Karpenter pool (kept)")
+        for pool in layout.retained_pools
     ]
+    return (
+        [node_group_capacity(g) for g in layout.managed_groups]
+        + [node_pool_capacity(pool, layout.group(pool.name)) for pool in layout.node_pools]
+        + kept
+    )

@@ -75,7 +75,7 @@ def node_class_spec(pool: NodePoolSpec, role_name: Any, cluster_name: str, tags:
 
 
 def node_pool(pool: NodePoolSpec, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": pool.name}
+    meta: dict[str, Any] = {"name": pool.k8s_name}
     if labels:
         meta["labels"] = dict(labels)
     return {"apiVersion": NODE_POOL_API, "kind": "NodePool", "metadata": meta, "spec": node_pool_spec(pool)}

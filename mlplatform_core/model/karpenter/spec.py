@@ -111,10 +111,17 @@ class NodePoolSpec:
     node_class_api: str = NODE_CLASS_API
     node_class_kind: str = NODE_CLASS_KIND
     ephemeral_storage_gib: int | None = None  # Auto Mode: the NodeClass's ephemeralStorage.size
+    # The NodePool's and node class's name when it is not the group's (autoMode.nodePoolSuffix).
+    object_name: str | None = None
 
     @property
     def node_class_group(self) -> str:
         return self.node_class_api.split("/", 1)[0]
+
+    @property
+    def k8s_name(self) -> str:
+        """The NodePool's name in the cluster (the karpenter.sh/nodepool label of its nodes)."""
+        return self.object_name or self.name
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
@@ -122,7 +129,7 @@ class NodePoolSpec:
 
     @property
     def node_class(self) -> str:
-        return self.name
+        return self.k8s_name
 
     @property
     def preemptible(self) -> bool:

@@ -264,8 +264,13 @@ _PROVISIONER_SECTIONS = (("karpenter", "karpenter", KARPENTER), ("autoMode", "au
 
 def _node_pools(cfg: StackConfig, groups: list, errs: _Collector) -> tuple[list, tuple]:
     """The groups as the stack's provisioner launches them, and its NodePools (none for node groups)."""
+    kept_karpenter = cfg.provisioner == AUTO_MODE and cfg.auto_mode.keep_karpenter  # migrating from Karpenter
     for key, field, provisioner in _PROVISIONER_SECTIONS:
-        if cfg.provisioner != provisioner and field in cfg.model_fields_set:
+        if (
+            cfg.provisioner != provisioner
+            and field in cfg.model_fields_set
+            and not (kept_karpenter and key == KARPENTER)
+        ):
             errs.add(
                 (key,), f"is set but provisioner is {cfg.provisioner}; set provisioner: {provisioner}, or remove it"
             )
@@ -350,6 +355,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             "(letters, digits, '-' and '_'); set clusterName",
         )
     retained = karpenter_pools.retained_groups(cfg, groups)
+    retained_pools = automode_pools.kept_karpenter_pools(cfg, groups, errs.add) if cfg.provisioner == AUTO_MODE else ()
     groups, node_pools = _node_pools(cfg, groups, errs)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     if errs.problems:
@@ -364,4 +370,5 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         provisioner=cfg.provisioner,
         node_pools=node_pools,
         retained_groups=retained,
+        retained_pools=retained_pools,
     )

@@ -33,6 +33,7 @@ class NodeGroupSpec:
     # One of Auto Mode's built-in NodePools (system, general-purpose): AWS owns its template, so its nodes carry
     # none of the toolkit's labels and it has no pool or NodeClass of the stack's.
     builtin: bool = False
+    node_pool: str = ""  # the NodePool's name when it is not the group's (model/automode/pools.py)
 
     @property
     def autoscaled(self) -> bool:
@@ -59,6 +60,8 @@ class Layout:
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
+    # Migrating from Karpenter to Auto Mode: Karpenter's pools, kept until their nodes are drained.
+    retained_pools: tuple[NodePoolSpec, ...] = ()
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

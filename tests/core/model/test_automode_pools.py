@@ -217,3 +217,35 @@ def test_the_node_role_has_auto_modes_two_policies_in_the_regions_partition():
     assoc = auto_mode.node_access_association("us-east-1")
     assert assoc.policy_arn == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
     assert assoc.scope == "cluster"
+
+
+def migrating_from_karpenter(**auto_mode) -> dict:
+    """dev-automode moving off the Karpenter example: its karpenter settings and a managed initial group kept."""
+    raw = config(autoMode=auto_mode_settings(**auto_mode))
+    raw[f"{P}karpenter"] = stack_config("dev-karpenter")[f"{P}karpenter"]
+    raw[f"{P}nodeGroups"]["initial"] = {"minSize": 2, "maxSize": 2, "desiredSize": 2}
+    return raw
+
+
+def test_migrating_from_karpenter_keeps_its_pools_under_their_names_and_names_auto_modes_apart():
+    raw = migrating_from_karpenter(keepKarpenter=True, nodePoolSuffix="-auto", initialGroup="managedNodeGroup")
+    layout = build_layout(parse(raw), STACK)
+    kept = {p.k8s_name: p for p in layout.retained_pools}
+    ours = {p.k8s_name: p for p in layout.node_pools}
+    assert list(kept) == ["jupyter", "jobs", "spot", "gpu"] and list(ours) == [f"{n}-auto" for n in kept]
+    assert {p.node_class_kind for p in kept.values()} == {"EC2NodeClass"}
+    assert {p.node_class for p in ours.values()} == set(ours)  # each pool its own NodeClass, the same name
+    assert layout.group("jobs").node_pool == "jobs-auto"  # the karpenter.sh/nodepool label of its nodes
+    assert pool_manifests.node_pool(ours["jobs-auto"])["metadata"]["name"] == "jobs-auto"
+    # Same labels and taints on both, so pods move from one to the other as nodes drain.
+    for name, pool in kept.items():
+        assert pool.taints == ours[f"{name}-auto"].taints
+
+
+def test_keeping_karpenter_needs_other_pool_names_and_a_home_for_its_controller():
+    found = problems(migrating_from_karpenter(keepKarpenter=True))
+    assert "Karpenter's NodePools keep the group names" in found["ml-platform-eks:autoMode.nodePoolSuffix"]
+    assert "Karpenter controller runs" in found["ml-platform-eks:autoMode.keepKarpenter"]
+    # Without keepKarpenter, the karpenter section is one Auto Mode would ignore.
+    raw = migrating_from_karpenter(initialGroup="managedNodeGroup")
+    assert "provisioner is autoMode" in problems(raw)["ml-platform-eks:karpenter"]
