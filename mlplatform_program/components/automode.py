@@ -21,13 +21,12 @@ import pulumi_kubernetes as k8s
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.automode import manifests as node_classes
 from mlplatform_core.model.config import StackConfig
-from mlplatform_core.model.karpenter import manifests
-from mlplatform_core.model.karpenter.spec import NODE_POOL_API
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
 from .access import access_entry
 from .discovery import discovery_tags
+from .pool_resources import pool_resources
 
 
 class AutoModeInfrastructure(pulumi.ComponentResource):
@@ -93,20 +92,12 @@ class AutoModePools(pulumi.ComponentResource):
         on_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
         for pool in layout.node_pools:
-            node_class = k8s.apiextensions.CustomResource(
-                f"nodeclass-{pool.name}",
-                api_version=node_classes.NODE_CLASS_API,
-                kind=node_classes.NODE_CLASS_KIND,
-                metadata={"name": pool.node_class, "labels": meta_labels},
-                spec=node_classes.node_class_spec(pool, node_role_name, layout.cluster_name, tags, kms_key),
-                opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=list(depends_on))),
-            )
-            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
-                f"nodepool-{pool.name}",
-                api_version=NODE_POOL_API,
-                kind="NodePool",
-                metadata={"name": pool.k8s_name, "labels": meta_labels},
-                spec=manifests.node_pool_spec(pool),
-                opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[node_class])),
+            self.node_pools[pool.name] = pool_resources(
+                pool,
+                "nodeclass",
+                node_classes.node_class_spec(pool, node_role_name, layout.cluster_name, tags, kms_key),
+                meta_labels,
+                on_cluster,
+                class_depends_on=list(depends_on),
             )
         self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
@@ -13,7 +11,6 @@ from mlplatform_core.model.addons.run_by_aws import needs_node_addons, on_auto_m
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
-    EC2_TRUST_POLICY,
     NODE_MANAGED_POLICIES,
     resource_tags,
 )
@@ -22,6 +19,7 @@ from mlplatform_core.model.deployment import private_api_cidrs
 from mlplatform_core.model.layout import Layout
 
 from .network import Vpc
+from .node_roles import node_role
 
 
 class Cluster(pulumi.ComponentResource):
@@ -69,16 +67,10 @@ class Cluster(pulumi.ComponentResource):
         self.node_role_arn: pulumi.Output[str] | None = None
         self.node_role_policies: list[pulumi.Resource] = []
         if layout.managed_groups:
-            node_role = aws.iam.Role(
-                f"{name}-node", assume_role_policy=json.dumps(EC2_TRUST_POLICY), tags=tags, opts=child
-            )
-            self.node_role_arn = node_role.arn
-            # Node groups depend on these (not only on the role), so that `pulumi destroy` keeps the policies
+            # Node groups depend on the policies (not only on the role), so that `pulumi destroy` keeps them
             # until the nodes are gone: EKS drains and deletes nodes with the node role's rights.
-            self.node_role_policies = [
-                aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-                for short, arn in NODE_MANAGED_POLICIES.items()
-            ]
+            role, self.node_role_policies = node_role(f"{name}-node", NODE_MANAGED_POLICIES, tags, child)
+            self.node_role_arn = role.arn
         auto_mode_options = self._auto_mode(name, cfg, layout, tags, child)
 
         ep = cfg.endpoint
@@ -148,17 +140,13 @@ class Cluster(pulumi.ComponentResource):
         self.auto_mode_node_policies: list[pulumi.Resource] = []
         if not on_auto_mode(layout):
             return {}
-        role = aws.iam.Role(
+        role, self.auto_mode_node_policies = node_role(
             f"{name}-auto-node",
-            assume_role_policy=json.dumps(EC2_TRUST_POLICY),
+            auto_mode.node_role_policy_arns(cfg.region),
+            tags,
+            child,
             description=f"Nodes EKS Auto Mode launches in {layout.cluster_name}",
-            tags=tags,
-            opts=child,
         )
-        self.auto_mode_node_policies = [
-            aws.iam.RolePolicyAttachment(f"{name}-auto-node-{short}", role=role.name, policy_arn=arn, opts=child)
-            for short, arn in auto_mode.node_role_policy_arns(cfg.region).items()
-        ]
         self.auto_mode_node_role_name = role.name
         self.auto_mode_node_role_arn = role.arn
         pools = auto_mode.builtin_node_pools(cfg)

@@ -28,13 +28,14 @@ import pulumi_kubernetes as k8s
 from mlplatform_core.model.addons import irsa
 from mlplatform_core.model.addons import karpenter as addon
 from mlplatform_core.model.addons.charts import Chart
-from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
+from mlplatform_core.model.cluster import NODE_MANAGED_POLICIES
 from mlplatform_core.model.karpenter import manifests
-from mlplatform_core.model.karpenter.spec import NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
+from . import node_roles
 from .discovery import discovery_tags
+from .pool_resources import pool_resources
 
 
 class ClusterLike(Protocol):
@@ -75,17 +76,13 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
         cluster_name = layout.cluster_name
 
         # A node role of its own: a principal has one access entry, and the managed groups' role has EKS's.
-        node_role = aws.iam.Role(
+        node_role, node_policies = node_roles.node_role(
             f"{name}-node",
-            assume_role_policy=json.dumps(EC2_TRUST_POLICY),
+            NODE_MANAGED_POLICIES,
+            tags,
+            child,
             description=f"Nodes Karpenter launches in {cluster_name}",
-            tags=tags,
-            opts=child,
         )
-        node_policies = [
-            aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-            for short, arn in NODE_MANAGED_POLICIES.items()
-        ]
         # EC2_LINUX: EKS maps the role to system:nodes itself; this type takes no access policies.
         access = aws.eks.AccessEntry(
             f"{name}-node",
@@ -203,27 +200,16 @@ class KarpenterPools(pulumi.ComponentResource):
 
         meta_labels = dict(MANAGED_LABELS)
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
+        on_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         for pool in layout.node_pools:
-            on_controller = pulumi.ResourceOptions(parent=self, provider=provider)
-            node_class = k8s.apiextensions.CustomResource(
-                f"ec2nodeclass-{pool.name}",
-                api_version=NODE_CLASS_API,
-                kind=NODE_CLASS_KIND,
-                metadata={"name": pool.node_class, "labels": meta_labels},
-                spec=manifests.node_class_spec(pool, node_role_name, cluster_name, tags),
-                opts=pulumi.ResourceOptions.merge(
-                    on_controller, pulumi.ResourceOptions(depends_on=[self.controller, *depends_on])
-                ),
-            )
-            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
-                f"nodepool-{pool.name}",
-                api_version=NODE_POOL_API,
-                kind="NodePool",
-                metadata={"name": pool.name, "labels": meta_labels},
-                spec=manifests.node_pool_spec(pool),
-                opts=pulumi.ResourceOptions.merge(
-                    on_controller, pulumi.ResourceOptions(depends_on=[self.controller, node_class])
-                ),
+            self.node_pools[pool.name] = pool_resources(
+                pool,
+                "ec2nodeclass",
+                manifests.node_class_spec(pool, node_role_name, cluster_name, tags),
+                meta_labels,
+                on_cluster,
+                class_depends_on=[self.controller, *depends_on],
+                pool_depends_on=[self.controller],
             )
         self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
 

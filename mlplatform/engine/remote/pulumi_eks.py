@@ -26,6 +26,7 @@ from mlplatform_core.model import regions
 from . import pulumi_eks_auto_mode as auto_mode
 from . import pulumi_eks_security_groups as security_groups
 from .model import Child, Construction, ModelError, NewResource, Path
+from .pulumi_eks_service_role import service_role
 
 COMPONENT_TYPE = "eks:index:Cluster"
 CREATED_BY = "pulumi-eks"
@@ -137,10 +138,6 @@ def _partition(region: str) -> tuple[str, str]:
     return regions.partition_of(region), regions.dns_suffix(region)
 
 
-def _sha8(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()[:8]  # servicerole.ts:20-25 sha1hash
-
-
 def _mock_hex(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:7].upper()
 
@@ -176,31 +173,6 @@ def cluster_security_group_id(cluster_name: str) -> str:
     return f"sg-{hashlib.sha1(cluster_name.encode()).hexdigest()[:7]}"
 
 
-def _service_role(
-    add: Any, name: str, service: str, actions: list[str], policies: tuple[str, ...], partition: str, extra: dict
-) -> Child:
-    """A ServiceRole component: the role, then one attachment per policy named by its id's hash
-    (servicerole.ts:73-121; the component registers {} like eks:index:Cluster)."""
-    component = add("eks:index:ServiceRole", name, {}, custom=False)
-    trust = {
-        "Version": "2012-10-17",
-        "Statement": [{"Action": actions, "Effect": "Allow", "Principal": {"Service": [service]}}],
-    }
-    role = add("aws:iam/role:Role", f"{name}-role", {**extra, "assumeRolePolicy": _js_json(trust)}, component)
-    component.outputs = {"resolvedRole": role.id, "directRole": role.id}
-    for policy in policies:
-        policy_id = f"arn:aws:iam::aws:policy/{policy}"
-        add(
-            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-            f"{name}-{_sha8(policy_id)}",
-            # `role` is the Role resource; the provider receives its id, which for an IAM role is its name.
-            {"policyArn": f"arn:{partition}:iam::aws:policy/{policy}", "role": role.outputs["name"]},
-            component,
-            unknown_in_preview=(("role",),),
-        )
-    return role
-
-
 def construct(
     name: str,
     inputs: Mapping[str, Any],
@@ -232,7 +204,7 @@ def construct(
     auto = auto_mode.read(inputs)
     # The EKS service role: a ServiceRole component with the role and one policy attachment per managed policy,
     # the four of Auto Mode's capabilities too when it is on (cluster.ts:515-544).
-    role = _service_role(
+    role = service_role(
         add,
         f"{name}-eksRole",
         "eks.amazonaws.com",
@@ -250,7 +222,7 @@ def construct(
         cluster_sg = security_groups.cluster_security_group(add, name, inputs, tags, vpc_unknown)
     node_role = None
     if auto.enabled and auto.create_node_role:  # cluster.ts:627-646
-        node_role = _service_role(
+        node_role = service_role(
             add,
             f"{name}-nodeRole",
             "ec2.amazonaws.com",

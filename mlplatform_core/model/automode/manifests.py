@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..karpenter.flavors import AUTO_MODE_FLAVOR
-from ..karpenter.manifests import NODE_GROUP_TAG
+from ..karpenter.manifests import NODE_GROUP_TAG, custom_object
 from ..karpenter.spec import DISCOVERY_TAG, NodePoolSpec
 
 NODE_CLASS_API = AUTO_MODE_FLAVOR.node_class_api
@@ -58,12 +58,5 @@ def node_class(
     kms_key: str | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": pool.node_class}
-    if labels:
-        meta["labels"] = dict(labels)
-    return {
-        "apiVersion": NODE_CLASS_API,
-        "kind": NODE_CLASS_KIND,
-        "metadata": meta,
-        "spec": node_class_spec(pool, role_name, cluster_name, tags, kms_key),
-    }
+    spec = node_class_spec(pool, role_name, cluster_name, tags, kms_key)
+    return custom_object(NODE_CLASS_API, NODE_CLASS_KIND, pool.node_class, spec, labels)

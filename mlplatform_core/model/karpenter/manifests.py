@@ -74,11 +74,16 @@ def node_class_spec(pool: NodePoolSpec, role_name: Any, cluster_name: str, tags:
     }
 
 
-def node_pool(pool: NodePoolSpec, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": pool.k8s_name}
+def custom_object(api: str, kind: str, name: str, spec: dict[str, Any], labels: Mapping[str, str] | None) -> dict:
+    """A Kubernetes object of a custom resource: apiVersion, kind, metadata (name, labels if any), spec."""
+    meta: dict[str, Any] = {"name": name}
     if labels:
         meta["labels"] = dict(labels)
-    return {"apiVersion": NODE_POOL_API, "kind": "NodePool", "metadata": meta, "spec": node_pool_spec(pool)}
+    return {"apiVersion": api, "kind": kind, "metadata": meta, "spec": spec}
+
+
+def node_pool(pool: NodePoolSpec, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    return custom_object(NODE_POOL_API, "NodePool", pool.k8s_name, node_pool_spec(pool), labels)
 
 
 def ec2_node_class(
@@ -88,12 +93,5 @@ def ec2_node_class(
     tags: Mapping[str, str],
     labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": pool.node_class}
-    if labels:
-        meta["labels"] = dict(labels)
-    return {
-        "apiVersion": NODE_CLASS_API,
-        "kind": NODE_CLASS_KIND,
-        "metadata": meta,
-        "spec": node_class_spec(pool, role_name, cluster_name, tags),
-    }
+    spec = node_class_spec(pool, role_name, cluster_name, tags)
+    return custom_object(NODE_CLASS_API, NODE_CLASS_KIND, pool.node_class, spec, labels)
