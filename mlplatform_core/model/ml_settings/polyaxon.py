@@ -26,5 +26,6 @@ def polyaxon_environment(group: NodeGroupSpec, layout: Layout) -> dict[str, Any]
 
 
 def polyaxon_environments(layout: Layout) -> dict[str, dict[str, Any]]:
-    """One environment per workload node group. The initial group is left out: it is for core services only."""
-    return {g.name: polyaxon_environment(g, layout) for g in layout.groups if not g.is_initial}
+    """One environment per workload node group. The initial group is left out: it is for core services only; so
+    are Auto Mode's built-in pools, whose nodes carry none of the toolkit's labels to select them by."""
+    return {g.name: polyaxon_environment(g, layout) for g in layout.groups if not g.is_initial and not g.builtin}

@@ -12,6 +12,7 @@ from mlplatform_core.model.config import parse
 from mlplatform_core.model.cost import estimate
 from mlplatform_core.model.deployment import deployment
 from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
 from mlplatform_core.placement.filters import place_spec
 from mlplatform_core.placement.invariants import stack_report
 from mlplatform_core.placement.templates import node_templates
@@ -117,3 +118,14 @@ def test_the_deployment_path_says_what_aws_runs():
     cluster, kubernetes = deployment(cfg, layout).programs
     assert "EKS Auto Mode on" in cluster.deploys and "NodePools and NodeClasses" in kubernetes.deploys
     assert not [r for r in kubernetes.reaches if r.startswith("Helm chart")]  # no chart to install
+
+
+def test_the_general_purpose_pool_shows_where_unselected_pods_may_land():
+    settings = {**stack_config("dev-automode")["ml-platform-eks:autoMode"], "generalPurposePool": True}
+    found = roles("dev-automode", autoMode=settings)
+    # Its nodes carry no taint and none of the toolkit's labels: jobs without a selector may land there too.
+    assert found["mlrun-job-prevent"] == {"jobs", "general-purpose"}
+    assert found["jupyter-server"] == {"jupyter"} and found["core-platform-service"] == {"initial"}
+    # No environment selects it: nothing of the toolkit's would match its nodes.
+    _, layout = stack("dev-automode", autoMode=settings)
+    assert "general-purpose" not in polyaxon_environments(layout)
