@@ -10,11 +10,13 @@ merged layout live in mlplatform_core/model/automode/.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from .base import SettingsModel
+from .errors import show
 from .karpenter import NodePoolSettings
 
 SYSTEM_POOL, MANAGED_NODE_GROUP = "systemPool", "managedNodeGroup"
@@ -47,8 +49,18 @@ class AutoModeSettings(SettingsModel):
     # Appended to the group's name for its NodePool and NodeClass: the Karpenter pools keep the group names while
     # both run (NodePools share one API and a pool's nodeClassRef cannot change). Keep it afterwards: a new name
     # replaces the pool and drains its nodes.
-    node_pool_suffix: str = Field(default="", pattern=r"^(-[a-z0-9]+)*$", max_length=20)
+    node_pool_suffix: str = Field(default="", max_length=20)
     node_pools: dict[str, NodePoolSettings] = Field(default_factory=dict)
+
+    @field_validator("node_pool_suffix")
+    @classmethod
+    def _suffix(cls, v: str) -> str:
+        if not re.fullmatch(r"(-[a-z0-9]+)*", v):
+            raise ValueError(
+                f"{show(v)} is not a name suffix such as -auto: a '-' then lower-case letters and digits (the NodePool "
+                "and NodeClass names must stay valid Kubernetes names)"
+            )
+        return v
 
     @property
     def system_pool(self) -> bool:
