@@ -42,3 +42,68 @@ def test_the_shipped_catalog_knows_p5_efa_and_network_cards():
     p4d = instances.lookup("p4d.24xlarge")
     assert p4d.efa and p4d.efa_interfaces_per_node == 4
     assert not instances.lookup("g5.xlarge").efa
+
+
+MIG_CONFIGMAP = '''apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: default-mig-parted-config
+data:
+  config.yaml: |
+    version: v1
+    mig-configs:
+      all-disabled:
+        - devices: all
+          mig-enabled: false
+
+      # A100-40GB
+      all-1g.5gb:
+        - devices: all
+          mig-enabled: true
+          mig-devices:
+            "1g.5gb": 7
+
+      all-1g.5gb.me:
+        - devices: all
+          mig-enabled: true
+          mig-devices:
+            "1g.5gb+me": 1
+
+      all-2g.10gb:
+        - devices: all
+          mig-enabled: true
+          mig-devices:
+            "2g.10gb": 3
+
+      # A100-40GB, H100-80GB
+      all-balanced:
+        # H100-80GB
+        - device-filter: ["0x233010DE"]
+          devices: all
+          mig-enabled: true
+          mig-devices:
+            "1g.10gb": 2
+            "2g.20gb": 1
+        # A100-40GB
+        - device-filter: "0x20B010DE"
+          devices: all
+          mig-enabled: true
+          mig-devices:
+            "1g.5gb": 2
+'''
+
+
+def test_the_mig_generator_reads_profiles_counts_and_the_comments_naming_gpus(tmp_path):
+    gen = load("generate_mig_profiles")
+    gpus, profiles = gen.build(MIG_CONFIGMAP)
+    assert gpus == [
+        {"names": ["H100-80GB"], "deviceFilter": ["0x233010DE"], "balanced": {"1g.10gb": 2, "2g.20gb": 1}},
+        {"names": ["A100-40GB"], "deviceFilter": ["0x20B010DE"], "balanced": {"1g.5gb": 2}},
+    ]
+    # Media-extension variants are left out; a config without its own comment keeps the section's names.
+    assert set(profiles) == {"1g.5gb", "2g.10gb"}
+    assert profiles["1g.5gb"] == [{"count": 7, "deviceFilter": [], "gpus": ["A100-40GB"], "namedBy": "config"}]
+    assert profiles["2g.10gb"][0]["namedBy"] == "section" and profiles["2g.10gb"][0]["count"] == 3
+    src = tmp_path / "cm.yaml"
+    src.write_text(MIG_CONFIGMAP)
+    assert gen.main(["--configmap", str(src), "-o", str(tmp_path / "out.json")]) == 0
