@@ -116,9 +116,9 @@ def build(configmap_text: str) -> tuple[list[dict], dict[str, list[dict]]]:
             if not PROFILE.match(str(profile)) or config != f"all-{profile}":
                 continue
             names, where = named(config, i)
-            profiles.setdefault(str(profile), []).append(
-                {"count": int(count), "deviceFilter": _filters(entry.get("device-filter")), "gpus": names, "namedBy": where}
-            )
+            filters = _filters(entry.get("device-filter"))
+            row = {"count": int(count), "deviceFilter": filters, "gpus": names, "namedBy": where}
+            profiles.setdefault(str(profile), []).append(row)
     return gpus, profiles
 
 

@@ -35,7 +35,10 @@ PROFILE = re.compile(r"^([0-9]+)g\.([0-9]+)gb$")
 # A100/H100/H200/B200 class a GPU has 8 memory slices and 7 compute slices, 1g takes 1 or 2, 2g 2, 3g and 4g
 # 4, 7g all 8; on the RTX PRO 6000 it has 4 of each, one memory slice per compute slice).
 MEMORY_SLICES = MappingProxyType(
-    {8: MappingProxyType({1: (1, 2), 2: (2,), 3: (4,), 4: (4,), 7: (8,)}), 4: MappingProxyType({1: (1,), 2: (2,), 4: (4,)})}
+    {
+        8: MappingProxyType({1: (1, 2), 2: (2,), 3: (4,), 4: (4,), 7: (8,)}),
+        4: MappingProxyType({1: (1,), 2: (2,), 4: (4,)}),
+    }
 )
 TOLERANCE = 0.03  # profile names round to whole GB: H200's 1g.18gb is 141/8 = 17.6 GB
 # EC2 names the RTX PRO 6000 Blackwell Server Edition "rtx-pro-server-6000"; NVIDIA's configs "RTX-PRO-6000".
@@ -141,9 +144,7 @@ def _profiles_of(gpu: _Model) -> dict[str, int]:
         for_all = [e for e in entries if not e["deviceFilter"]]
         if ours:
             out[profile] = ours[0]["count"]
-        elif not agreeing and for_all and gpu.fits(profile, exact=True):
-            out[profile] = for_all[0]["count"]
-        elif profile in gpu.balanced and for_all:
+        elif for_all and (profile in gpu.balanced or (not agreeing and gpu.fits(profile, exact=True))):
             out[profile] = for_all[0]["count"]
     for profile, count in gpu.balanced.items():  # its balanced mix names the GPU's own profiles outright
         out.setdefault(profile, count)

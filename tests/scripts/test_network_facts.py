@@ -44,7 +44,7 @@ def test_the_shipped_catalog_knows_p5_efa_and_network_cards():
     assert not instances.lookup("g5.xlarge").efa
 
 
-MIG_CONFIGMAP = '''apiVersion: v1
+MIG_CONFIGMAP = """apiVersion: v1
 kind: ConfigMap
 metadata:
   name: default-mig-parted-config
@@ -90,7 +90,7 @@ data:
           mig-enabled: true
           mig-devices:
             "1g.5gb": 2
-'''
+"""
 
 
 def test_the_mig_generator_reads_profiles_counts_and_the_comments_naming_gpus(tmp_path):
