@@ -176,3 +176,14 @@ def for_instance(info: InstanceType) -> MigGpu | None:
 def mig_capable_models() -> list[str]:
     """The GPU models the data knows MIG for, for messages."""
     return [n for model in _models() for n in model.names]
+
+
+def catalog_examples() -> dict[str, list[str]]:
+    """Catalog instance types with MIG, by GPU name (smallest first), for messages."""
+    from . import instances
+
+    out: dict[str, list[str]] = {}
+    for t in sorted(instances.catalog().values(), key=lambda t: (t.vcpu or 0, t.name)):
+        if for_instance(t) is not None:
+            out.setdefault(str(t.gpu_name), []).append(t.name)
+    return out

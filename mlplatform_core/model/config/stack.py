@@ -24,6 +24,7 @@ from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_lay
 from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
+from .quotas import QuotaSettings
 from .workloads import WorkloadsConfig
 
 DEFAULT_KUBERNETES_VERSION = "1.35"
@@ -54,6 +55,14 @@ class StackConfig(SettingsModel):
     # Managed node groups + Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.
     provisioner: Literal[PROVISIONERS] = NODE_GROUPS  # type: ignore[valid-type]
     karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
+    # Node health: EKS node auto repair on managed node groups and the node monitoring agent add-on (Karpenter:
+    # its NodeRepair feature gate). On unless a stack opts out.
+    node_repair: bool = True
+    # NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.
+    gpu_metrics: bool = False
+    # EKS Pod Identity instead of IRSA for the add-ons' AWS roles. Unset keeps IRSA, so existing clusters do not flip.
+    pod_identity: bool = False
+    quotas: QuotaSettings = Field(default_factory=QuotaSettings)
 
     @field_validator("region", mode="before")
     @classmethod

@@ -22,7 +22,6 @@ from ..scheduling import (
     DEVICE_PLUGIN_LABEL,
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
-    GPU_TAINT,
     GROUP_LABEL,
     LIFECYCLE_LABEL,
     MAX_TAINTS,
@@ -34,7 +33,17 @@ from ..scheduling import (
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
+from .sharing import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    GPU_OPERATOR_OPERANDS_LABEL,
+    MIG_CONFIG_LABEL,
+    gpu_taint,
+    mark_operands,
+    sharing_labels,
+    sharing_of,
+)
 from .spec import INITIAL, Layout, NodeGroupSpec
+from .training import default_max_size, training_fields
 
 EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
@@ -46,6 +55,9 @@ RESERVED_LABEL_KEYS = {
     GPU_PRESENT_LABEL,
     ACCELERATOR_LABEL,
     DEVICE_PLUGIN_LABEL,
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    MIG_CONFIG_LABEL,
+    GPU_OPERATOR_OPERANDS_LABEL,
 }
 RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/", "kubernetes.io/", "k8s.io/")
 
@@ -111,7 +123,7 @@ def _merge(
     capacity = o.capacity_type or base.capacity_type
     types = tuple(o.instance_types) if o.instance_types else base.instance_types
     min_size = o.min_size if o.min_size is not None else base.min_size
-    max_size = o.max_size if o.max_size is not None else base.max_size
+    max_size = o.max_size if o.max_size is not None else default_max_size(o, base.max_size)
     # Unset: keep the default, pulled into a range the user may have moved.
     desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
     ami = o.ami_type or _default_ami(types, gpu)
@@ -185,6 +197,8 @@ def _merge(
                 f"included, allow at most {EKS_MAX_LABEL_KEY}",
             )
 
+    training = training_fields(name, role, o, cfg, capacity, types, (min_size, max_size), path, errs.add)
+    sharing = sharing_of(name, o, gpu, ami, types, path, errs.add)
     labels = {
         LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
         ROLE_LABEL: role,
@@ -199,7 +213,8 @@ def _merge(
     if gpu:
         labels[GPU_PRESENT_LABEL] = "true"
         labels.update(gpu_labels(types, ami))
-        taints.append(GPU_TAINT)
+        labels.update(sharing_labels(sharing))
+        taints.append(gpu_taint(sharing))
     if (o.dedicated if o.dedicated is not None else base.dedicated) and role != INITIAL:
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
     labels.update(o.labels)
@@ -216,7 +231,7 @@ def _merge(
     spec = NodeGroupSpec(
         name=name,
         role=role,
-        capacity_type=capacity,
+        capacity_type=training.pop("capacity_type"),
         instance_types=types,
         ami_type=ami,
         min_size=min_size,
@@ -228,6 +243,8 @@ def _merge(
         taints=tuple(taints),
         gpu=gpu,
         config_path=key_path(*path),
+        sharing=sharing,
+        **training,
     )
     ntags = len(autoscaler_tags(spec, cfg.cluster_name_for("x" * 40)))
     if ntags > MAX_ASG_TAGS:
@@ -327,6 +344,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
             "(letters, digits, '-' and '_'); set clusterName",
         )
+    groups = mark_operands(groups)
     retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
