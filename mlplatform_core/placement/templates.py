@@ -14,7 +14,8 @@ from typing import Any
 
 from ..model import instances
 from ..model.karpenter import capacity as karpenter_capacity
-from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, CAPACITY_TYPES, NODECLASS_LABEL, NODEPOOL_LABEL
+from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, NODECLASS_LABEL, NODEPOOL_LABEL
+from ..model.karpenter.training import capacity_type_of
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.layout.sharing import node_devices
 from ..model.quantity import format_bytes, format_cpu
@@ -131,7 +132,7 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
     ami_arch = "arm64" if "ARM" in spec.ami_type else "amd64"
     if spec.karpenter:
         pool_labels = {
-            CAPACITY_TYPE_LABEL: CAPACITY_TYPES[spec.capacity_type],
+            CAPACITY_TYPE_LABEL: capacity_type_of(spec),
             NODEPOOL_LABEL: spec.name,
             NODECLASS_LABEL: spec.name,
         }

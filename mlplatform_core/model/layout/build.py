@@ -16,6 +16,7 @@ from ..config import ConfigError, Problem, StackConfig, key_path, show
 from ..config.karpenter import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
+from ..quotas import quota_problems
 from ..scheduling import (
     ACCELERATOR_LABEL,
     CRITICAL_ADDONS_TAINT,
@@ -292,6 +293,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             )
 
     groups: list[NodeGroupSpec] = []
+    paths: dict[str, tuple] = {}
     for name, base in defaults.items():
         o = cfg.node_groups.get(name, NodeGroupSettings())
         enabled = o.enabled if o.enabled is not None else base.enabled
@@ -309,6 +311,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")
         if enabled:
             groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
+            paths[name] = ("nodeGroups", name)
 
     taken = set(defaults)
     for i, extra in enumerate(cfg.additional_node_groups):
@@ -336,6 +339,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             )
         base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
         groups.append(_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs))
+        paths[extra.name] = path
 
     derived = cfg.cluster_name_for(stack)
     if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):
@@ -348,6 +352,8 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
     retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
+    managed = [g for g in groups if not g.karpenter] + list(retained)
+    quota_problems([(g, paths[g.name]) for g in managed], cfg.quotas, errs.add)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint
