@@ -21,6 +21,7 @@ from ..scheduling import (
     ACCELERATOR_LABEL,
     CRITICAL_ADDONS_TAINT,
     DEVICE_PLUGIN_LABEL,
+    EFA_LABEL,
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
     GROUP_LABEL,
@@ -56,6 +57,7 @@ RESERVED_LABEL_KEYS = {
     GPU_PRESENT_LABEL,
     ACCELERATOR_LABEL,
     DEVICE_PLUGIN_LABEL,
+    EFA_LABEL,
     DEVICE_PLUGIN_CONFIG_LABEL,
     MIG_CONFIG_LABEL,
     GPU_OPERATOR_OPERANDS_LABEL,
@@ -216,6 +218,8 @@ def _merge(
         labels.update(gpu_labels(types, ami))
         labels.update(sharing_labels(sharing))
         taints.append(gpu_taint(sharing))
+    if training["efa_interfaces"]:
+        labels[EFA_LABEL] = "true"
     if (o.dedicated if o.dedicated is not None else base.dedicated) and role != INITIAL:
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
     labels.update(o.labels)
@@ -366,4 +370,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         provisioner=cfg.provisioner,
         node_pools=node_pools,
         retained_groups=retained,
+        node_repair=cfg.node_repair,
+        gpu_metrics=cfg.gpu_metrics,
+        pod_identity=cfg.pod_identity,
     )

@@ -110,6 +110,10 @@ class Layout:
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
+    # Stack-wide add-on choices the node agents depend on (config: nodeRepair, gpuMetrics, podIdentity).
+    node_repair: bool = True
+    gpu_metrics: bool = False
+    pod_identity: bool = False
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
