@@ -16,12 +16,14 @@ Sources of the charts' pod placement (what the values below leave in place):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
 from ..scheduling import CRITICAL_ADDONS_TAINT, EFA_LABEL, GPU_PRESENT_LABEL, Toleration
-from .core_services import core_services_placement
+from . import charts
+from .core_services import core_services_groups, core_services_placement
 
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 _NOT_AUTO = {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["auto"]}
@@ -136,3 +138,29 @@ def dcgm_exporter_placement(layout: Layout, enabled: bool) -> dict[str, Any] | N
     if values is None:
         return None
     return {k: values[k] for k in ("nodeSelector", "tolerations")} | {"priorityClassName": "system-node-critical"}
+
+
+@dataclass(frozen=True)
+class Release:
+    """A Helm release of these add-ons and the groups its pods run on (its deployment waits for those only)."""
+
+    name: str
+    chart: charts.Chart
+    values: dict[str, Any]
+    hosts: tuple[str, ...]
+
+
+def releases(layout: Layout) -> list[Release]:
+    """The releases the stack needs: EFA plugin (EFA groups), GPU operator (controller on the initial group),
+    DCGM exporter (gpuMetrics)."""
+    wanted = (
+        ("efa-device-plugin", charts.EFA_DEVICE_PLUGIN, efa_plugin_values(layout), efa_groups(layout)),
+        ("gpu-operator", charts.GPU_OPERATOR, gpu_operator_values(layout), ()),
+        ("dcgm-exporter", charts.DCGM_EXPORTER, dcgm_exporter_values(layout, layout.gpu_metrics), layout.gpu_groups),
+    )
+    out = []
+    for name, chart, values, groups in wanted:
+        if values is not None:
+            hosts = tuple(g.name for g in groups) or core_services_groups(layout)
+            out.append(Release(name, chart, values, hosts))
+    return out

@@ -194,6 +194,9 @@ def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     for key, value in raw.items():
         if not isinstance(key, str):
             problems.append(Problem(show(key), "config keys must be strings such as ml-platform-eks:environment"))
+        elif value is None and (key == REGION_KEY or key.startswith(PROJECT + ":")):
+            # The engine would hand the program the text "None"; the model would read "not set". Say which.
+            problems.append(Problem(key, "has no value (YAML null); give it one, or remove the key for the default"))
         elif key == REGION_KEY:
             data["region"] = _decode(value)
         elif key.startswith(PROJECT + ":"):
