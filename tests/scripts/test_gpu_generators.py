@@ -1,4 +1,4 @@
-"""The catalog generator's EFA and network-card facts (scripts/generate_instance_catalog.py network_facts)."""
+"""The generators of GPU capacity data: EFA and network cards (catalog), MIG profiles, EKS service quotas."""
 
 from __future__ import annotations
 
@@ -107,3 +107,47 @@ def test_the_mig_generator_reads_profiles_counts_and_the_comments_naming_gpus(tm
     src = tmp_path / "cm.yaml"
     src.write_text(MIG_CONFIGMAP)
     assert gen.main(["--configmap", str(src), "-o", str(tmp_path / "out.json")]) == 0
+
+
+QUOTAS_PAGE = """
+| Name | Default | Adjustable | Description |
+| --- | --- | --- | --- |
+| Managed node groups per cluster | Each supported Region: 30 | Yes | The maximum number of managed node groups. |
+| Public endpoint access CIDR ranges per cluster | Each supported Region: 40 | No | The maximum number of CIDRs. |
+"""
+QUOTAS_GUIDE = """
+* Pod Identity associations per cluster is [.noloc]`1000` in each supported region and this quota isn't adjustable.
+"""
+
+
+def test_the_quota_generator_reads_the_table_and_the_notes_outside_service_quotas(tmp_path):
+    gen = load("generate_eks_quotas")
+    assert gen.parse_page(QUOTAS_PAGE) == {
+        "Managed node groups per cluster": {
+            "default": 30,
+            "adjustable": True,
+            "description": "The maximum number of managed node groups.",
+        },
+        "Public endpoint access CIDR ranges per cluster": {
+            "default": 40,
+            "adjustable": False,
+            "description": "The maximum number of CIDRs.",
+        },
+    }
+    assert gen.parse_user_guide(QUOTAS_GUIDE)["Pod Identity associations per cluster"]["default"] == 1000
+    assert gen.parse_user_guide(QUOTAS_GUIDE)["Pod Identity associations per cluster"]["adjustable"] is False
+    page, guide = tmp_path / "page.md", tmp_path / "guide.adoc"
+    page.write_text(QUOTAS_PAGE)
+    guide.write_text(QUOTAS_GUIDE)
+    assert gen.main(["--page", str(page), "--user-guide", str(guide), "-o", str(tmp_path / "q.json")]) == 0
+
+
+def test_the_shipped_quotas_have_the_defaults_a_stack_can_reach():
+    from mlplatform_core.model import quotas
+    from mlplatform_core.model.config.quotas import QuotaSettings
+
+    groups = quotas.quota(quotas.MANAGED_NODE_GROUPS, QuotaSettings())
+    nodes = quotas.quota(quotas.NODES_PER_GROUP, QuotaSettings(nodes_per_managed_node_group=1000))
+    assert (groups.default, groups.adjustable, groups.applied) == (30, True, 30)
+    assert (nodes.default, nodes.applied, nodes.raised) == (450, 1000, True)
+    assert quotas.source()["source"][0]["url"].startswith("https://docs.aws.amazon.com/eks/")
