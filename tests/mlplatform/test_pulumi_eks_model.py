@@ -20,7 +20,7 @@ import pytest
 from mlplatform.engine import run_program
 from mlplatform.engine.remote import ModelError
 from mlplatform.engine.remote import pulumi_eks as model
-from tests.conftest import irsa_run, ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, irsa_run, shipped_run, stack_config
 
 C = "mlplatform:cluster:Cluster$eks:index:Cluster"
 ROLE_CHAIN = C + "$eks:index:ServiceRole"

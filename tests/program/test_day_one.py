@@ -118,8 +118,9 @@ def test_ebs_csi_driver_has_its_own_role_and_the_default_encrypted_class(prod_ru
     # podIdentity: true in the shipped stacks: an association, no IRSA role ARN on the add-on.
     assert "serviceAccountRoleArn" not in a.inputs
     association = prod_run.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "platform-storage-ebs-csi")
-    assert association.inputs["serviceAccount"] == "ebs-csi-controller-sa" and association.inputs["roleArn"] == (
-        role.outputs["arn"]
+    assert (
+        association.inputs["serviceAccount"] == "ebs-csi-controller-sa"
+        and association.inputs["roleArn"] == (role.outputs["arn"])
     )
     assert association.urn in a.dependencies  # the controller's pods start once the association exists
     (stmt,) = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
