@@ -7,6 +7,7 @@ import pulumi
 from mlplatform_core.model.access import access_grants
 from mlplatform_core.model.addons.karpenter import uses_karpenter
 from mlplatform_core.model.config import kubernetes_layer_of
+from mlplatform_core.model.ml_settings.gpu_resources import gpu_resources
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
 
@@ -119,3 +120,6 @@ def cluster_program() -> None:
     pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})
     pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
     pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))
+    # What pods request on each GPU group (time-sliced or MIG devices, EFA): for MLRun's with_limits(gpu_type=)
+    # and a Polyaxon run's container limits, next to the group's environment above.
+    pulumi.export("gpuResources", gpu_resources(layout))

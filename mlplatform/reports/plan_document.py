@@ -12,6 +12,7 @@ from ..plan import Plan
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
+from .gpu_capacity import gpu_capacity_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
@@ -84,6 +85,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
         "provisioner": cfg.provisioner,
         "nodePools": karpenter_node_pools(plan.run, plan.layout),
+        "gpuCapacity": gpu_capacity_section(plan),
         "resourceCount": len(plan.run.resources),
         "resources": [
             {
