@@ -146,9 +146,7 @@ def _gpu_profiles(layout: Layout, inputs: ProfileInputs, mode: str) -> list[Prof
     efa = [g for g in layout.groups if g.efa]
     if efa:
         on_gpus = efa[0].gpu
-        spec = mlrun_pod_spec(
-            inputs, mode, "mlrun/mlrun-gpu", gpus=1 if on_gpus else 0, extra_limits={EFA_RESOURCE: 1}
-        )
+        spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu", gpus=1 if on_gpus else 0, extra_limits={EFA_RESOURCE: 1})
         out.append(
             Profile(
                 "efa-training-job",

@@ -48,7 +48,7 @@ from .spec import (
     NodePoolSpec,
     Requirement,
 )
-from .training import capacity_type_of, pool_problems, zone_requirements
+from .training import capacity_type_of, efa_interfaces, pool_problems, zone_requirements
 
 INITIAL = "initial"  # the layout's core-services group (model/layout/spec.py); it never becomes a pool
 SPOT_WEIGHT, ON_DEMAND_WEIGHT = 50, 10
@@ -286,6 +286,7 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
         return None
     types, ami = found
     pool_problems(g, o, gpath, types, add)
+    g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))  # type: ignore[type-var]
     limits = _limits(g, types, ps, ppath, add)
     policy = _consolidation(g, ps, ppath, add)
     capacity_type = capacity_type_of(g)

@@ -52,7 +52,7 @@ def pool_problems(g: Any, o: NodeGroupSettings, gpath: tuple, types: Sequence[st
             f"{show(o.node_repair)}: Karpenter's node repair is one controller-wide feature gate (NodeRepair, alpha "
             "in 1.14), not a pool setting; set the stack's nodeRepair instead",
         )
-    if getattr(g, "efa", False):
+    if o.efa:
         missing = [t for t in types if (info := instances.lookup(t)) is not None and info.known and not info.efa]
         if missing:
             add(
@@ -67,3 +67,10 @@ def zone_requirements(g: Any) -> list[Requirement]:
     """A single-zone pool's zone, when the stack names it (else the program adds the stack's first AZ)."""
     az = getattr(g, "availability_zone", None)
     return [Requirement(ZONE_LABEL, "In", (az,))] if az else []
+
+
+def efa_interfaces(o: NodeGroupSettings, types: Sequence[str]) -> int:
+    """The most EFA interfaces a node of the pool gets (the pool's types decide, not the group's instanceTypes)."""
+    if not o.efa:
+        return 0
+    return max((t.efa_interfaces_per_node for t in map(instances.lookup, types) if t is not None), default=0)

@@ -218,7 +218,7 @@ def _merge(
         labels.update(gpu_labels(types, ami))
         labels.update(sharing_labels(sharing))
         taints.append(gpu_taint(sharing))
-    if training["efa_interfaces"]:
+    if o.efa:
         labels[EFA_LABEL] = "true"
     if (o.dedicated if o.dedicated is not None else base.dedicated) and role != INITIAL:
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))

@@ -111,7 +111,9 @@ def node_devices(spec: NodeGroupSpec, info: InstanceType) -> Mapping[str, int]:
     """The extended resources a node of the group advertises on `info`'s hardware."""
     devices = dict(info.devices)
     if EFA_RESOURCE in devices or spec.efa:
-        devices[EFA_RESOURCE] = spec.efa_interfaces if spec.efa else 0
+        # One EFA interface per network card (a managed group's launch template gives every node the same number;
+        # Karpenter attaches every interface of the type it launches).
+        devices[EFA_RESOURCE] = info.efa_interfaces_per_node if spec.efa else 0
     sharing = spec.sharing
     if info.gpus and sharing is not None:
         if sharing.resource == GPU_RESOURCE:
