@@ -51,13 +51,14 @@ def gpu_capacity_section(plan: Plan) -> dict[str, Any]:
         "nodeRepair": layout.node_repair,
         "podIdentity": layout.pod_identity,
         "gpuMetrics": layout.gpu_metrics,
-        "quotas": {
-            quotas.MANAGED_NODE_GROUPS: {"limit": applied[quotas.MANAGED_NODE_GROUPS], "used": len(managed)},
-            quotas.NODES_PER_GROUP: {
+        "quotas": [
+            {"name": quotas.MANAGED_NODE_GROUPS, "limit": applied[quotas.MANAGED_NODE_GROUPS], "used": len(managed)},
+            {
+                "name": quotas.NODES_PER_GROUP,
                 "limit": applied[quotas.NODES_PER_GROUP],
                 "used": max((g.max_size for g in managed), default=0),
             },
-        },
+        ],
     }
 
 
@@ -87,7 +88,7 @@ def render_gpu_capacity(section: dict[str, Any], console: Console) -> None:
     )
     console.print(
         "EKS quotas: "
-        + "; ".join(f"{name} {v['used']} of {v['limit']}" for name, v in q.items())
+        + "; ".join(f"{v['name']} {v['used']} of {v['limit']}" for v in q)
         + " (raised values under quotas:)"
     )
     if not section["groups"]:

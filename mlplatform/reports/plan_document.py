@@ -87,7 +87,6 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
         "provisioner": cfg.provisioner,
         "nodePools": karpenter_node_pools(plan.run, plan.layout),
-        "gpuCapacity": gpu_capacity_section(plan),
         "resourceCount": len(plan.run.resources),
         "resources": [
             {
@@ -111,7 +110,11 @@ def plan_document(plan: Plan) -> dict[str, Any]:
             for r in plan.run.resources
         ],
         "exports": plan.run.public_exports(),
-        "placement": placement_section(plan.layout, report=plan.placement),
+        # With the proof: where training groups sit and what pods request on each GPU group (gpu_capacity.py).
+        "placement": {
+            **placement_section(plan.layout, report=plan.placement),
+            "gpuCapacity": gpu_capacity_section(plan),
+        },
         "kubernetes": kubernetes_section(plan.run),
         "cost": cost_section(plan_cost(plan)),
         "storage": storage_section(plan),

@@ -90,7 +90,7 @@ def render(plan: Plan, console: Console) -> None:
     if doc["nodePools"]:  # provisioner: karpenter
         print_table(console, node_pool_table(doc["nodePools"]))
         console.print()
-    render_gpu_capacity(doc["gpuCapacity"], console)
+    render_gpu_capacity(doc["placement"]["gpuCapacity"], console)
     console.print()
     render_cost(plan, console)
     console.print()

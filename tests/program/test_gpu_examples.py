@@ -84,7 +84,7 @@ def test_a_capacity_block_plans_capacity_block_with_its_launch_template_in_the_b
     second = one_in(p, "aws:ec2/subnet:Subnet", "cluster-vpc-private-1")
     assert subnet == f"{second.outputs['name']}-id" and second.inputs["availabilityZone"] == "us-east-1b"
     doc = plan_document(p)
-    block = next(g for g in doc["gpuCapacity"]["groups"] if g["name"] == "train-block")
+    block = next(g for g in doc["placement"]["gpuCapacity"]["groups"] if g["name"] == "train-block")
     assert block["reservation"]["type"] == "capacity-block" and block["availabilityZone"] == "us-east-1b"
     line = next(line for line in doc["cost"]["lines"] if line.get("name") == "train-block")
     assert "Capacity Block" in json.dumps(line)
@@ -103,7 +103,7 @@ def test_time_slicing_4_counts_4_gpus_in_the_plan_place_and_scale_from_zero(caps
         if r.type == "aws:autoscaling/tag:Tag" and r.name.startswith("gpu-asg-")
     }
     assert tags[f"{TEMPLATE}/resources/nvidia.com/gpu"] == "4"
-    gpu = next(g for g in plan_document(p)["gpuCapacity"]["groups"] if g["name"] == "gpu")
+    gpu = next(g for g in plan_document(p)["placement"]["gpuCapacity"]["groups"] if g["name"] == "gpu")
     assert gpu["gpuResources"]["perNode"] == 4 and gpu["scaleFromZero"] == {"nvidia.com/gpu": 4}
     assert p.run.exports["gpuResources"]["gpu"]["perNode"] == 4
     plugin = one_in(p, RELEASE, "nvidia-device-plugin").inputs["values"]
