@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from functools import cache
 
+import pytest
+
 from mlplatform.cli import main
 from mlplatform.plan import Plan, build_plan
 from mlplatform.reports.plan_document import plan_document
@@ -131,3 +133,13 @@ def test_mig_plans_the_gpu_operator_as_mig_manager_on_its_group():
     assert mig["taints"] == [{"key": "nvidia.com/mig-1g.10gb", "value": "true", "effect": "NO_SCHEDULE"}]
     assert p.run.exports["gpuResources"]["mig"]["resource"] == "nvidia.com/mig-1g.10gb"
     assert p.placement.ok, [str(e) for e in p.placement.errors]
+
+
+def test_a_single_zone_group_takes_the_subnet_of_its_zone_or_says_which_zones_there_are():
+    from mlplatform_program.components.training_network import _pick
+
+    zones, subnets = ["us-east-1a", "us-east-1b"], ["subnet-a", "subnet-b"]
+    assert _pick(zones, subnets, None, "train") == ("subnet-a", "us-east-1a")
+    assert _pick(zones, subnets, "us-east-1b", "train") == ("subnet-b", "us-east-1b")
+    with pytest.raises(ValueError, match="availabilityZone us-east-1d has no private subnet of this stack"):
+        _pick(zones, subnets, "us-east-1d", "train")
