@@ -23,10 +23,10 @@ from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
 from ..scheduling import CRITICAL_ADDONS_TAINT, EFA_LABEL, GPU_PRESENT_LABEL, Toleration
 from . import charts
+from .affinity import expression, not_on, required
 from .core_services import core_services_groups, core_services_placement
 
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-_NOT_AUTO = {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["auto"]}
 
 
 def tolerations_for(groups: tuple[NodeGroupSpec, ...], *always: Toleration) -> list[dict[str, str]]:
@@ -64,11 +64,10 @@ def efa_plugin_placement(layout: Layout) -> dict[str, Any] | None:
     if values is None:
         return None
     types = values["supportedInstanceLabels"]["values"]
-    term = {"matchExpressions": [{"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": types}, _NOT_AUTO]}
     return {
         "nodeSelector": values["nodeSelector"],
         "tolerations": [Toleration(CRITICAL_ADDONS_TAINT.key, "Exists").to_dict(), *values["tolerations"]],
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}},
+        "affinity": required([expression(INSTANCE_TYPE_LABEL, "In", *types), not_on("auto")]),
         "hostNetwork": True,
         "priorityClassName": "system-node-critical",
     }
@@ -107,15 +106,11 @@ def mig_manager_placement(layout: Layout) -> dict[str, Any] | None:
     values = gpu_operator_values(layout)
     if values is None:
         return None
-    term = {
-        "matchExpressions": [
-            {"key": GPU_PRESENT_LABEL, "operator": "In", "values": ["true"]},
-            {"key": GPU_OPERATOR_OPERANDS_LABEL, "operator": "NotIn", "values": ["false"]},
-        ]
-    }
     return {
         "tolerations": values["daemonsets"]["tolerations"],
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}},
+        "affinity": required(
+            [expression(GPU_PRESENT_LABEL, "In", "true"), expression(GPU_OPERATOR_OPERANDS_LABEL, "NotIn", "false")]
+        ),
         "priorityClassName": "system-node-critical",
     }
 

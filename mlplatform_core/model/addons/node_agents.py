@@ -16,6 +16,7 @@ from typing import Any
 
 from ..layout import Layout
 from . import charts, coredns, device_plugin, ebs_csi, gpu_agents, node_health, pod_identity
+from .affinity import AMD64_ARM64, LINUX, every_node, not_on
 
 
 @dataclass(frozen=True)
@@ -30,25 +31,8 @@ class NodeAgent:
 # The vpc-cni add-on pulumi-eks creates (aws-node): chart aws/amazon-vpc-cni-k8s
 # charts/aws-vpc-cni templates/daemonset.yaml (`tolerations: [{operator: Exists}]`) and values.yaml
 # (`affinity`: linux, amd64/arm64, not Fargate) @ 042b40f6.
-_AWS_NODE = {
-    "tolerations": [{"operator": "Exists"}],
-    "affinity": {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchExpressions": [
-                            {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
-                            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]},
-                            {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate"]},
-                        ]
-                    }
-                ]
-            }
-        }
-    },
-    "priorityClassName": "system-node-critical",
-}
+_AWS_NODE = every_node(LINUX, AMD64_ARM64, not_on("fargate"))
+
 
 # Every add-on the programs install (Helm release name or EKS add-on name) and whether it brings DaemonSets.
 ADDONS: Mapping[str, str] = {

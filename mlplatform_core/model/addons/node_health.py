@@ -16,32 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..layout import Layout
+from .affinity import AMD64_ARM64, every_node, expression, not_on
 
 NODE_MONITORING_ADDON = "eks-node-monitoring-agent"
-_NOT_HYPERPOD = {"key": "sagemaker.amazonaws.com/compute-type", "operator": "NotIn", "values": ["hyperpod"]}
-NODE_MONITORING_PLACEMENT = {
-    "tolerations": [{"operator": "Exists"}],
-    "affinity": {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchExpressions": [
-                            {
-                                "key": "eks.amazonaws.com/compute-type",
-                                "operator": "NotIn",
-                                "values": ["fargate", "auto", "hybrid"],
-                            },
-                            _NOT_HYPERPOD,
-                            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]},
-                        ]
-                    }
-                ]
-            }
-        }
-    },
-    "priorityClassName": "system-node-critical",
-}
+NODE_MONITORING_PLACEMENT = every_node(
+    not_on("fargate", "auto", "hybrid"),
+    expression("sagemaker.amazonaws.com/compute-type", "NotIn", "hyperpod"),
+    AMD64_ARM64,
+)
 
 
 def karpenter_feature_gates(layout: Layout) -> dict[str, Any]:

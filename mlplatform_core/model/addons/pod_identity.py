@@ -18,32 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .affinity import AMD64_ARM64, LINUX, every_node, not_on
+
 AGENT_ADDON = "eks-pod-identity-agent"
 SERVICE_PRINCIPAL = "pods.eks.amazonaws.com"
-AGENT_PLACEMENT = {
-    "tolerations": [{"operator": "Exists"}],
-    "affinity": {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchExpressions": [
-                            {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
-                            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]},
-                            {
-                                "key": "eks.amazonaws.com/compute-type",
-                                "operator": "NotIn",
-                                "values": ["fargate", "hybrid", "auto"],
-                            },
-                        ]
-                    }
-                ]
-            }
-        }
-    },
-    "hostNetwork": True,
-    "priorityClassName": "system-node-critical",
-}
+AGENT_PLACEMENT = every_node(LINUX, AMD64_ARM64, not_on("fargate", "hybrid", "auto"), host_network=True)
 
 
 def trust_policy(cluster_name: str, namespace: str, service_account: str) -> dict[str, Any]:
