@@ -51,7 +51,8 @@ def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[st
                 "name": ng.name,
                 "role": i.get("labels", {}).get(ROLE_LABEL, ng.name),
                 "capacityType": i.get("capacityType"),
-                "instanceTypes": i.get("instanceTypes", []),
+                # A reservation's group names its type in the launch template (EKS requires it there).
+                "instanceTypes": i.get("instanceTypes") or [t for lt in lts if (t := lt.inputs.get("instanceType"))],
                 "amiType": i.get("amiType"),
                 "minSize": scaling.get("minSize"),
                 "maxSize": scaling.get("maxSize"),
