@@ -143,3 +143,39 @@ def test_a_single_zone_group_takes_the_subnet_of_its_zone_or_says_which_zones_th
     assert _pick(zones, subnets, "us-east-1b", "train") == ("subnet-b", "us-east-1b")
     with pytest.raises(ValueError, match="availabilityZone us-east-1d has no private subnet of this stack"):
         _pick(zones, subnets, "us-east-1d", "train")
+
+
+def test_karpenter_pools_select_their_placement_group_security_group_zone_and_reservation():
+    """Across the two programs: the cluster program makes the placement group and EFA security group and exports
+    where single-zone pools launch; kubernetes-layer/ puts them in the EC2NodeClasses and NodePools."""
+    from mlplatform.engine import run_stack
+    from tests.conftest import stack_config
+
+    raw = stack_config("dev-karpenter")
+    raw["ml-platform-eks:additionalNodeGroups"] = [
+        {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2},
+        {
+            "name": "block",
+            "gpu": True,
+            "instanceTypes": ["p5.48xlarge"],
+            "availabilityZone": "us-east-1b",
+            "capacityReservation": {"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2},
+        },
+    ]
+    cluster, layer = run_stack("dev-karpenter", raw).programs
+    where = cluster.exports["karpenterTraining"]
+    assert where["train"]["zone"] == "us-east-1a" and where["block"]["zone"] == "us-east-1b"
+
+    def spec(kind: str, name: str) -> dict:
+        return next(r.inputs["spec"] for r in layer.resources if r.type.endswith(kind) and r.name == name)
+
+    train = spec("EC2NodeClass", "ec2nodeclass-train")
+    assert train["placementGroupSelector"] == {"name": where["train"]["placementGroup"]}
+    assert {"id": where["train"]["efaSecurityGroup"]} in train["securityGroupSelectorTerms"]
+    zone = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}
+    assert zone in spec("NodePool", "nodepool-train")["template"]["spec"]["requirements"]
+    assert spec("EC2NodeClass", "ec2nodeclass-block")["capacityReservationSelectorTerms"] == [
+        {"id": "cr-0a1b2c3d4e5f60718"}
+    ]
+    reserved = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]}
+    assert reserved in spec("NodePool", "nodepool-block")["template"]["spec"]["requirements"]
