@@ -184,3 +184,9 @@ def test_invalid_workloads_stop_the_program_with_the_key_path():
     with pytest.raises(Exception) as err:
         run_stack("dev", raw)
     assert "ml-platform-eks:workloads.namespaces.mlrun.limits.default.cpu" in str(err.value)
+
+
+def test_every_managed_node_group_has_node_repair_and_the_monitoring_agent(dev_run):
+    groups = dev_run.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert groups and all(g.inputs["nodeRepairConfig"] == {"enabled": True} for g in groups)
+    assert "eks-node-monitoring-agent" in {a.inputs["addonName"] for a in dev_run.of_type("aws:eks/addon:Addon")}
