@@ -48,18 +48,20 @@ def kubernetes_layer_program() -> None:
         tags=tags,
     )
 
-    if uses_karpenter(layout) or layout.retained_pools:
+    karpenter_pools = layout.retained_pools or (layout.node_pools if uses_karpenter(layout) else ())
+    if karpenter_pools:
         # The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours
         # (while a stack moves to Auto Mode: the pools it keeps).
         KarpenterPools(
             "karpenter-pools",
-            dataclasses.replace(layout, node_pools=layout.retained_pools or layout.node_pools),
+            dataclasses.replace(layout, node_pools=karpenter_pools),
             platform.provider,
             node_role_name=cluster.output("karpenterNodeRoleName"),
             queue_name=cluster.output("karpenterQueueName"),
             controller_role_arn=cluster.output("karpenterControllerRoleArn"),
             replicas=cfg.karpenter.replicas,
             tags=tags,
+            training=cluster.output("karpenterTraining") if any(p.single_zone for p in karpenter_pools) else None,
         )
 
     if on_auto_mode(layout):

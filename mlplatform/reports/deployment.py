@@ -96,6 +96,9 @@ def access_section(plan: Plan) -> list[dict[str, Any]]:
     return out
 
 
+POD_IDENTITY_ASSOCIATION_TYPE = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
+
+
 def storage_section(plan: Plan) -> dict[str, Any] | None:
     """The EBS CSI add-on (version, role, configuration) and the StorageClasses, the default among them. On EKS
     Auto Mode without the add-on: Auto Mode's block storage and its StorageClass."""
@@ -110,11 +113,19 @@ def storage_section(plan: Plan) -> dict[str, Any] | None:
         return {"addon": None, "blockStorage": "EKS Auto Mode", "storageClasses": classes}
     addon = addons[0].inputs
     values = addon.get("configurationValues")
+    # The controller's role: IRSA (the add-on annotates its service account) or a Pod Identity association.
+    associations = [
+        r.inputs
+        for r in plan.run.of_type(POD_IDENTITY_ASSOCIATION_TYPE)
+        if r.inputs.get("serviceAccount") == ebs_csi.CONTROLLER_SERVICE_ACCOUNT
+    ]
     return {
         "addon": addon.get("addonName"),
         "version": addon.get("addonVersion"),
         "preserve": addon.get("preserve", False),
         "serviceAccountRoleArn": addon.get("serviceAccountRoleArn"),
+        "roleThrough": "Pod Identity" if associations else "IRSA",
+        "roleArn": associations[0].get("roleArn") if associations else addon.get("serviceAccountRoleArn"),
         "configuration": json.loads(values) if isinstance(values, str) else values,
         "storageClasses": classes,
     }
@@ -184,7 +195,8 @@ def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:
         console.print()
         classes = ", ".join(_storage_class(c) for c in storage["storageClasses"])
         driver = (
-            f"EKS add-on {storage['addon']} {storage['version']} (preserve={storage['preserve']}, IRSA role)"
+            f"EKS add-on {storage['addon']} {storage['version']} "
+            f"(preserve={storage['preserve']}, role through {storage['roleThrough']})"
             if storage["addon"]
             else "EKS Auto Mode's block storage (no add-on)"
         )

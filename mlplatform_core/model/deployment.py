@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .addons.charts import CHARTS
+from .addons.charts import CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN
 from .addons.device_plugin import device_plugin_groups
+from .addons.gpu_agents import releases as gpu_releases
 from .addons.run_by_aws import needs_node_addons, on_auto_mode
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
@@ -122,9 +123,15 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     oidc = f"https://oidc.eks.{region}.amazonaws.com (pulumi-eks reads the OIDC issuer's TLS certificate)"
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
-    charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in CHARTS}))
-    # Auto Mode stacks install no chart (but the device plugin for GPU node groups kept while migrating).
-    chart_reach = (charts,) if not on_auto_mode(layout) or device_plugin_groups(layout) else ()
+    # The repositories of the charts the stack installs (the GPU add-ons' only where a group needs them).
+    # Auto Mode stacks install no autoscaler, and the device plugin only for GPU node groups kept while migrating.
+    if on_auto_mode(layout):
+        installed = [NVIDIA_DEVICE_PLUGIN] if device_plugin_groups(layout) else []
+    else:
+        installed = [CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN]
+    installed += [r.chart for r in gpu_releases(layout)]
+    charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in installed}))
+    chart_reach = (charts,) if installed else ()
     cluster_deploys, kubernetes_deploys = _deploys(layout)
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (

@@ -24,9 +24,10 @@ def pool_resources(
     opts: pulumi.ResourceOptions,
     class_depends_on: Sequence[pulumi.Resource] = (),
     pool_depends_on: Sequence[pulumi.Resource] = (),
+    pool_spec: Mapping[str, Any] | None = None,
 ) -> k8s.apiextensions.CustomResource:
     """The node class (waiting for `class_depends_on`) and the NodePool (waiting for the class and
-    `pool_depends_on`); returns the NodePool."""
+    `pool_depends_on`); returns the NodePool. `pool_spec`: the NodePool's spec, by default the pool's own."""
     node_class = k8s.apiextensions.CustomResource(
         f"{class_prefix}-{pool.name}",
         api_version=pool.node_class_api,
@@ -40,6 +41,6 @@ def pool_resources(
         api_version=NODE_POOL_API,
         kind="NodePool",
         metadata={"name": pool.k8s_name, "labels": dict(labels)},
-        spec=manifests.node_pool_spec(pool),
+        spec=dict(pool_spec) if pool_spec is not None else manifests.node_pool_spec(pool),
         opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[*pool_depends_on, node_class])),
     )

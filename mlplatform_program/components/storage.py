@@ -1,4 +1,4 @@
-"""Storage: the EBS CSI driver (EKS add-on with its own IRSA role) and the default encrypted gp3 StorageClass.
+"""Storage: the EBS CSI driver (EKS add-on with its own role) and the default encrypted gp3 StorageClass.
 
 On Auto Mode the default class is Auto Mode's block storage (provisioner ebs.csi.eks.amazonaws.com); the EBS
 CSI driver stays only for managed node groups, with a class of its own (model/addons/ebs_csi.py).
@@ -14,7 +14,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import ebs_csi, irsa
+from mlplatform_core.model.addons import ebs_csi
+
+from .service_roles import service_role
 
 
 class Storage(pulumi.ComponentResource):
@@ -23,7 +25,7 @@ class Storage(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        cluster_name: pulumi.Input[str],
+        eks_cluster_name: pulumi.Input[str],
         kubernetes_version: str,
         region: str,
         oidc_provider_arn: pulumi.Input[str],
@@ -34,10 +36,13 @@ class Storage(pulumi.ComponentResource):
         auto_mode: bool = False,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        cluster_name: str = "",
+        use_pod_identity: bool = False,
     ):
         """`depends_on`: the node groups its controller runs on (an add-on without nodes ends up DEGRADED).
         `ebs_csi_driver`: install the driver (for managed node groups' volumes); `auto_mode`: the default class
-        is Auto Mode's block storage."""
+        is Auto Mode's block storage. `use_pod_identity`: the controller's role through EKS Pod Identity
+        (`cluster_name` scopes its trust) instead of IRSA."""
         super().__init__("mlplatform:storage:Storage", name, None, opts)
         self.addon: aws.eks.Addon | None = None
         self.storage_classes: list[k8s.storage.v1.StorageClass] = []
@@ -46,7 +51,15 @@ class Storage(pulumi.ComponentResource):
             self._storage_class(ebs_csi.storage_class(ebs_csi.AUTO_MODE_PROVISIONER), provider, [])
         if ebs_csi_driver:
             role = self._driver(
-                name, cluster_name, kubernetes_version, region, oidc_provider_arn, oidc_provider_url, depends_on, tags
+                name,
+                eks_cluster_name,
+                kubernetes_version,
+                region,
+                (oidc_provider_arn, oidc_provider_url),
+                depends_on,
+                tags,
+                cluster_name,
+                use_pod_identity,
             )
             outputs["ebsCsiRoleArn"] = role.arn
             sc = (
@@ -61,27 +74,32 @@ class Storage(pulumi.ComponentResource):
     def _driver(
         self,
         name: str,
-        cluster_name: pulumi.Input[str],
+        eks_cluster_name: pulumi.Input[str],
         kubernetes_version: str,
         region: str,
-        oidc_provider_arn: pulumi.Input[str],
-        oidc_provider_url: pulumi.Input[str],
+        oidc_provider: tuple[pulumi.Input[str], pulumi.Input[str]],
         depends_on: Sequence[pulumi.Resource],
         tags: Mapping[str, str] | None,
+        cluster_name: str,
+        use_pod_identity: bool,
     ) -> aws.iam.Role:
         child = pulumi.ResourceOptions(parent=self)
-        trust = pulumi.Output.all(oidc_provider_arn, oidc_provider_url).apply(
-            lambda a: json.dumps(
-                irsa.irsa_trust_policy(a[0], a[1], ebs_csi.NAMESPACE, ebs_csi.CONTROLLER_SERVICE_ACCOUNT)
-            )
-        )
-        role = aws.iam.Role(
+        sr = service_role(
             f"{name}-ebs-csi",
-            assume_role_policy=trust,
-            description=pulumi.Output.concat("EBS CSI driver controller of ", cluster_name, " (IRSA)"),
-            tags=dict(tags or {}),
-            opts=child,
+            use_pod_identity=use_pod_identity,
+            cluster_name=cluster_name,
+            eks_cluster_name=eks_cluster_name,
+            oidc_provider_arn=oidc_provider[0],
+            oidc_provider_url=oidc_provider[1],
+            namespace=ebs_csi.NAMESPACE,
+            service_account=ebs_csi.CONTROLLER_SERVICE_ACCOUNT,
+            description=pulumi.Output.concat(
+                "EBS CSI driver controller of ", eks_cluster_name, " (Pod Identity)" if use_pod_identity else " (IRSA)"
+            ),
+            tags=tags,
+            parent=self,
         )
+        role = sr.role
         policy = aws.iam.RolePolicyAttachment(
             f"{name}-ebs-csi", role=role.name, policy_arn=ebs_csi.policy_arn(region), opts=child
         )
@@ -94,17 +112,17 @@ class Storage(pulumi.ComponentResource):
         )
         self.addon = aws.eks.Addon(
             f"{name}-ebs-csi",
-            cluster_name=cluster_name,
+            cluster_name=eks_cluster_name,
             addon_name=ebs_csi.ADDON_NAME,
             addon_version=version.version,
-            service_account_role_arn=role.arn,
+            service_account_role_arn=sr.irsa_role_arn,
             configuration_values=json.dumps(ebs_csi.configuration(region)),
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",
             # Deleting the Pulumi resource (a rename, a refactor) must not take the driver off a running cluster.
             preserve=True,
             tags=dict(tags or {}),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[policy, *depends_on]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[policy, *sr.ready, *depends_on]),
         )
         return role
 

@@ -76,7 +76,8 @@ def test_a_managed_initial_group_keeps_its_add_ons_and_the_stack_makes_the_node_
     eks = run.one("aws:eks/cluster:Cluster", "cluster-eksCluster")
     assert eks.inputs["computeConfig"] == {"enabled": True, "nodePools": []}  # no built-in pool, no role
     addons = {r.inputs["addonName"] for r in run.of_type(ADDON)}
-    assert addons == {"kube-proxy", "vpc-cni", "coredns", "aws-ebs-csi-driver"}
+    # The managed group keeps the node add-ons, and the node monitoring agent for its node repair.
+    assert addons == {"kube-proxy", "vpc-cni", "coredns", "aws-ebs-csi-driver", "eks-node-monitoring-agent"}
     (entry,) = run.of_type(ACCESS_ENTRY)
     assert entry.inputs["type"] == "EC2"
     assert entry.inputs["principalArn"] == run.one("aws:iam/role:Role", "cluster-auto-node").outputs["arn"]

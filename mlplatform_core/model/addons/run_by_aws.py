@@ -31,6 +31,7 @@ RUN_BY_AWS = {
     "NVIDIA device plugin": "built into the GPU nodes' image, with the drivers",
     "AWS Load Balancer Controller": "load balancing (IngressClass eks.amazonaws.com/alb, NLB eks.amazonaws.com/nlb)",
     "EKS Pod Identity Agent": "built in",
+    "EKS node monitoring agent": "node health checks and repair built in",
     "node patching": "nodes replaced by new images within 21 days",
 }
 

@@ -43,7 +43,6 @@ from .release import compatibility_error
 from .spec import (
     ARCH_LABEL,
     CAPACITY_TYPE_LABEL,
-    CAPACITY_TYPES,
     INSTANCE_TYPE_LABEL,
     OS_LABEL,
     SPOT,
@@ -52,6 +51,7 @@ from .spec import (
     NodePoolSpec,
     Requirement,
 )
+from .training import capacity_type_of, efa_interfaces, efa_type_problems, pool_problems, zone_requirements
 
 INITIAL = "initial"  # the layout's core-services group (model/layout/spec.py); it never becomes a pool
 SPOT_WEIGHT, ON_DEMAND_WEIGHT = 50, 10
@@ -77,6 +77,11 @@ class GroupLike(Protocol):
     role: str
     capacity_type: str
     instance_types: tuple[str, ...]
+    efa: bool
+    placement_group: bool
+    single_zone: bool
+    availability_zone: str | None
+    reservation: Any
     ami_type: str
     max_size: int
     disk_size_gib: int
@@ -219,9 +224,14 @@ def build_pool(
         return None
     types, ami = found
     ami = _ami(ami, flavor, g.gpu)
+    if flavor.provisioner == KARPENTER:
+        pool_problems(g, o, gpath, types, add)
+    else:  # Auto Mode's refusals are its own (model/automode/pools.py)
+        efa_type_problems(g, o, gpath, types, add)
+    g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))  # type: ignore[type-var]
     limits = _limits(g, types, ps, ppath, add)
     policy = _consolidation(g, ps, ppath, add)
-    capacity_type = CAPACITY_TYPES[g.capacity_type]
+    capacity_type = capacity_type_of(g)
     arch = _k8s_arch(_arch(ami))
     requirements = [Requirement(CAPACITY_TYPE_LABEL, "In", (capacity_type,)), Requirement(ARCH_LABEL, "In", (arch,))]
     if flavor.os_requirement:
@@ -234,6 +244,7 @@ def build_pool(
         requirements.append(Requirement(INSTANCE_TYPE_LABEL, "In", types))
     if g.gpu:
         requirements.append(Requirement(flavor.instance_label("gpu-manufacturer"), "In", ("nvidia",)))
+    requirements += zone_requirements(g)
     bottlerocket = ami.startswith("BOTTLEROCKET")
     labels = dict(g.labels)
     if flavor.fixed_ami_family:  # the image is the flavor's: it brings GPU drivers and device plugins itself
@@ -274,6 +285,10 @@ def build_pool(
         node_class_api=flavor.node_class_api,
         node_class_kind=flavor.node_class_kind,
         ephemeral_storage_gib=g.disk_size_gib if flavor.fixed_ami_family else None,
+        efa=g.efa,
+        placement_group=g.placement_group,
+        single_zone=g.single_zone,
+        reservation_id=g.reservation.id if g.reservation else None,
     )
     group = dataclasses.replace(  # type: ignore[type-var]
         g,

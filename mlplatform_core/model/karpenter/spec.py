@@ -25,10 +25,11 @@ NODECLASS_LABEL = "karpenter.k8s.aws/ec2nodeclass"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ARCH_LABEL = "kubernetes.io/arch"
 OS_LABEL = "kubernetes.io/os"
+ZONE_LABEL = "topology.kubernetes.io/zone"
 # The tag EC2NodeClasses select the cluster's subnets and security group by (upstream convention).
 DISCOVERY_TAG = "karpenter.sh/discovery"
 
-SPOT, ON_DEMAND = "spot", "on-demand"  # karpenter.sh/capacity-type values
+SPOT, ON_DEMAND, RESERVED = "spot", "on-demand", "reserved"  # karpenter.sh/capacity-type values
 CAPACITY_TYPES = {"SPOT": SPOT, "ON_DEMAND": ON_DEMAND}  # EKS spelling -> Karpenter spelling
 
 
@@ -114,6 +115,18 @@ class NodePoolSpec:
     # The NodePool's and node class's name when it is not the group's (autoMode.nodePoolSuffix).
     object_name: str | None = None
 
+    # Multi-node training and reserved capacity (karpenter/training.py): the EC2NodeClass selects the group's
+    # placement group, EFA security group and capacity reservation; a single-zone pool without a zone of its own
+    # gets the stack's first AZ from the program.
+    efa: bool = False
+    placement_group: bool = False
+    single_zone: bool = False
+    reservation_id: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
+        object.__setattr__(self, "limits", MappingProxyType(dict(self.limits)))
+
     @property
     def node_class_group(self) -> str:
         return self.node_class_api.split("/", 1)[0]
@@ -122,10 +135,6 @@ class NodePoolSpec:
     def k8s_name(self) -> str:
         """The NodePool's name in the cluster (the karpenter.sh/nodepool label of its nodes)."""
         return self.object_name or self.name
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
-        object.__setattr__(self, "limits", MappingProxyType(dict(self.limits)))
 
     @property
     def node_class(self) -> str:

@@ -18,7 +18,15 @@ from mlplatform_core.placement.invariants import stack_report
 from mlplatform_core.placement.templates import node_templates
 from tests.conftest import stack_config
 
-REPLACED = {"ebs-csi-controller", "ebs-csi-node", "aws-node", "nvidia-device-plugin"}
+# Auto Mode runs these itself: storage, networking, the device plugin, node health checks, the Pod Identity agent.
+REPLACED = {
+    "ebs-csi-controller",
+    "ebs-csi-node",
+    "aws-node",
+    "nvidia-device-plugin",
+    "eks-node-monitoring-agent",
+    "eks-pod-identity-agent",
+}
 
 
 def stack(name: str, **settings):
@@ -96,7 +104,11 @@ def test_a_managed_initial_group_keeps_the_node_add_ons_on_it_only():
     assert needs_node_addons(layout)
     agents = {a.name: a.groups for a in node_agents.node_agents(layout)}
     # The VPC CNI's and EBS CSI's DaemonSets stay off Auto Mode nodes (compute-type NotIn [..., auto]).
-    assert agents == {"ebs-csi-node": ("initial",), "aws-node": ("initial",)}
+    assert agents == {
+        "ebs-csi-node": ("initial",),
+        "aws-node": ("initial",),
+        "eks-node-monitoring-agent": ("initial",),  # the managed group's node repair needs it
+    }
     assert "CoreDNS" not in run_by_aws(layout)
     assert roles("dev-automode", autoMode=settings)["core-platform-service"] == {"initial"}
 
