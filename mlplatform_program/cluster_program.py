@@ -144,8 +144,13 @@ def cluster_program() -> None:
                 kms_key=cfg.auto_mode.ephemeral_storage_kms_key,
                 depends_on=[cluster.eks, *auto_mode.ready],
                 tags=cluster.tags,
+                training=training_exports,
             )
         pulumi.export("autoModeNodeRoleName", cluster.auto_mode_node_role_name)
+        # Where single-zone pools launch (zone, EFA security group): read by kubernetes-layer/ for its NodePools.
+        pulumi.export(
+            "autoModeTraining", {p.name: training_exports[p.name] for p in layout.node_pools if p.single_zone}
+        )
         pulumi.export("nodePools", [pool.k8s_name for pool in layout.node_pools])
 
     pulumi.export("clusterName", cluster.name)

@@ -73,6 +73,7 @@ def kubernetes_layer_program() -> None:
             node_role_name=cluster.output("autoModeNodeRoleName"),
             kms_key=cfg.auto_mode.ephemeral_storage_kms_key,
             tags=tags,
+            training=cluster.output("autoModeTraining") if any(p.single_zone for p in layout.node_pools) else None,
         )
 
     pulumi.export("clusterStack", cluster_stack)

@@ -71,6 +71,12 @@ def _ordered(limits: dict[str, Any]) -> dict[str, Any]:
 
 _CLASS_KEYS = ("amiSelectorTerms", "role", "metadataOptions", "blockDeviceMappings", "subnetSelectorTerms")
 _CLASS_KEYS += ("securityGroupSelectorTerms", "ephemeralStorage", "advancedNetworking")
+_CLASS_KEYS += ("capacityReservationSelectorTerms", "placementGroupSelector")
+
+
+def _reservations(c: dict[str, Any]) -> list[str]:
+    ids = [t.get("id") or str(t.get("tags")) for t in c.get("capacityReservationSelectorTerms") or []]
+    return [f"reservation {', '.join(ids)}"] if ids else []
 
 
 def _requirement(r: dict[str, Any]) -> str:
@@ -103,6 +109,7 @@ def _node_class(c: dict[str, Any]) -> str:
                 "image and IMDS: Auto Mode's",
                 f"{storage.get('size')} encrypted ({key})",
                 "no public IP" if public is False else "public IP per subnet",
+                *_reservations(c),
             ]
         )
     ami = ", ".join(t.get("alias") or t.get("id") or "?" for t in c.get("amiSelectorTerms") or [])
@@ -114,7 +121,7 @@ def _node_class(c: dict[str, Any]) -> str:
         for m in c.get("blockDeviceMappings") or []
         if isinstance(m.get("ebs"), dict)
     ]
-    return "\n".join([ami, imds, *disks])
+    return "\n".join([ami, imds, *disks, *_reservations(c)])
 
 
 def node_pool_table(pools: list[dict[str, Any]]) -> Table:

@@ -21,6 +21,7 @@ import pulumi_kubernetes as k8s
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.automode import manifests as node_classes
 from mlplatform_core.model.config import StackConfig
+from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
@@ -83,21 +84,37 @@ class AutoModePools(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        training: pulumi.Input[Mapping[str, Mapping[str, str]]] | None = None,
     ):
         """`depends_on`: in the same program, the AutoModeInfrastructure's `ready` resources and the cluster (the
-        NodeClass and NodePool APIs exist once Auto Mode is on); in kubernetes-layer/ the cluster stack holds them."""
+        NodeClass and NodePool APIs exist once Auto Mode is on); in kubernetes-layer/ the cluster stack holds them.
+        `training`: per single-zone pool its zone and EFA security group (the cluster program's TrainingNetwork,
+        or its `autoModeTraining` output)."""
         super().__init__("mlplatform:automode:AutoModePools", name, None, opts)
         tags = dict(tags or {})
         meta_labels = dict(MANAGED_LABELS)
         on_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
+        per_pool = pulumi.Output.from_input(training or {})
+
+        def of(pool: str, key: str) -> pulumi.Output[str | None]:
+            return per_pool.apply(lambda t: (t.get(pool) or {}).get(key))
+
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
         for pool in layout.node_pools:
             self.node_pools[pool.name] = pool_resources(
                 pool,
                 "nodeclass",
-                node_classes.node_class_spec(pool, node_role_name, layout.cluster_name, tags, kms_key),
+                node_classes.node_class_spec(
+                    pool,
+                    node_role_name,
+                    layout.cluster_name,
+                    tags,
+                    kms_key,
+                    efa_security_group=of(pool.name, "efaSecurityGroup") if pool.efa else None,
+                ),
                 meta_labels,
                 on_cluster,
                 class_depends_on=list(depends_on),
+                pool_spec=manifests.node_pool_spec(pool, zone=of(pool.name, "zone") if pool.single_zone else None),
             )
         self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})

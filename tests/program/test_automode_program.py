@@ -126,3 +126,46 @@ def test_moving_off_karpenter_keeps_it_next_to_auto_mode_and_one_owner_of_the_di
     karpenter = "urn:pulumi:dev-automode::ml-platform-eks::mlplatform:karpenter:KarpenterInfrastructure::karpenter"
     assert tag.aliases == [{"name": "karpenter-discovery-sg", "parentUrn": karpenter}]
     assert run.exports["karpenterNodePools"] == ["jupyter", "jobs", "spot", "gpu"]
+
+
+def test_training_pools_get_their_zone_efa_security_group_and_reservation_and_no_placement_group():
+    """The gpu settings under Auto Mode, across the two programs: the cluster program makes the EFA security group
+    (no placement group: Auto Mode has none) and exports where single-zone pools launch; kubernetes-layer/ puts them
+    in the NodeClasses and NodePools. No EFA device plugin: Auto Mode's image runs its own."""
+    raw = stack_config(STACK)
+    raw["ml-platform-eks:additionalNodeGroups"] = [
+        {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2},
+        {
+            "name": "block",
+            "gpu": True,
+            "instanceTypes": ["p5.48xlarge"],
+            "availabilityZone": "us-east-1b",
+            "capacityReservation": {"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2},
+        },
+    ]
+    cluster, layer = run_stack(STACK, raw).programs
+    assert not cluster.of_type("aws:ec2/placementGroup:PlacementGroup")
+    where = cluster.exports["autoModeTraining"]
+    assert where["train"]["zone"] == "us-east-1a" and where["block"]["zone"] == "us-east-1b"
+    assert where["train"]["efaSecurityGroup"] and where["train"]["placementGroup"] is None
+
+    def spec(kind: str, name: str) -> dict:
+        return next(r.inputs["spec"] for r in layer.resources if r.type.endswith(kind) and r.name == name)
+
+    train = spec("NodeClass", "nodeclass-train")
+    assert {"id": where["train"]["efaSecurityGroup"]} in train["securityGroupSelectorTerms"]
+    assert "placementGroupSelector" not in train
+    zone = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}
+    assert zone in spec("NodePool", "nodepool-train")["template"]["spec"]["requirements"]
+    assert spec("NodeClass", "nodeclass-block")["capacityReservationSelectorTerms"] == [{"id": "cr-0a1b2c3d4e5f60718"}]
+    reserved = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]}
+    assert reserved in spec("NodePool", "nodepool-block")["template"]["spec"]["requirements"]
+    assert not [r for r in layer.of_type(RELEASE) if "efa" in r.name]
+
+
+def test_pod_identity_and_node_repair_need_no_agent_add_on_on_auto_mode():
+    raw = stack_config(STACK)
+    raw["ml-platform-eks:podIdentity"] = True
+    run = run_stack(STACK, raw)
+    assert parse(raw).node_repair  # on by default
+    assert not run.of_type(ADDON)  # Auto Mode runs the Pod Identity agent and the node monitoring itself

@@ -43,7 +43,9 @@ def tolerations_for(groups: tuple[NodeGroupSpec, ...], *always: Toleration) -> l
 
 
 def efa_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
-    return tuple(g for g in layout.groups if g.efa)
+    """The EFA groups whose nodes need the plugin: not Auto Mode's, whose image runs its own (aws/eks-charts PR
+    #1359, maintainer, 2026-08-17: "the EFA device plugin is already included in Auto Mode AMIs")."""
+    return tuple(g for g in layout.groups if g.efa and not g.auto_mode)
 
 
 def efa_plugin_values(layout: Layout) -> dict[str, Any] | None:

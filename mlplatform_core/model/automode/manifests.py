@@ -11,7 +11,9 @@ Specification"; auto-kms.adoc; auto-change.adoc):
   used ... AWS managed key ... the default"; since June 30, 2025 the key encrypts the root volume too);
 - `advancedNetworking.associatePublicIPAddress: false`: no public address even in a public subnet
   (since August 6, 2025);
-- `tags`: the stack's, plus the group's name.
+- `tags`: the stack's, plus the group's name;
+- `capacityReservationSelectorTerms` (automode/auto-odcr.adoc) for a group with a capacityReservation, and the
+  group's EFA security group among the `securityGroupSelectorTerms` (`id` terms, create-node-class.adoc).
 No AMI, IMDS or block-device settings: Auto Mode owns them (IMDSv2 with hop limit 1 is enforced).
 """
 
@@ -34,16 +36,24 @@ def node_class_spec(
     cluster_name: str,
     tags: Mapping[str, str],
     kms_key: str | None = None,
+    efa_security_group: Any = None,
 ) -> dict[str, Any]:
-    """The NodeClass's `spec`. `role_name` is the node role's name (a Pulumi Output in the component)."""
+    """The NodeClass's `spec`. `role_name` is the node role's name, `efa_security_group` the id of the group the
+    cluster program made for an EFA pool (Pulumi Outputs in the component); selector terms are ORed, so it
+    joins the cluster's. A pool in a capacity reservation selects it by id (auto-odcr.adoc)."""
     discovery = [{"tags": {DISCOVERY_TAG: cluster_name}}]
     storage: dict[str, Any] = {"size": f"{pool.ephemeral_storage_gib}Gi"}
     if kms_key:
         storage["kmsKeyID"] = kms_key
+    extra: dict[str, Any] = {}
+    if pool.reservation_id:
+        extra["capacityReservationSelectorTerms"] = [{"id": pool.reservation_id}]
     return {
         "role": role_name,
         "subnetSelectorTerms": discovery,
-        "securityGroupSelectorTerms": discovery,
+        "securityGroupSelectorTerms": discovery
+        + ([{"id": efa_security_group}] if pool.efa and efa_security_group else []),
+        **extra,
         "ephemeralStorage": storage,
         "advancedNetworking": {"associatePublicIPAddress": False},
         "tags": {**tags, NODE_GROUP_TAG: pool.name},

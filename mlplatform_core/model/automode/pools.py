@@ -18,7 +18,22 @@ still shape the managed node groups kept for the migration):
   (create-node-class.adoc: "Do not name your custom node class default");
 - tags the NodeClass refuses (create-node-class.adoc, "Node Class Specification", `tags`);
 - a Kubernetes minor before 1.29 ("EKS Auto Mode requires Kubernetes version 1.29 or greater",
-  migrate-auto.adoc).
+  migrate-auto.adoc);
+- the GPU and training settings Auto Mode has no place for: placementGroup cluster, gpuSharing, a group's
+  nodeRepair, and the stack's nodeRepair: false when no managed node group would take it (_training_settings).
+
+The training settings it maps, as the Karpenter pools do (karpenter/training.py): efa narrows the pool to EFA
+types, adds the group's EFA security group to the NodeClass and keeps the nodes in one AZ; Auto Mode attaches
+every EFA interface to nodes launched for pods requesting vpc.amazonaws.com/efa (device-management-efa.adoc)
+and runs the EFA device plugin itself (aws/eks-charts PR #1359, 2026-08-17, maintainer: "the EFA device plugin
+is already included in Auto Mode AMIs"; the chart keeps off `compute-type: auto` nodes), so the stack installs
+none for these pools. availabilityZone becomes the pool's zone requirement; capacityReservation the
+NodeClass's capacityReservationSelectorTerms and capacity type `reserved` (automode/auto-odcr.adoc; Capacity
+Blocks too). With one NodeClass selecting a reservation Auto Mode stops using open On-Demand Capacity
+Reservations for every NodeClass of the cluster (same page). Pod Identity and node health are built into Auto
+Mode's nodes (the stack installs neither agent for them: components/node_agent_addons.py); quotas count
+managed node groups, as for Karpenter pools; gpuMetrics' DCGM exporter runs on Auto Mode GPU pools as on any
+GPU group (no public source confirms or rules it out on Auto Mode nodes).
 """
 
 from __future__ import annotations
@@ -28,7 +43,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import instances
-from ..config import StackConfig
+from ..config import StackConfig, show
 from ..config.node_groups import NodeGroupSettings
 from ..eks_versions import minor_key
 from ..karpenter import pools as karpenter_pools
@@ -94,6 +109,8 @@ def _owned_settings(cfg: StackConfig, groups: Sequence[Any], add: Add) -> None:
                 what = "one of Auto Mode's built-in NodePools"
             where = gpath + ("name",) if gpath[0] == "additionalNodeGroups" else gpath
             add(where, f"{g.name!r} is the name of {what}; the group's NodePool and NodeClass need another name")
+        if g.name != INITIAL:
+            _training_settings(o, gpath, add)
         if g.name != INITIAL and o.ami_type and not keep:
             add(
                 gpath + ("amiType",),
@@ -103,6 +120,44 @@ def _owned_settings(cfg: StackConfig, groups: Sequence[Any], add: Add) -> None:
     for key in cfg.tags:
         if key in FORBIDDEN_TAG_KEYS or key.startswith(FORBIDDEN_TAG_PREFIX):
             add(("tags", key), "is a tag Auto Mode sets on its nodes itself; NodeClasses refuse it")
+
+
+def _training_settings(o: NodeGroupSettings, gpath: tuple, add: Add) -> None:
+    """The GPU and training settings a pool's group may not carry on Auto Mode (what it maps: efa,
+    availabilityZone, capacityReservation, in karpenter/pools.py and manifests.py)."""
+    if o.placement_group == "cluster":
+        add(
+            gpath + ("placementGroup",),
+            "cluster: EKS Auto Mode cannot launch into a placement group (its NodeClass has none; EKS user guide "
+            'device-management-efa.adoc: Auto Mode and Karpenter "do not support placement groups"); remove it '
+            "(an EFA pool on Auto Mode has its nodes in one AZ, without a placement group)",
+        )
+    if o.gpu_sharing is not None:
+        add(
+            gpath + ("gpuSharing",),
+            "is not supported with provisioner: autoMode: time-slicing and MIG are settings of the NVIDIA device "
+            "plugin, and Auto Mode runs its own, built into the node image and not configurable (\"isn't visible as "
+            'a daemon set", automode/auto-accelerated.adoc); its Karpenter also plans nodes from the physical GPUs. '
+            "Keep shared GPUs on a managed node group (provisioner: nodeGroups)",
+        )
+    if o.node_repair is not None:
+        add(
+            gpath + ("nodeRepair",),
+            f"{show(o.node_repair)}: EKS Auto Mode always checks and repairs its nodes (node-health.adoc: node "
+            'monitoring and auto repair "are automatically enabled with EKS Auto Mode compute"), for every pool; '
+            "remove it",
+        )
+
+
+def _stack_settings(cfg: StackConfig, add: Add) -> None:
+    """Stack-wide settings Auto Mode decides itself: node repair is always on for its nodes."""
+    managed = not cfg.auto_mode.system_pool or cfg.auto_mode.keep_node_groups
+    if not cfg.node_repair and "node_repair" in cfg.model_fields_set and not managed:
+        add(
+            ("nodeRepair",),
+            "false: EKS Auto Mode repairs its nodes and it cannot be turned off (node-health.adoc), and this stack "
+            "has no managed node group the setting would apply to; remove it",
+        )
 
 
 def _launchable(cfg: StackConfig, pools: tuple[NodePoolSpec, ...], add: Add) -> dict[str, tuple[str, ...]]:
@@ -161,6 +216,7 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
     )
     check_pool_names(cfg, names, add, AUTO_MODE_FLAVOR, why)
     _owned_settings(cfg, groups, add)
+    _stack_settings(cfg, add)
     out, pools = pools_of(cfg, groups, add, AUTO_MODE_FLAVOR)
     types = _launchable(cfg, pools, add)
     suffix = cfg.auto_mode.node_pool_suffix

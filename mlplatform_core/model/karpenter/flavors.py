@@ -40,6 +40,7 @@ class Flavor:
     default_expire_after: str
     max_expire_after_hours: int | None  # None: no ceiling (Never allowed)
     fixed_ami_family: str | None  # the image the flavor always runs (Auto Mode: Bottlerocket); None: the stack's
+    placement_groups: bool = True  # whether a node class can launch into a placement group
 
     @property
     def pool_noun(self) -> str:
@@ -83,6 +84,9 @@ AUTO_MODE_FLAVOR = Flavor(
     # "Can run AWS Bottlerocket: Yes - Required" (automode/auto-mng.adoc); AWS picks the image and its GPU
     # drivers and device plugins (automode/auto-accelerated.adoc).
     fixed_ami_family="Bottlerocket",
+    # The NodeClass has no placement group field; "EKS Auto Mode and Karpenter currently do not support
+    # placement groups" (EKS user guide device-management-efa.adoc "Create EKS nodes with EFA interfaces").
+    placement_groups=False,
 )
 FLAVORS = {f.provisioner: f for f in (KARPENTER_FLAVOR, AUTO_MODE_FLAVOR)}
 

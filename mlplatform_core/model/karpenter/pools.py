@@ -229,6 +229,8 @@ def build_pool(
     else:  # Auto Mode's refusals are its own (model/automode/pools.py)
         efa_type_problems(g, o, gpath, types, add)
     g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))  # type: ignore[type-var]
+    if not flavor.placement_groups:  # efa's default placement group (an explicit one is refused by the flavor)
+        g = dataclasses.replace(g, placement_group=False)  # type: ignore[type-var]
     limits = _limits(g, types, ps, ppath, add)
     policy = _consolidation(g, ps, ppath, add)
     capacity_type = capacity_type_of(g)

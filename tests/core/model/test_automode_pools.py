@@ -249,3 +249,64 @@ def test_keeping_karpenter_needs_other_pool_names_and_a_home_for_its_controller(
     # Without keepKarpenter, the karpenter section is one Auto Mode would ignore.
     raw = migrating_from_karpenter(initialGroup="managedNodeGroup")
     assert "provisioner is autoMode" in problems(raw)["ml-platform-eks:karpenter"]
+
+
+TRAIN = {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2}
+
+
+def test_an_efa_pool_keeps_one_zone_and_efa_but_no_placement_group_or_efa_plugin():
+    from mlplatform_core.model.addons import gpu_agents, node_agents
+
+    layout = layout_of(additionalNodeGroups=[TRAIN])
+    group = layout.group("train")
+    assert group.auto_mode and group.efa and group.single_zone and not group.placement_group
+    pool = next(p for p in layout.node_pools if p.name == "train")
+    assert pool.efa and not pool.placement_group
+    # Auto Mode's image runs the EFA device plugin (the chart keeps off compute-type auto nodes).
+    assert gpu_agents.efa_groups(layout) == () and gpu_agents.efa_plugin_values(layout) is None
+    assert "aws-efa-k8s-device-plugin" not in {a.name for a in node_agents.node_agents(layout)}
+
+
+def test_an_efa_pool_selects_its_security_group_and_a_reservation_pool_its_reservation():
+    block = {
+        "name": "block",
+        "gpu": True,
+        "instanceTypes": ["p5.48xlarge"],
+        "availabilityZone": "us-east-1b",
+        "capacityReservation": {"id": "cr-0a1b2c3d4e5f60718", "type": "on-demand", "instanceCount": 2},
+    }
+    layout = layout_of(additionalNodeGroups=[TRAIN, block])
+    pools = {p.name: p for p in layout.node_pools}
+    train = manifests.node_class_spec(pools["train"], "role", "c", {}, efa_security_group="sg-efa")
+    assert {"id": "sg-efa"} in train["securityGroupSelectorTerms"] and "capacityReservationSelectorTerms" not in train
+    reserved = manifests.node_class_spec(pools["block"], "role", "c", {})
+    assert reserved["capacityReservationSelectorTerms"] == [{"id": "cr-0a1b2c3d4e5f60718"}]
+    assert pools["block"].capacity_type == "reserved"
+
+
+def test_gpu_settings_auto_mode_has_no_place_for_are_refused_naming_why():
+    found = problems(
+        config(
+            additionalNodeGroups=[
+                {**TRAIN, "placementGroup": "cluster"},
+                {
+                    "name": "shared",
+                    "gpu": True,
+                    "instanceTypes": ["g5.xlarge"],
+                    "gpuSharing": {"timeSlicing": {"replicas": 4}},
+                },
+                {"name": "fixed", "instanceTypes": ["m5.xlarge"], "nodeRepair": True},
+            ],
+            nodeRepair=False,
+        )
+    )
+    assert "placement group" in found[P + "additionalNodeGroups[0].placementGroup"]
+    assert "device-management-efa.adoc" in found[P + "additionalNodeGroups[0].placementGroup"]
+    assert "not configurable" in found[P + "additionalNodeGroups[1].gpuSharing"]
+    assert "always checks and repairs" in found[P + "additionalNodeGroups[2].nodeRepair"]
+    assert "cannot be turned off" in found[P + "nodeRepair"]
+
+
+def test_stack_node_repair_off_is_kept_for_a_managed_initial_group():
+    layout = layout_of(nodeRepair=False, autoMode=auto_mode_settings(initialGroup="managedNodeGroup"))
+    assert not layout.node_repair and [g.name for g in layout.managed_groups] == ["initial"]
