@@ -22,18 +22,21 @@ from typing import Any
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
-    PolicyCustomTimeouts,
-    PolicyResource,
     PolicyResourceOptions,
-    ResourceValidationArgs,
     ResourceValidationPolicy,
-    StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from . import POLICIES
+from .pulumi_policy_internals import (
+    NotApplicableError,
+    UnknownValueError,
+    policy_resource,
+    resource_args,
+    resource_options,
+    stack_args,
+    unknown_checking_proxy,
+)
 
 LEVELS = {lvl.value: lvl for lvl in EnforcementLevel}
 MAX_CONFIG_BYTES = 1_000_000
@@ -210,15 +213,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] 
 
 
 def _options(r: Resource) -> PolicyResourceOptions:
-    return PolicyResourceOptions(
-        protect=r.protect,
-        ignore_changes=list(r.ignore_changes),
-        delete_before_replace=None,
-        aliases=[],
-        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
-        additional_secret_outputs=[],
-        parent=r.parent,
-    )
+    return resource_options(protect=r.protect, ignore_changes=r.ignore_changes, parent=r.parent)
 
 
 def _run(result: Any) -> None:
@@ -263,7 +258,7 @@ def evaluate(
             _run(call())
         except UnknownValueError as exc:  # what the CLI shows when a value is unknown during a preview
             reporter(policy, EnforcementLevel.ADVISORY, urn)(f"can't run policy during preview: {exc.message}")
-        except _NotApplicableError:
+        except NotApplicableError:
             pass
         except Exception as exc:
             reporter(policy, EnforcementLevel.MANDATORY, urn)(f"policy raised {type(exc).__name__}: {exc}")
@@ -280,24 +275,25 @@ def evaluate(
         opts = _options(r)
         for policy, level in active:
             if isinstance(policy, ResourceValidationPolicy):
-                args = ResourceValidationArgs(
-                    r.type, props, r.urn, r.name, opts, None, settings[policy.name].properties
+                args = resource_args(
+                    resource_type=r.type,
+                    props=props,
+                    urn=r.urn,
+                    name=r.name,
+                    opts=opts,
+                    config=settings[policy.name].properties,
                 )
                 attempt(
                     policy, level, r.urn, lambda p=policy, a=args, lv=level, u=r.urn: p.validate(a, reporter(p, lv, u))
                 )
 
     stack = [
-        PolicyResource(
-            r.type,
-            unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
-            r.urn,
-            r.name,
-            _options(r),
-            None,
-            None,
-            [],
-            {},
+        policy_resource(
+            resource_type=r.type,
+            props=unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
+            urn=r.urn,
+            name=r.name,
+            opts=_options(r),
         )
         for r in resources
     ]
@@ -306,7 +302,7 @@ def evaluate(
         pr.parent = by_policy_urn.get(r.parent or "")
     for policy, level in active:
         if isinstance(policy, StackValidationPolicy):
-            args = StackValidationArgs(stack, settings[policy.name].properties)
+            args = stack_args(resources=stack, config=settings[policy.name].properties)
             attempt(policy, level, None, lambda p=policy, a=args, lv=level: p.validate(a, reporter(p, lv, None)))
 
     rank = {EnforcementLevel.MANDATORY.value: 0, EnforcementLevel.ADVISORY.value: 1}

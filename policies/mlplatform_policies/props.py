@@ -17,8 +17,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError
-
 from mlplatform_core.model.instances import catalog
 from mlplatform_core.model.quantity import QuantityError, parse_quantity
 from mlplatform_core.model.scheduling import (
@@ -28,6 +26,7 @@ from mlplatform_core.model.scheduling import (
     Toleration,
 )
 
+from .pulumi_policy_internals import UnknownValueError
 from .resource_types import EKS_CLUSTER, NODE_GROUP
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 from pulumi.runtime.proto import analyzer_pb2 as proto
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 import mlplatform_policies
 from mlplatform.check import policy_resources, run_checks
 from mlplatform.engine import ProgramRun, run_stack
 from mlplatform_policies import PACK_NAME, POLICIES, offline
+from mlplatform_policies.pulumi_policy_internals import UNKNOWN_STRING
 from tests.conftest import ROOT, shipped_run, stack_config
 from tests.policies.analyzer import PolicyPack, diagnostics_of, keys
 from tests.policies.variants import DEV_POLICY_CONFIG, LT, NG, TAG, edit, set_at, shipped
@@ -211,10 +211,10 @@ def test_values_unknown_during_a_preview_raise_no_false_violations(pack):
     # Unknown in a preview: an ASG name (a node-group output), a launch template's id, every role's ARN and
     # the node groups' role ARN. Rules must neither fail on them nor give up on the whole stack, and an IRSA
     # role with broad rights must not be blamed on the nodes.
-    unknown = edit(shipped("prod"), TAG, None, set_at(["autoscalingGroupName"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, NG, None, set_at(["launchTemplate", "id"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, "aws:iam/role:Role", None, set_at(["arn"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, NG, None, set_at(["nodeRoleArn"], UNKNOWN_STRING_VALUE))
+    unknown = edit(shipped("prod"), TAG, None, set_at(["autoscalingGroupName"], UNKNOWN_STRING))
+    unknown = edit(unknown, NG, None, set_at(["launchTemplate", "id"], UNKNOWN_STRING))
+    unknown = edit(unknown, "aws:iam/role:Role", None, set_at(["arn"], UNKNOWN_STRING))
+    unknown = edit(unknown, NG, None, set_at(["nodeRoleArn"], UNKNOWN_STRING))
     irsa = next(r for r in shipped("prod") if r.name == "platform-autoscaler" and r.type == "aws:iam/role:Role")
     attachment = {"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"}
     unknown.append(offline.Resource(IAM_ATTACHMENT, "irsa-admin", "urn:test:irsa-admin", attachment, state=attachment))
