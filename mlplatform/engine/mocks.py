@@ -99,6 +99,8 @@ class Mocks(pulumi.runtime.Mocks):
                     outputs=outputs,
                     protect=registration.protect,
                     ignore_changes=list(registration.ignore_changes),
+                    replace_on_changes=list(registration.replace_on_changes),
+                    delete_before_replace=registration.delete_before_replace,
                     provider=args.provider or None,
                     **_dependencies(registration),
                 )

@@ -116,6 +116,8 @@ class Registration:
     protect: bool
     version: str
     ignore_changes: tuple[str, ...]
+    replace_on_changes: tuple[str, ...]
+    delete_before_replace: bool
     dependencies: tuple[str, ...]
     property_dependencies: Mapping[str, tuple[str, ...]]
 
@@ -131,6 +133,8 @@ class Registration:
             protect=bool(request.protect),
             version=request.version,
             ignore_changes=tuple(request.ignoreChanges),
+            replace_on_changes=tuple(request.replaceOnChanges),
+            delete_before_replace=bool(request.deleteBeforeReplace),
             dependencies=tuple(sorted(request.dependencies)),
             property_dependencies={k: tuple(sorted(v.urns)) for k, v in sorted(request.propertyDependencies.items())},
         )

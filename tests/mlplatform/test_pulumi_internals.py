@@ -98,7 +98,7 @@ def test_4_the_monitor_makes_the_engines_urns_and_the_sdk_calls_it():
 def test_5_a_registration_reads_the_requests_fields():
     fields = set(resource_pb2.RegisterResourceRequest.DESCRIPTOR.fields_by_name)
     wanted = {"type", "name", "parent", "custom", "remote", "protect", "version", "ignoreChanges"}
-    wanted |= {"dependencies", "propertyDependencies"}
+    wanted |= {"dependencies", "propertyDependencies", "replaceOnChanges", "deleteBeforeReplace"}
     assert wanted <= fields, f"{SDK}: RegisterResourceRequest lost {sorted(wanted - fields)}"
     request = resource_pb2.RegisterResourceRequest(
         type="t:m:T", name="n", parent="", custom=True, ignoreChanges=["b", "a"], dependencies=["u2", "u1"]
