@@ -5,14 +5,14 @@ from __future__ import annotations
 import pulumi
 
 from mlplatform_core.model.access import access_grants
-from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
 
 from .components.access import ClusterAccess
 from .components.cluster import Cluster
-from .components.karpenter import KarpenterInfrastructure, KarpenterPools
+from .components.karpenter_provisioner import KarpenterInfrastructure, KarpenterPools
 from .components.node_group import NodeGroup
 from .components.platform import Platform
 from .stack_settings import stack_settings

@@ -31,7 +31,7 @@ Usage (from the repository root):
   scripts/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
   scripts/generate_prices.py --pack-only                   # re-derive the pack's copy from the snapshots
 
-Offer files are streamed (scripts/json_stream.py): memory stays near what is kept, not the file's size
+Offer files are streamed (scripts/json_reader.py): memory stays near what is kept, not the file's size
 (hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); README, "Upstream
 data", has the commands that download them.
 """

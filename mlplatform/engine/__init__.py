@@ -8,7 +8,7 @@
 - `recording`: Recorded resources, the ProgramRun and the StackRun of all a stack's programs;
 - `ordering`: recordings in the order the program constructs its resources;
 - `placeholders`: the values the mocks make up (only real after deploy) and how reports show them;
-- `sdk_shortcuts`: speed measures on public APIs only (collector settings, freeze, pump).
+- `collector_and_pump`: speed measures on public APIs only (collector settings, freeze, pump).
 """
 
 from .recording import Invoke, ProgramRun, Recorded, StackRun

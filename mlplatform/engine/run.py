@@ -22,11 +22,11 @@ from typing import Any
 import pulumi
 
 from ..project import project_root
+from .collector_and_pump import Freezer, Pump, young_collections_only
 from .mocks import Mocks
 from .ordering import ConstructionOrder
 from .pulumi_internals import Monitor, drop_leftover_outputs, reset_root_resource, wait_for_registrations
 from .recording import Invoke, ProgramRun, Recorded, StackRun
-from .sdk_shortcuts import Freezer, Pump, young_collections_only
 
 CONFIG_ENV = "PULUMI_CONFIG"
 ORGANIZATION = "organization"  # what pulumi.get_organization() answers offline (and on a DIY backend)

@@ -15,7 +15,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter_controller
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.layout import Layout
@@ -138,7 +138,7 @@ class Platform(pulumi.ComponentResource):
         # Karpenter: two autoscalers would both launch nodes for the same pending pods.
         self.autoscaler: k8s.helm.v3.Release | None = None
         self.autoscaler_role_arn = None
-        if not karpenter.uses_karpenter(layout):
+        if not karpenter_controller.uses_karpenter(layout):
             chart = charts.CLUSTER_AUTOSCALER
             trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
                 lambda a: json.dumps(

@@ -40,10 +40,6 @@ class Capacity:
     def spot(self) -> bool:
         return self.capacity_type == "SPOT"
 
-    @property
-    def static(self) -> bool:
-        return self.min_nodes == self.max_nodes
-
 
 def node_group_capacity(group: NodeGroupSpec) -> Capacity:
     """A managed node group as the estimate sees it."""
