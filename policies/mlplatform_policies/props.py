@@ -13,7 +13,9 @@ for real on `pulumi up`, when the value is known (pulumi_policy/policy.py Analyz
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -122,16 +124,23 @@ def known(value: Any) -> bool:
     return value is not MISSING and value is not UNKNOWN
 
 
-def number(value: Any) -> float | None:
-    """Numbers arrive as floats in a preview and as ints offline; None when not a number."""
+def number(value: Any) -> int | Decimal | None:
+    """A number property, exactly: numbers arrive as floats in a preview (3.0) and as ints offline, so an
+    integral one is an int and any other the decimal it was written as; None when not a (finite) number."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    if isinstance(value, int):
+        return value
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() else Decimal(repr(value))
 
 
 def fmt(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, Decimal):
+        return str(value)
     return json.dumps(plain(value)) if not isinstance(value, str) else value
 
 

@@ -237,8 +237,6 @@ def _prices(tmp_path, page: str = EKS_PAGE) -> list[str]:
         str(tmp_path / "eks.html"),
         "-o",
         str(tmp_path / "prices.json"),
-        "--pack-output",
-        str(tmp_path / "pack.json"),
     ]
 
 
@@ -262,12 +260,6 @@ def test_the_price_generator_reads_karpenter_tables_and_the_eks_prices(tmp_path)
         "karpenter-prices-aws-us-gov",
         "eks-control-plane-pricing",
     ]
-    pack = json.loads((tmp_path / "pack.json").read_text())
-    assert pack["on_demand_usd_per_hour"] == data["on_demand_usd_per_hour"]
-    assert pack["eks_support"]["1.33"] == {
-        "end_of_standard_support": "2026-07-29",
-        "end_of_extended_support": "2027-07-29",
-    }
 
 
 def test_the_price_generator_refuses_changed_wording_or_format(tmp_path):

@@ -176,8 +176,6 @@ def test_offer_file_regions_add_to_and_replace_the_karpenter_ones(tmp_path):
         "regions": ["eu-west-1"],
         "license": "AWS site terms (prices are taken as facts)",
     }
-    pack = json.loads((tmp_path / "pack.json").read_text())
-    assert pack["charges"] == data["charges"] and pack["on_demand_usd_per_hour"] == rows
 
 
 def test_two_offer_files_for_one_region_are_refused(tmp_path):
