@@ -55,6 +55,7 @@ def kubernetes_layer_program() -> None:
             controller_role_arn=cluster.output("karpenterControllerRoleArn"),
             replicas=cfg.karpenter.replicas,
             tags=tags,
+            training=cluster.output("karpenterTraining") if any(p.single_zone for p in layout.node_pools) else None,
         )
 
     pulumi.export("clusterStack", cluster_stack)

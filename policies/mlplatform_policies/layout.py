@@ -13,6 +13,8 @@ from typing import Any
 
 from mlplatform_core.model.config.node_groups import GPU_AMI_TYPES
 from mlplatform_core.model.layout.autoscaler_tags import AUTOSCALER_PREFIX
+from mlplatform_core.model.layout.sharing import MIG_CONFIG_LABEL
+from mlplatform_core.model.layout.spec import MIG_RESOURCE_PREFIX as MIG_PREFIX
 from mlplatform_core.model.scheduling import (
     ACCELERATOR_LABEL,
     GPU_PRESENT_LABEL,
@@ -185,10 +187,13 @@ def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if not g.declared_gpu:
         return
-    if not any(t.key == GPU_RESOURCE and t.repels for t in g.taints):
+    # A MIG group with the mixed strategy advertises nvidia.com/mig-<profile> only, and is tainted with that name:
+    # the ExtendedResourceToleration admission plugin tolerates it for pods that request it (layout/sharing.py).
+    mig = bool(g.labels.get(MIG_CONFIG_LABEL))
+    if not any((t.key == GPU_RESOURCE or (mig and t.key.startswith(MIG_PREFIX))) and t.repels for t in g.taints):
         yield (
-            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint; pods that need no GPU would "
-            "occupy the GPU nodes"
+            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint (or, on a MIG group, its {MIG_PREFIX}<profile> "
+            "taint); pods that need no GPU would occupy the GPU nodes"
         )
     ami = get(g.props, "amiType")
     if known(ami) and ami not in GPU_AMI_TYPES:
