@@ -8,11 +8,10 @@ every problem of a stack at once.
 from __future__ import annotations
 
 import dataclasses
-import re
 from types import MappingProxyType
 
 from .. import instances
-from ..config import ConfigError, Problem, StackConfig, key_path, show
+from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, show
 from ..config.karpenter import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
@@ -36,7 +35,6 @@ from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
 from .spec import INITIAL, Layout, NodeGroupSpec
 
-EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
 RESERVED_LABEL_KEYS = {
     LIFECYCLE_LABEL,
@@ -310,7 +308,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(
                 path + ("role" if extra.role else "name",),
                 f"{show(role if extra.role else extra.name)} {why}; no development work such as Jupyter on the "
-                "production cluster (seed 003): run it on the dev cluster",
+                "production cluster: run it on the dev cluster",
             )
         if role == "gpu" and not extra.gpu:
             errs.add(
@@ -320,13 +318,8 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
         groups.append(_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs))
 
-    derived = cfg.cluster_name_for(stack)
-    if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):
-        errs.add(
-            ("clusterName",),
-            f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
-            "(letters, digits, '-' and '_'); set clusterName",
-        )
+    if cfg.cluster_name is None and (err := cluster_name.derived_name_error(stack)):
+        errs.add(("clusterName",), err)
     retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
