@@ -146,7 +146,10 @@ def _merge(
     elif not min_size <= desired <= max_size:
         errs.add(path + ("desiredSize",), f"{desired} is outside [minSize, maxSize] = [{min_size}, {max_size}]")
 
-    _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
+    # A pool chosen by family launches its families' types, never the group's: those are checked (kind and
+    # architecture against amiType) where the pool is built (karpenter/pools.py), the group's are not used.
+    if not (karpenter_pools.is_pool(cfg, name) and karpenter_pools.families_configured(cfg, name)):
+        _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
     if gpu and ami not in GPU_AMI_TYPES:
         errs.add(
             path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"
