@@ -33,6 +33,7 @@ class InstanceType:
     max_pods: int | None  # the EKS AL2023 AMI's max pods (VPC CNI secondary IPs)
     gpu_maker: str | None = None  # NVIDIA, AMD, ... (any GPU, fractional included)
     gpu_name: str | None = None  # e.g. a10g, h100, t4g
+    gpu_memory_mib: int | None = None  # per GPU
     accelerator: str | None = None  # non-GPU accelerator, e.g. "AWS inferentia2"
     devices: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     ebs_attachments: int | None = None
@@ -55,6 +56,11 @@ class InstanceType:
     def accelerated(self) -> bool:
         """Any GPU (fractional and non-NVIDIA included) or other accelerator: a type for dedicated groups only."""
         return self.gpu_maker is not None or self.accelerator is not None
+
+    @property
+    def maybe_accelerated(self) -> bool:
+        """Accelerated, or not known not to be: a type whose GPU facts are unknown is never taken for a CPU type."""
+        return self.accelerated or not self.known
 
     @property
     def size_class(self) -> tuple[int | None, int | None, int]:
@@ -90,6 +96,7 @@ def _instance(name: str, row: Mapping[str, Any]) -> InstanceType:
         max_pods=row.get("max_pods"),
         gpu_maker=gpu.get("maker"),
         gpu_name=gpu.get("name"),
+        gpu_memory_mib=gpu.get("memory_mib"),
         accelerator=f"{accel.get('maker')} {accel.get('name')}" if accel else None,
         devices=MappingProxyType(dict(devices)),
         ebs_attachments=row.get("ebs_attachments"),
@@ -136,6 +143,12 @@ def suggest(instance_type: str, n: int = 3) -> list[str]:
     # A known family with an unknown size: offer the family's sizes.
     fam = family(instance_type)
     return sorted((t for t in names if family(t) == fam), key=lambda t: (names[t].vcpu or 0, t))[:n]
+
+
+UNKNOWN_ACCELERATORS = (
+    "the catalog knows only its network limits (the Karpenter instance-type document, current and older, does "
+    "not describe it), so whether it has a GPU or another accelerator is unknown"
+)
 
 
 def unknown_type_message(instance_type: str) -> str:

@@ -86,6 +86,51 @@ def test_the_catalog_generator_joins_specs_and_max_pods(tmp_path):
     assert json.loads(pack.read_text())["nvidia_gpu"] == ["g5g.xlarge"]
 
 
+LEGACY_DOC = """
+## P3
+### `p3.2xlarge`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-cpu|8|
+ |karpenter.k8s.aws/instance-memory|62464|
+ |karpenter.k8s.aws/instance-gpu-count|1|
+ |karpenter.k8s.aws/instance-gpu-manufacturer|nvidia|
+ |karpenter.k8s.aws/instance-gpu-memory|16384|
+ |karpenter.k8s.aws/instance-gpu-name|v100|
+ |kubernetes.io/arch|amd64|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |nvidia.com/gpu|1|
+"""
+
+
+def test_the_catalog_generator_describes_types_the_current_document_dropped(tmp_path):
+    gen = load("generate_instance_catalog")
+    doc, ami, legacy = tmp_path / "doc.md", tmp_path / "info.jsonl", tmp_path / "legacy.md"
+    doc.write_text(KARPENTER_DOC)
+    ami.write_text(AMI_INFO)
+    legacy.write_text(LEGACY_DOC)
+    out, pack = tmp_path / "catalog.json", tmp_path / "pack.json"
+    args = ["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "--karpenter-doc-legacy", str(legacy)]
+    assert gen.main([*args, "-o", str(out), "--pack-output", str(pack)]) == 0
+    p3 = json.loads(out.read_text())["instance_types"]["p3.2xlarge"]
+    assert p3["gpu"] == {"count": 1, "maker": "NVIDIA", "name": "v100", "memory_mib": 16384}
+    assert p3["legacy_doc"] is True and p3["max_pods"] == 58 and "partial" not in p3
+    assert "p3.2xlarge" in json.loads(pack.read_text())["nvidia_gpu"]
+
+
+def test_the_pack_lists_types_whose_accelerators_are_unknown(tmp_path):
+    gen = load("generate_instance_catalog")
+    doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"
+    doc.write_text(KARPENTER_DOC)
+    ami.write_text(AMI_INFO)
+    out, pack = tmp_path / "catalog.json", tmp_path / "pack.json"
+    gen.main(["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "-o", str(out), "--pack-output", str(pack)])
+    assert json.loads(pack.read_text())["accelerators_unknown"] == ["p3.2xlarge"]
+
+
 def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
     gen = load("generate_instance_catalog")
     doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"

@@ -92,6 +92,12 @@ def _check_instance_types(
                 f"{show(itype)} has an accelerator ({info.gpu_maker or info.accelerator}); accelerated types belong "
                 "only in the gpu group or an additional group with gpu: true",
             )
+        elif not gpu and not info.known:
+            errs.add(
+                tpath,
+                f"{show(itype)}: {instances.UNKNOWN_ACCELERATORS}; a CPU group takes only types known to have "
+                "none, such as m5.xlarge or m7i.2xlarge",
+            )
         if info.arch and info.arch != _ami_arch(ami):
             errs.add(tpath, f"{show(itype)} is {info.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
 
