@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
@@ -53,6 +54,11 @@ def parse_quantity(value: object) -> Fraction:
         return Fraction(repr(value))  # the decimal the user wrote, not the binary float
     if not isinstance(value, str):
         raise QuantityError(f"{value!r} is not a quantity such as 500m, 2 or 4Gi")
+    return _parse_text(value)
+
+
+@lru_cache(maxsize=4096)  # manifests repeat a few quantities thousands of times (`place` with 10,000 pods)
+def _parse_text(value: str) -> Fraction:
     text = value.strip()
     match = _QUANTITY.match(text) if len(text) <= _MAX_CHARS else None
     if not match:
