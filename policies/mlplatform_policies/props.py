@@ -60,6 +60,9 @@ CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager",
 _ACCELERATED = json.loads((Path(__file__).resolve().parent / "accelerated_instance_types.json").read_text())
 NVIDIA_GPU_TYPES = frozenset(_ACCELERATED["nvidia_gpu"])  # pods can request nvidia.com/gpu on them
 ACCELERATED_TYPES = frozenset(_ACCELERATED["accelerated"])  # any GPU (fractional too) or other accelerator
+# Types the catalog knows only by their network limits: whether they have accelerators is unknown, so they are
+# never taken for CPU types.
+ACCELERATORS_UNKNOWN = frozenset(_ACCELERATED.get("accelerators_unknown", ()))
 
 
 _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
@@ -164,8 +167,12 @@ def environment(props: Any) -> str | None:
         env = get(props, where, ENV_KEY)
         if isinstance(env, str):
             return env
-    env = get(props, "metadata", "labels", ENV_KEY)
-    return env if isinstance(env, str) else None
+    # a Kubernetes object's own labels, or (a NodePool) the labels of the nodes it makes
+    for where in (("metadata", "labels"), ("spec", "template", "metadata", "labels")):
+        env = get(props, *where, ENV_KEY)
+        if isinstance(env, str):
+            return env
+    return None
 
 
 def prod_rules(env: str | None) -> bool:
@@ -197,7 +204,8 @@ def is_nvidia_gpu(itype: str) -> bool:
 
 
 def is_accelerated(itype: str) -> bool:
-    return itype in ACCELERATED_TYPES
+    """Has a GPU or another accelerator, or may have (its accelerators are unknown)."""
+    return itype in ACCELERATED_TYPES or itype in ACCELERATORS_UNKNOWN
 
 
 # --- taints and tolerations (Kubernetes semantics) ------------------------------------------
