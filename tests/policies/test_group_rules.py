@@ -55,11 +55,15 @@ GROUP_RULES = [r for r in RULES if set(r.resource_types) == set(GROUP_VIEWS)]
 # (group, settings) that each group rule must flag and must pass, whatever the provisioner.
 CASES = {
     "no-dev-groups-in-prod": (
-        [dict(name="research", role="research"), dict(name="notebooks", role="notebooks")],
-        [dict(name="workload", role="workload")],
+        [{"name": "research", "role": "research"}, {"name": "notebooks", "role": "notebooks"}],
+        [{"name": "workload", "role": "workload"}],
         {"forbiddenRoles": ["research", "notebooks"], "developmentRoles": ["jobs"]},
     ),
-    "prod-workload-on-demand": ([dict(name="batch", role="batch", spot=True)], [dict(name="workload", role="w")], {}),
+    "prod-workload-on-demand": (
+        [{"name": "batch", "role": "batch", "spot": True}],
+        [{"name": "workload", "role": "w"}],
+        {},
+    ),
 }
 
 
