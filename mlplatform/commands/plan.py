@@ -34,6 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="every stack in stacks/")
     add_stack_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument(
+        "--prices",
+        choices=("snapshot", "live"),
+        default="snapshot",
+        help="where prices come from: the committed snapshot (default, offline), or, for what it lacks, the AWS "
+        "Price List API (needs AWS credentials; answers cached on disk with their date for 7 days)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for stack, config_file in targets:
         try:
-            plan = build_plan(stack, config_file)
+            plan = build_plan(stack, config_file, prices=args.prices)
         except ConfigError as err:
             results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err)))
             print(f"error: {err}", file=sys.stderr)

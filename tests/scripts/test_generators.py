@@ -224,12 +224,18 @@ def test_a_changed_aws_page_format_fails_loudly(tmp_path):
 
 def test_every_generator_input_is_pinned_to_a_commit():
     pins = {k: v for k, v in json.loads((SCRIPTS / "upstream.json").read_text()).items() if not k.startswith("_")}
-    files = {k: p for k, p in pins.items() if "url" not in p and "pypi" not in p and "tags" not in p}
+    files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "facts"} & set(p)}
     assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in files.values())
     # A page outside git (the AWS statement of the EKS control-plane prices) is pinned by its URL and date.
     pages = {k: p for k, p in pins.items() if "url" in p and not k.startswith("aws-price-list-")}
     assert set(pages) == {"eks-control-plane-pricing"}
     assert all(p["url"].startswith("https://aws.amazon.com/") and p["date"] and p["license"] for p in pages.values())
+    # Prices only a pricing page states are dated facts, each with its page's URL.
+    facts = {k: p for k, p in pins.items() if "facts" in p}
+    assert set(facts) == {"aws-pricing-pages"}
+    for pin in facts.values():
+        assert pin["date"] and pin["license"]
+        assert all(f["url"].startswith("https://aws.amazon.com/") and f["prices"] for f in pin["facts"].values())
     # A repository's release tags are pinned by the newest tag read and its commit.
     tag_lists = {k: p for k, p in pins.items() if "tags" in p}
     assert set(tag_lists) == {"autoscaler-release-tags"}
@@ -308,11 +314,9 @@ def test_the_price_generator_reads_karpenter_tables_and_the_eks_prices(tmp_path)
         "instance_types": 3,
     }
     assert (data["eks_control_plane"]["standard_support"], data["eks_control_plane"]["extended_support"]) == (0.1, 0.6)
-    assert [s["role"] for s in data["source"]] == [
-        "karpenter-prices-aws",
-        "karpenter-prices-aws-us-gov",
-        "eks-control-plane-pricing",
-    ]
+    roles = [s["role"] for s in data["source"]]
+    assert roles[:3] == ["karpenter-prices-aws", "karpenter-prices-aws-us-gov", "eks-control-plane-pricing"]
+    assert set(roles[3:]) == {"aws-pricing-pages"}  # one record per charge, each with its page's URL
     pack = json.loads((tmp_path / "pack.json").read_text())
     assert pack["on_demand_usd_per_hour"] == data["on_demand_usd_per_hour"]
     assert pack["eks_support"]["1.33"] == {
