@@ -7,6 +7,7 @@ import sys
 
 from mlplatform_core.model.config import ConfigError
 
+from ..collisions import colliding
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.console import make_console
@@ -47,7 +48,12 @@ def run(args: argparse.Namespace) -> int:
     targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
     console = None if args.json else make_console()
     results = []
+    refused = colliding(targets)
     for stack, config_file in targets:
+        if (stack, config_file) in refused:
+            results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=refused[stack, config_file]))
+            print(f"error: {refused[stack, config_file]}", file=sys.stderr)
+            continue
         try:
             plan = build_plan(stack, config_file, prices=args.prices)
         except ConfigError as err:

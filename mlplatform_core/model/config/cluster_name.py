@@ -93,26 +93,38 @@ def _may_share_an_account(a: StackCluster, b: StackCluster) -> bool:
     return a.accounts is None or b.accounts is None or bool(a.accounts & b.accounts)
 
 
-def collisions(stacks: Iterable[StackCluster]) -> list[Problem]:
-    """A problem for each stack whose cluster another stack of the same run would also create: same name,
-    same region, and accounts that may be the same (neither pins aws:allowedAccountIds to others')."""
+def colliding_pairs(stacks: Iterable[StackCluster]) -> list[tuple[StackCluster, StackCluster]]:
+    """(earlier, later) for each stack whose cluster an earlier stack of the same run would also create: same
+    name, same region, and accounts that may be the same (neither pins aws:allowedAccountIds to others')."""
     seen: list[StackCluster] = []
-    problems = []
+    pairs = []
     for stack in stacks:
-        for other in seen:
-            if (other.cluster_name, other.region) == (stack.cluster_name, stack.region) and _may_share_an_account(
-                stack, other
-            ):
-                problems.append(
-                    Problem(
-                        f"{stack.source}: {key_path('clusterName')}",
-                        f"stacks {other.stack} and {stack.stack} would both create the EKS cluster "
-                        f"{show(stack.cluster_name)} in {stack.region} ({REGION_KEY}), in the same account unless "
-                        "aws:allowedAccountIds says otherwise (EKS names clusters once per account and region, so the "
-                        "second `pulumi up` would fail); give each its own clusterName, or pin each stack's "
-                        "aws:allowedAccountIds to its account",
-                    )
-                )
-                break
+        other = next(
+            (
+                o
+                for o in seen
+                if (o.cluster_name, o.region) == (stack.cluster_name, stack.region) and _may_share_an_account(stack, o)
+            ),
+            None,
+        )
+        if other is not None:
+            pairs.append((other, stack))
         seen.append(stack)
-    return problems
+    return pairs
+
+
+def collision_message(first: StackCluster, second: StackCluster) -> str:
+    return (
+        f"stacks {first.stack} and {second.stack} would both create the EKS cluster {show(second.cluster_name)} in "
+        f"{second.region} ({REGION_KEY}), in the same account unless aws:allowedAccountIds says otherwise (EKS names "
+        "clusters once per account and region, so the second `pulumi up` would fail); give each its own "
+        "clusterName, or pin each stack's aws:allowedAccountIds to its account"
+    )
+
+
+def collisions(stacks: Iterable[StackCluster]) -> list[Problem]:
+    """A problem for the later stack of each colliding pair (colliding_pairs)."""
+    return [
+        Problem(f"{second.source}: {key_path('clusterName')}", collision_message(first, second))
+        for first, second in colliding_pairs(stacks)
+    ]
