@@ -117,7 +117,7 @@ def test_two_stacks_that_would_create_one_cluster_are_refused_and_the_others_run
         doc = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
         doc["config"]["ml-platform-eks:clusterName"] = "shared-cluster"
         (project / "stacks" / f"Pulumi.{twin}.yaml").write_text(yaml.safe_dump(doc))
-    code, out, err = run_cli(capsys, "check", "twin-a", "twin-b", "dev", "--json")
+    code, out, _ = run_cli(capsys, "check", "twin-a", "twin-b", "dev", "--json")
     doc = json.loads(out)
     by_stack = {s["stack"]: s for s in doc["stacks"]}
     assert code == 2 and by_stack["dev"]["exitCode"] == 0
