@@ -83,6 +83,43 @@ def write_stacks(n: int, folder: Path) -> Path:
     return folder
 
 
+# --- measured by bench/run ---------------------------------------------------------------------------
+
+PLACE_TARGET_S, PLACE_TARGET_MB, PLACE_FLAT_MB = 5.0, 300.0, 40.0
+
+
+def measure_scale(once, measure, mlplatform, tmp: Path, repeat: int, pod_counts=(500, 2000, 10000), stacks=50):
+    """`place prod` with growing manifests (time, peak memory: flat as specs stream) and `plan --all` over
+    `stacks` stacks in one process against the same plans one process each. Returns (results, verdicts)."""
+    results: dict = {"place": {}, "plan_all": {}}
+    print(f"\nplace prod -f <manifest> --json ({repeat} runs each):")
+    print(f"{'pod specs':>10} {'median s':>9} {'peak MB':>8}")
+    for n in pod_counts:
+        path = write_manifest(n, tmp / f"manifest-{n}.yaml")
+        m = measure([mlplatform("place", "prod", "-f", str(path), "--json")], repeat, ok=(0,))
+        results["place"][n] = m
+        print(f"{n:10d} {m['s']:9.3f} {m['peak_mb']:8.0f}")
+    project = write_stacks(stacks, tmp / "project")
+    names = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (project / "stacks").glob("Pulumi.*.yaml"))
+    all_wall, all_peak = once([mlplatform("plan", "--all", "--json")], ok=(0,), cwd=project)
+    one_wall, one_peak = once([mlplatform("plan", s, "--json") for s in names], ok=(0,), cwd=project)
+    results["plan_all"] = {"stacks": stacks, "all_s": all_wall, "all_peak_mb": all_peak, "each_s": one_wall,
+                           "each_peak_mb": one_peak, "ratio": all_wall / one_wall}
+    print(f"\nplan --all on {stacks} stacks: {all_wall:.1f} s, peak {all_peak:.0f} MB; "
+          f"{stacks} single plans: {one_wall:.1f} s, peak {one_peak:.0f} MB each at most; "
+          f"ratio {all_wall / one_wall:.2f}")
+    big, small = results["place"][max(pod_counts)], results["place"][min(pod_counts)]
+    verdicts = {
+        f"place prod, {max(pod_counts):,} pod specs < {PLACE_TARGET_S:g} s": (
+            big["s"] < PLACE_TARGET_S, f"{big['s']:.2f} s"),
+        f"place prod, {max(pod_counts):,} pod specs < {PLACE_TARGET_MB:g} MB": (
+            big["peak_mb"] < PLACE_TARGET_MB, f"{big['peak_mb']:.0f} MB"),
+        f"place memory flat ({min(pod_counts)} -> {max(pod_counts):,} specs within {PLACE_FLAT_MB:g} MB)": (
+            big["peak_mb"] - small["peak_mb"] <= PLACE_FLAT_MB, f"+{big['peak_mb'] - small['peak_mb']:.0f} MB"),
+    }
+    return results, verdicts
+
+
 if __name__ == "__main__":
     what, count, where = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
     print(write_manifest(count, where) if what == "manifest" else write_stacks(count, where))
