@@ -103,19 +103,33 @@ def measure_scale(once, measure, mlplatform, tmp: Path, repeat: int, pod_counts=
     names = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (project / "stacks").glob("Pulumi.*.yaml"))
     all_wall, all_peak = once([mlplatform("plan", "--all", "--json")], ok=(0,), cwd=project)
     one_wall, one_peak = once([mlplatform("plan", s, "--json") for s in names], ok=(0,), cwd=project)
-    results["plan_all"] = {"stacks": stacks, "all_s": all_wall, "all_peak_mb": all_peak, "each_s": one_wall,
-                           "each_peak_mb": one_peak, "ratio": all_wall / one_wall}
-    print(f"\nplan --all on {stacks} stacks: {all_wall:.1f} s, peak {all_peak:.0f} MB; "
-          f"{stacks} single plans: {one_wall:.1f} s, peak {one_peak:.0f} MB each at most; "
-          f"ratio {all_wall / one_wall:.2f}")
+    results["plan_all"] = {
+        "stacks": stacks,
+        "all_s": all_wall,
+        "all_peak_mb": all_peak,
+        "each_s": one_wall,
+        "each_peak_mb": one_peak,
+        "ratio": all_wall / one_wall,
+    }
+    print(
+        f"\nplan --all on {stacks} stacks: {all_wall:.1f} s, peak {all_peak:.0f} MB; "
+        f"{stacks} single plans: {one_wall:.1f} s, peak {one_peak:.0f} MB each at most; "
+        f"ratio {all_wall / one_wall:.2f}"
+    )
     big, small = results["place"][max(pod_counts)], results["place"][min(pod_counts)]
     verdicts = {
         f"place prod, {max(pod_counts):,} pod specs < {PLACE_TARGET_S:g} s": (
-            big["s"] < PLACE_TARGET_S, f"{big['s']:.2f} s"),
+            big["s"] < PLACE_TARGET_S,
+            f"{big['s']:.2f} s",
+        ),
         f"place prod, {max(pod_counts):,} pod specs < {PLACE_TARGET_MB:g} MB": (
-            big["peak_mb"] < PLACE_TARGET_MB, f"{big['peak_mb']:.0f} MB"),
+            big["peak_mb"] < PLACE_TARGET_MB,
+            f"{big['peak_mb']:.0f} MB",
+        ),
         f"place memory flat ({min(pod_counts)} -> {max(pod_counts):,} specs within {PLACE_FLAT_MB:g} MB)": (
-            big["peak_mb"] - small["peak_mb"] <= PLACE_FLAT_MB, f"+{big['peak_mb'] - small['peak_mb']:.0f} MB"),
+            big["peak_mb"] - small["peak_mb"] <= PLACE_FLAT_MB,
+            f"+{big['peak_mb'] - small['peak_mb']:.0f} MB",
+        ),
     }
     return results, verdicts
 
