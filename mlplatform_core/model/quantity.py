@@ -44,6 +44,8 @@ def parse_quantity(value: object) -> Fraction:
     >>> parse_quantity("250m"), parse_quantity("1Gi"), parse_quantity(2)
     (Fraction(1, 4), Fraction(1073741824, 1), Fraction(2, 1))
     """
+    if type(value) is str:  # the common case first: manifests repeat a few quantities thousands of times
+        return _parse_text(value)
     if isinstance(value, bool):  # bool is an int subclass; `cpu: true` is a mistake, not 1
         raise QuantityError(f"{value!r} is not a quantity such as 500m, 2 or 4Gi")
     if isinstance(value, int):
