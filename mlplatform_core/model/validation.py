@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .config import ConfigError, Problem, StackConfig, key_path
-from .config.karpenter import PROVISIONERS
+from .config.karpenter_settings import PROVISIONERS
 from .config.stack import cross_setting_problems, model_problems, split_keys
 from .config.stack_file import StackDocument
 from .layout import Layout, build_layout

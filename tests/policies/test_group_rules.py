@@ -101,6 +101,8 @@ MANAGED_NODE_GROUPS_ONLY = {
     "node-group-scaling-bounds": "an Auto Scaling group's min/max; a NodePool has limits (karpenter-pool-limits)",
     "autoscaled-desired-size-ignored": "the desired size the autoscaler owns; a NodePool has none",
     "no-ssh-remote-access": "the node group's remoteAccess; an EC2NodeClass has no such setting",
+    "node-auto-repair": "EKS node auto repair is a managed node group setting (nodeRepairConfig)",
+    "capacity-block-scales-to-zero": "a CAPACITY_BLOCK managed node group's size and launch template",
 }
 
 
