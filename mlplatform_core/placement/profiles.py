@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.addons import coredns, ebs_csi, karpenter
+from ..model.addons import coredns, ebs_csi, karpenter_controller
 from ..model.addons.core_services import core_services_placement
 from ..model.addons.node_agents import node_agents
 from ..model.addons.run_by_aws import needs_node_addons
@@ -245,11 +245,11 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             expected_groups=initial,
         )
     )
-    if karpenter.uses_karpenter(layout):
+    if karpenter_controller.uses_karpenter(layout):
         spec = {
             "containers": [_container("controller", "public.ecr.aws/karpenter/controller")],
             "priorityClassName": "system-cluster-critical",
-            **karpenter.controller_pod_placement(),
+            **karpenter_controller.controller_pod_placement(),
         }
         profiles.append(
             Profile(

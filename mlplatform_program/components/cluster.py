@@ -6,7 +6,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 
-from mlplatform_core.model.addons.karpenter import discovery_tags
+from mlplatform_core.model.addons.karpenter_controller import discovery_tags
 from mlplatform_core.model.addons.run_by_aws import needs_node_addons, on_auto_mode
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.cluster import (

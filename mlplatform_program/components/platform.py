@@ -19,7 +19,7 @@ from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plu
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.addons.run_by_aws import needs_node_addons, on_auto_mode
-from mlplatform_core.model.config.karpenter import NODE_GROUPS
+from mlplatform_core.model.config.karpenter_settings import NODE_GROUPS
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests

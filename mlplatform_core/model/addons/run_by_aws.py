@@ -17,7 +17,7 @@ Autoscaler, Karpenter (chart, IAM, interruption queue) or the NVIDIA device plug
 
 from __future__ import annotations
 
-from ..config.karpenter import AUTO_MODE
+from ..config.karpenter_settings import AUTO_MODE
 from ..layout import Layout
 
 # What AWS runs instead, for the plan: component -> what Auto Mode does in its place.

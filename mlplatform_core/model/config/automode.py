@@ -17,7 +17,7 @@ from pydantic import Field, field_validator
 
 from .base import SettingsModel
 from .errors import show
-from .karpenter import NodePoolSettings
+from .karpenter_settings import NodePoolSettings
 
 SYSTEM_POOL, MANAGED_NODE_GROUP = "systemPool", "managedNodeGroup"
 INITIAL_GROUP_CHOICES = (SYSTEM_POOL, MANAGED_NODE_GROUP)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import instances
-from ..config.karpenter import NodePoolSettings
+from ..config.karpenter_settings import NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from . import capacity as cap
 
@@ -73,6 +73,13 @@ def candidates(
                 where,
                 f"{fam!r} has accelerators; accelerated families belong only in the gpu pool or an additional "
                 "group with gpu: true",
+            )
+            ok = False
+        elif not g.gpu and (unknown := [t.name for t in types if not t.known]):
+            add(
+                where,
+                f"{fam!r} has types whose accelerators are unknown ({', '.join(unknown[:4])}): "
+                f"{instances.UNKNOWN_ACCELERATORS}; pick instanceSizes without them, or families the catalog describes",
             )
             ok = False
     if not ok:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import StackConfig
-from ..config.karpenter import AUTO_MODE, KARPENTER
+from ..config.karpenter_settings import AUTO_MODE, KARPENTER
 from .capacity import AWS_LABEL
 from .spec import NODE_CLASS_API, NODE_CLASS_KIND
 

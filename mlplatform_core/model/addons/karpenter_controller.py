@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..config.karpenter import AUTO_MODE, KARPENTER
+from ..config.karpenter_settings import AUTO_MODE, KARPENTER
 from ..karpenter import release
 from ..karpenter.spec import DISCOVERY_TAG, NODEPOOL_LABEL
 from ..layout import Layout
