@@ -27,7 +27,7 @@ from mlplatform_core.model.workloads import MANAGED_LABELS
 
 from .access import access_entry
 from .discovery import discovery_tags
-from .pool_resources import pool_resources
+from .pool_resources import pool_resources, training_lookup
 
 
 class AutoModeInfrastructure(pulumi.ComponentResource):
@@ -94,10 +94,7 @@ class AutoModePools(pulumi.ComponentResource):
         tags = dict(tags or {})
         meta_labels = dict(MANAGED_LABELS)
         on_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
-        per_pool = pulumi.Output.from_input(training or {})
-
-        def of(pool: str, key: str) -> pulumi.Output[str | None]:
-            return per_pool.apply(lambda t: (t.get(pool) or {}).get(key))
+        of = training_lookup(training)
 
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
         for pool in layout.node_pools:

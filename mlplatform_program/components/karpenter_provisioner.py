@@ -35,7 +35,7 @@ from mlplatform_core.model.workloads import MANAGED_LABELS
 
 from . import node_roles
 from .discovery import discovery_tags
-from .pool_resources import pool_resources
+from .pool_resources import pool_resources, training_lookup
 from .service_roles import service_role
 
 
@@ -202,10 +202,7 @@ class KarpenterPools(pulumi.ComponentResource):
         values = addon.controller_values(
             cluster_name, queue_name, role_arn, replicas, node_health.karpenter_feature_gates(layout)
         )
-        per_pool = pulumi.Output.from_input(training or {})
-
-        def of(pool: str, key: str) -> pulumi.Output[str | None]:
-            return per_pool.apply(lambda t: (t.get(pool) or {}).get(key))
+        of = training_lookup(training)
 
         self.controller = self._release(
             "karpenter",

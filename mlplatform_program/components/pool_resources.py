@@ -6,7 +6,7 @@ Pulumi names (`<class prefix>-<group>`, `nodepool-<group>`) are the resources' i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -14,6 +14,19 @@ import pulumi_kubernetes as k8s
 
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.karpenter.spec import NODE_POOL_API, NodePoolSpec
+
+
+def training_lookup(
+    training: pulumi.Input[Mapping[str, Mapping[str, str]]] | None,
+) -> Callable[[str, str], pulumi.Output[str | None]]:
+    """`of(pool, key)`: one single-zone pool's zone, placementGroup or efaSecurityGroup (the cluster program's
+    TrainingNetwork exports, or their stack output), None where the pool has none."""
+    per_pool = pulumi.Output.from_input(training or {})
+
+    def of(pool: str, key: str) -> pulumi.Output[str | None]:
+        return per_pool.apply(lambda t: (t.get(pool) or {}).get(key))
+
+    return of
 
 
 def pool_resources(
