@@ -54,6 +54,7 @@ def cluster_program() -> None:
             node_group_names={name: group.node_group_name for name, group in node_groups.items()},
             node_groups={name: group.node_group for name, group in node_groups.items()},  # each add-on its hosts
             tags=cluster.tags,
+            image_registry=cfg.image_registry,
         )
 
     # Karpenter provisions every group but the initial one: its controller runs on the initial node group.
@@ -79,6 +80,7 @@ def cluster_program() -> None:
                 replicas=cfg.karpenter.replicas,
                 depends_on=[*karpenter.ready, *(group.node_group for group in node_groups.values())],
                 tags=cluster.tags,
+                image_registry=cfg.image_registry,
             )
         pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)
         pulumi.export("karpenterQueueName", karpenter.queue_name)

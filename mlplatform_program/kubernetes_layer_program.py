@@ -42,6 +42,7 @@ def kubernetes_layer_program() -> None:
         kubernetes_version=cfg.kubernetes_version,
         node_group_names=cluster.node_group_names,
         tags=tags,
+        image_registry=cfg.image_registry,
     )
 
     if uses_karpenter(layout):
@@ -55,6 +56,7 @@ def kubernetes_layer_program() -> None:
             controller_role_arn=cluster.output("karpenterControllerRoleArn"),
             replicas=cfg.karpenter.replicas,
             tags=tags,
+            image_registry=cfg.image_registry,
         )
 
     pulumi.export("clusterStack", cluster_stack)

@@ -12,10 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .addons.charts import CHARTS
+from .addons import charts as addon_charts
+from .addons import versions
+from .addons.releases import addons_of
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
 from .network import DEFAULT_VPC_CIDR
+from .regions import dns_suffix
 
 KUBERNETES_PROJECT = f"{PROJECT}-kubernetes"
 KUBERNETES_DIRECTORY = "kubernetes-layer"  # holds its Pulumi.yaml and __main__.py
@@ -99,10 +102,12 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     layer = kubernetes_layer_of(cfg)
     region = cfg.region
     aws = f"AWS APIs in {region} over HTTPS ({_AWS_SERVICES})"
-    oidc = f"https://oidc.eks.{region}.amazonaws.com (pulumi-eks reads the OIDC issuer's TLS certificate)"
+    oidc = f"https://oidc.eks.{region}.{dns_suffix(region)} (pulumi-eks reads the OIDC issuer's TLS certificate)"
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
-    charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in CHARTS}))
+    pinned = [n for n in addons_of(layout) if versions.pinned(n, layout.kubernetes_version)]
+    repos = {addon_charts.chart(n, layout.kubernetes_version).repo for n in pinned}
+    charts = "Helm chart repositories " + ", ".join(sorted(repos))
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (
         "AWS credentials for the IAM permissions in the README, and Kubernetes cluster-admin: the identity "

@@ -25,9 +25,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import irsa
+from mlplatform_core.model.addons import irsa, releases
 from mlplatform_core.model.addons import karpenter as addon
-from mlplatform_core.model.addons.charts import Chart
 from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
@@ -194,23 +193,30 @@ class KarpenterPools(pulumi.ComponentResource):
         replicas: int,
         depends_on: Sequence[pulumi.Resource] = (),
         tags: Mapping[str, str] | None = None,
+        image_registry: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
-        """`depends_on` should hold the initial node group (where the controller runs) and, in the same program,
+        """`image_registry`: the mirror the controller's image is pulled from (the stack's imageRegistry).
+
+        `depends_on` should hold the initial node group (where the controller runs) and, in the same program,
         the KarpenterInfrastructure's `ready` resources; in kubernetes-layer/ the cluster stack holds them."""
         super().__init__("mlplatform:karpenter:KarpenterPools", name, None, opts)
         tags = dict(tags or {})
         cluster_name = layout.cluster_name
         # The charts: CRDs from karpenter-crd (Helm upgrades them with the release), then the controller.
         helm = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
-        crds = self._release("karpenter-crd", addon.crd_chart(), {}, helm)
-        values = addon.controller_values(cluster_name, queue_name, controller_role_arn, replicas)
+        at_deploy = releases.DeployTimeValues(
+            image_registry=image_registry,
+            karpenter_role_arn=controller_role_arn,
+            karpenter_queue=queue_name,
+            karpenter_replicas=replicas,
+        )
+        crd_release, controller_release = releases.karpenter_releases(layout, at_deploy)
+        crds = self._release("karpenter-crd", crd_release, helm)
         self.controller = self._release(
             "karpenter",
-            addon.chart(),
-            values,
+            controller_release,
             pulumi.ResourceOptions.merge(helm, pulumi.ResourceOptions(depends_on=[crds, *depends_on])),
-            skip_crds=True,
         )
 
         meta_labels = dict(MANAGED_LABELS)
@@ -239,22 +245,16 @@ class KarpenterPools(pulumi.ComponentResource):
             )
         self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
 
-    def _release(
-        self,
-        name: str,
-        chart: Chart,
-        values: Mapping,
-        opts: pulumi.ResourceOptions,
-        skip_crds: bool = False,
-    ) -> k8s.helm.v3.Release:
+    def _release(self, name: str, release: releases.Release, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+        chart = release.chart
         return k8s.helm.v3.Release(
             name,
-            name=chart.name,
+            name=release.name,
             chart=addon.chart_ref(chart),  # an OCI chart: the full reference, no repository
             version=chart.version,
             namespace=chart.namespace,
-            values=dict(values),
-            skip_crds=skip_crds,
+            values=dict(release.values),
+            skip_crds=release.skip_crds,
             atomic=True,
             cleanup_on_fail=True,
             opts=opts,

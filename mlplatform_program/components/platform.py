@@ -7,6 +7,7 @@ through one provider made from the cluster's kubeconfig.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -15,7 +16,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter
+from mlplatform_core.model.addons import autoscaler, charts, coredns, irsa, karpenter, releases
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.layout import Layout
@@ -81,9 +82,11 @@ class Platform(pulumi.ComponentResource):
         node_group_names: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         node_groups: Mapping[str, pulumi.Resource] | None = None,
         tags: Mapping[str, str] | None = None,
+        image_registry: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
         """`node_group_names` (layout name -> EKS node group name) sharpen the autoscaler's priorities.
+        `image_registry`: the mirror the charts' images are pulled from (the stack's imageRegistry).
 
         `node_groups` (layout name -> aws.eks.NodeGroup, in the same program): an add-on waits for the groups
         its pods run on and no others (CoreDNS, the autoscaler and the EBS CSI controller for the initial
@@ -138,8 +141,9 @@ class Platform(pulumi.ComponentResource):
         # Karpenter: two autoscalers would both launch nodes for the same pending pods.
         self.autoscaler: k8s.helm.v3.Release | None = None
         self.autoscaler_role_arn = None
+        at_deploy = releases.DeployTimeValues(region=region, image_registry=image_registry)
         if not karpenter.uses_karpenter(layout):
-            chart = charts.CLUSTER_AUTOSCALER
+            chart = charts.chart(releases.versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
             trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
                 lambda a: json.dumps(
                     irsa.irsa_trust_policy(a[0], a[1], chart.namespace, autoscaler.AUTOSCALER_SERVICE_ACCOUNT)
@@ -152,17 +156,20 @@ class Platform(pulumi.ComponentResource):
                 tags=dict(tags or {}),
                 opts=child,
             )
+            account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
             aws.iam.RolePolicy(
                 f"{name}-autoscaler",
                 role=role.id,
-                policy=json.dumps(autoscaler.autoscaler_policy(layout.cluster_name)),
+                policy=account.apply(
+                    lambda a: json.dumps(autoscaler.autoscaler_policy(layout.cluster_name, region, a))
+                ),
                 opts=child,
             )
             self.autoscaler_role_arn = role.arn
 
-            values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
+            release = releases.autoscaler_release(layout, dataclasses.replace(at_deploy, autoscaler_role_arn=role.arn))
             self.autoscaler = self._release(
-                "cluster-autoscaler", chart, values, pulumi.ResourceOptions.merge(on_cluster, on_core_nodes)
+                "cluster-autoscaler", release, pulumi.ResourceOptions.merge(on_cluster, on_core_nodes)
             )
             # The priorities name the EKS node groups, so they wait for all of them; the autoscaler does not.
             priorities = (
@@ -182,12 +189,11 @@ class Platform(pulumi.ComponentResource):
             )
 
         self.device_plugin = None
-        plugin_values = device_plugin.device_plugin_values(layout)
-        if plugin_values is not None:
+        plugin = releases.device_plugin_release(layout, at_deploy)
+        if plugin is not None:
             self.device_plugin = self._release(
                 "nvidia-device-plugin",
-                charts.NVIDIA_DEVICE_PLUGIN,
-                plugin_values,
+                plugin,
                 pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
             )
 
@@ -231,17 +237,16 @@ class Platform(pulumi.ComponentResource):
             }
         )
 
-    def _release(
-        self, name: str, chart: charts.Chart, values: Mapping[str, Any], opts: pulumi.ResourceOptions
-    ) -> k8s.helm.v3.Release:
+    def _release(self, name: str, release: releases.Release, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+        chart = release.chart
         return k8s.helm.v3.Release(
             name,
-            name=chart.name,
+            name=release.name,
             chart=chart.name,
             version=chart.version,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repo),
             namespace=chart.namespace,
-            values=dict(values),
+            values=dict(release.values),
             atomic=True,
             cleanup_on_fail=True,
             opts=opts,

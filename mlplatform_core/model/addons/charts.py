@@ -1,22 +1,57 @@
-"""Helm charts the workload layer installs, pinned here and only here."""
+"""The Helm charts the workload layer installs: each chart's version follows the cluster's Kubernetes minor.
+
+The versions are generated data (versions.py); this module names the charts, their repositories and the
+namespaces their releases go to, and rewrites image repositories onto a mirror registry (imageRegistry).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from . import versions
+
+# The releases' namespaces.
+KUBE_SYSTEM = "kube-system"
+NAMESPACES = {
+    versions.CLUSTER_AUTOSCALER: KUBE_SYSTEM,
+    versions.NVIDIA_DEVICE_PLUGIN: KUBE_SYSTEM,
+    versions.KARPENTER: KUBE_SYSTEM,  # where the upstream guide installs it
+    versions.KARPENTER_CRD: KUBE_SYSTEM,
+}
 
 
 @dataclass(frozen=True)
 class Chart:
     name: str
     version: str
-    repo: str
+    repo: str  # an https chart repository, or an OCI reference without the chart's name
     namespace: str
 
+    @property
+    def oci(self) -> bool:
+        return self.repo.startswith("oci://")
 
-# Pinned charts. The autoscaler's minor must match Kubernetes' (its scheduler simulation is
-# version-specific); chart 9.47.0+ is the 1.33 line, and the image is pinned per minor below.
-CLUSTER_AUTOSCALER = Chart("cluster-autoscaler", "9.50.0", "https://kubernetes.github.io/autoscaler", "kube-system")
-NVIDIA_DEVICE_PLUGIN = Chart(
-    "nvidia-device-plugin", "0.18.0", "https://nvidia.github.io/k8s-device-plugin", "kube-system"
-)
-CHARTS = (CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN)
+
+def chart(name: str, minor: str) -> Chart:
+    """The pinned chart of `name` for a cluster of `minor`; KeyError when none is pinned (validation refuses
+    such a stack first, with the minors that would work)."""
+    pin = versions.pinned(name, minor)
+    if pin is None:
+        raise KeyError(f"no pinned {name} chart for Kubernetes {minor}")
+    repo = versions.chart_source(name)["repo"]
+    if repo.startswith("oci://"):  # the data names the chart's full OCI reference
+        repo = repo.rsplit("/", 1)[0]
+    return Chart(name, str(pin["chart"]), repo, NAMESPACES[name])
+
+
+def image_repository(name: str, registry: str | None) -> str:
+    """The chart's image repository, moved onto `registry` (a mirror) when one is set: the path is kept,
+    e.g. registry.k8s.io/autoscaling/cluster-autoscaler -> <registry>/autoscaling/cluster-autoscaler."""
+    upstream = versions.chart_source(name)["image"]
+    if not registry:
+        return upstream
+    return f"{registry.rstrip('/')}/{upstream.split('/', 1)[1]}"
+
+
+def image_tag(name: str, minor: str) -> str:
+    return str(versions.pinned(name, minor)["image"])  # type: ignore[index]

