@@ -148,7 +148,8 @@ def read_device_plugin(repo: Path, pin: dict) -> tuple[dict[str, str], str]:
     """(chart version -> kubeVersion constraint, the default image repository)."""
     charts: dict[str, str] = {}
     newest = ""
-    for tag in upstream.git_tags(repo, "v", pin.get("newest")):
+    tags = upstream.git_tags(repo, "v", pin.get("newest"))
+    for tag in tags:
         text = upstream.git_show(repo, tag, f"{DEVICE_PLUGIN_CHART}/Chart.yaml")
         if text is None:
             continue  # releases before the chart lived here
@@ -157,7 +158,7 @@ def read_device_plugin(repo: Path, pin: dict) -> tuple[dict[str, str], str]:
             continue  # a few old releases kept the previous chart version: not published under this one
         charts[str(meta["version"])] = str(meta.get("kubeVersion", ">= 0.0.0"))
         newest = tag
-    if newest != pin.get("newest", newest):
+    if pin.get("newest") in tags and newest != pin["newest"]:
         raise SystemExit(f"{pin.get('newest')}: its chart version is not the release's; the release flow changed")
     values = yaml.safe_load(upstream.git_show(repo, newest, f"{DEVICE_PLUGIN_CHART}/values.yaml"))
     return charts, values["image"]["repository"]
@@ -198,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device-plugin", metavar="DIR", help="a clone of NVIDIA/k8s-device-plugin")
     ap.add_argument("--eks-ami", metavar="DIR", help="a clone of awslabs/amazon-eks-ami")
     ap.add_argument("--karpenter-repo", metavar="DIR", help="a clone of aws/karpenter-provider-aws")
+    ap.add_argument("--eks-ami-ref", help="read the release notes at this ref instead of the pinned commit")
     ap.add_argument("--fetch", action="store_true", help="clone what was not given from GitHub (blobless)")
     ap.add_argument("--calendar", default=str(DATA / "eks_versions.json"))
     ap.add_argument("--karpenter", default=str(DATA / "karpenter.json"), help="the Karpenter snapshot")
@@ -216,9 +218,10 @@ def main(argv: list[str] | None = None) -> int:
             scaler, pins["autoscaler-release-tags"], pins["autoscaler-charts"]
         )
         plugin_charts, plugin_image = read_device_plugin(plugin_repo, pins["device-plugin-charts"])
-        changelog = upstream.git_show(ami_repo, pins["eks-ami-changelog"]["commit"], "CHANGELOG.md")
+        ami_ref = args.eks_ami_ref or pins["eks-ami-changelog"]["commit"]
+        changelog = upstream.git_show(ami_repo, ami_ref, "CHANGELOG.md")
         if changelog is None:
-            raise SystemExit("amazon-eks-ami: no CHANGELOG.md at the pinned commit")
+            raise SystemExit(f"amazon-eks-ami: no CHANGELOG.md at {ami_ref}")
         karpenter_repo, karpenter_src = upstream.git_repository(
             "karpenter-chart", args.karpenter_repo, args.fetch, Path(tmp)
         )

@@ -69,9 +69,12 @@ def test_everything_lives_under_the_platform_component_and_its_provider(stack):
 def test_dev_installs_autoscaler_and_device_plugin(dev_run):
     releases = {r.name: r.inputs for r in dev_run.of_type(RELEASE)}
     assert set(releases) == {"cluster-autoscaler", "nvidia-device-plugin"}
-    for chart in charts.CHARTS:
-        rel = releases[chart.name]
+    for name in releases:  # the charts pinned for the stack's minor (addon_versions.json)
+        chart = charts.chart(name, "1.35")
+        rel = releases[name]
         assert (rel["chart"], rel["version"], rel["repositoryOpts"]["repo"]) == (chart.name, chart.version, chart.repo)
+    # The values the program deploys are the ones the plan proved (model/addons/releases.py).
+    assert releases["cluster-autoscaler"]["values"]["image"] == {"tag": "v1.35.2"}
 
 
 def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
@@ -86,7 +89,7 @@ def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
         v == "system:serviceaccount:kube-system:cluster-autoscaler" for v in stmt["Condition"]["StringEquals"].values()
     )
     policy = json.loads(dev_run.one("aws:iam/rolePolicy:RolePolicy", "platform-autoscaler").inputs["policy"])
-    assert policy == autoscaler.autoscaler_policy("mlp-dev")
+    assert policy == autoscaler.autoscaler_policy("mlp-dev", "us-east-1", "123456789012")
     # Priorities name the EKS node groups the program created, spot first, in the ConfigMap the priority
     # expander reads (integer keys, as priority.go unmarshals them); the chart must not make a second one.
     assert "expanderPriorities" not in values

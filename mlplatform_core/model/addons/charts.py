@@ -54,4 +54,8 @@ def image_repository(name: str, registry: str | None) -> str:
 
 
 def image_tag(name: str, minor: str) -> str:
-    return str(versions.pinned(name, minor)["image"])  # type: ignore[index]
+    """The pinned image tag of `name` for `minor`; KeyError when none is pinned (never a neighbour's)."""
+    pin = versions.pinned(name, minor)
+    if pin is None:
+        raise KeyError(f"no pinned {name} image for Kubernetes {minor}")
+    return str(pin["image"])
