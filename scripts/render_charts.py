@@ -359,19 +359,16 @@ def probe(helm: Helm, chart: Path, name: str, namespace: str, base: dict, defaul
 
 
 def _span(before: Any, after: Any, mark: Any, current: Any) -> tuple[int, int] | None:
-    """Where a string value sits in a rendered string (e.g. the tag in repository:tag), or None."""
-    if not (isinstance(before, str) and isinstance(after, str) and isinstance(mark, str)):
+    """Where a string value sits in a rendered string (e.g. the tag in repository:tag), or None: the one place
+    where putting the marker in for the value gives exactly what helm rendered."""
+    if not all(isinstance(x, str) for x in (before, after, mark, current)) or not current:
         return None
-    if current is MISSING or not isinstance(current, str):
-        return None
-    i = 0
-    while i < min(len(before), len(after)) and before[i] == after[i]:
-        i += 1
-    j = 0
-    while j < min(len(before), len(after)) - i and before[-1 - j] == after[-1 - j]:
-        j += 1
-    if before[i : len(before) - j] == current and after[i : len(after) - j] == mark:
-        return i, len(before) - j
+    start = before.find(current)
+    while start != -1:
+        end = start + len(current)
+        if before[:start] + mark + before[end:] == after:
+            return start, end
+        start = before.find(current, start + 1)
     return None
 
 

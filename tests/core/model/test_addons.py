@@ -45,7 +45,9 @@ def test_autoscaler_mutations_are_limited_to_this_clusters_groups():
             assert all(a.split(":")[1].startswith(("Describe", "Get")) for a in s["Action"]), s
 
 
-@pytest.mark.parametrize("region, partition", [("us-east-1", "aws"), ("us-gov-west-1", "aws-us-gov"), ("cn-north-1", "aws-cn")])
+@pytest.mark.parametrize(
+    "region, partition", [("us-east-1", "aws"), ("us-gov-west-1", "aws-us-gov"), ("cn-north-1", "aws-cn")]
+)
 def test_autoscaler_describes_only_this_clusters_node_groups(region, partition):
     """eks:DescribeNodegroup supports resource-level permissions (nodegroup ARNs): never on `*`."""
     policy = autoscaler.autoscaler_policy("mlp-dev", region, "123456789012")
