@@ -12,7 +12,7 @@ from mlplatform_core.model.addons.karpenter import discovery_tags
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
     EC2_TRUST_POLICY,
-    NODE_MANAGED_POLICIES,
+    node_managed_policies,
     resource_tags,
 )
 from mlplatform_core.model.config import StackConfig
@@ -68,7 +68,7 @@ class Cluster(pulumi.ComponentResource):
         # until the nodes are gone: EKS drains and deletes nodes with the node role's rights.
         self.node_role_policies = [
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-            for short, arn in NODE_MANAGED_POLICIES.items()
+            for short, arn in node_managed_policies(cfg.region).items()
         ]
 
         ep = cfg.endpoint

@@ -27,7 +27,7 @@ import pulumi_kubernetes as k8s
 
 from mlplatform_core.model.addons import irsa, releases
 from mlplatform_core.model.addons import karpenter as addon
-from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
+from mlplatform_core.model.cluster import EC2_TRUST_POLICY, node_managed_policies
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
 from mlplatform_core.model.layout import Layout
@@ -81,7 +81,7 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
         )
         node_policies = [
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-            for short, arn in NODE_MANAGED_POLICIES.items()
+            for short, arn in node_managed_policies(region).items()
         ]
         # EC2_LINUX: EKS maps the role to system:nodes itself; this type takes no access policies.
         access = aws.eks.AccessEntry(
