@@ -6,14 +6,27 @@ import argparse
 import sys
 from pathlib import Path
 
-from mlplatform_core.model.config import ConfigError
+from mlplatform_core.change.diff import diff_documents
+from mlplatform_core.change.rules import change_violations
+from mlplatform_core.model.config import ConfigError, Problem
 
-from ..check import PolicyConfigError, check_document, default_policy_config, load_policy_config, run_checks
-from ..documents import shown_path
+from ..check import (
+    PolicyConfigError,
+    allowed_groups,
+    change_rule_documents,
+    change_rule_violations,
+    check_document,
+    default_policy_config,
+    load_policy_config,
+    run_checks,
+    split_policy_config,
+)
+from ..documents import check_same_stack, read_plan_document, shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.check import render_check
 from ..reports.console import make_console
+from ..reports.plan_document import plan_document
 from ..reports.stack_runs import StackResult, finish
 from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
 
@@ -42,19 +55,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="policy config JSON, as for `pulumi preview --policy-pack-config`, for every stack checked "
         "(default: policies/config/<stack>.json when it exists)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="BEFORE",
+        help="also apply the change rules to the update from BEFORE, a saved `mlplatform plan STACK --json` "
+        "document (docs/diff.md): replacing the cluster, KMS key or VPC in prod, capacity gaps, rolls, "
+        "Kubernetes version jumps",
+    )
 
 
-def check_stack(stack: str | None, config_file: str | None, policy_config_file: str | None) -> StackResult:
+def check_stack(
+    stack: str | None, config_file: str | None, policy_config_file: str | None, against: str | None = None
+) -> StackResult:
+    path = None
     try:
+        before = read_plan_document(against) if against else None
         plan = build_plan(stack, config_file)
         path = Path(policy_config_file) if policy_config_file else default_policy_config(plan.stack)
-        policy_config = load_policy_config(path) if path else None
+        policy_config, change_config = split_policy_config(load_policy_config(path) if path else None)
         violations = run_checks(plan, policy_config)
+        if before is not None:
+            check_same_stack(before, plan.stack, against)
+            after = plan_document(plan)
+            found = change_violations(
+                diff_documents(before, after), before, after, allowed_groups(change_config, shown_path(path or "-"))
+            )
+            violations = change_rule_violations([v for v in found if v.level == "mandatory"]) + violations
+            violations += change_rule_violations([v for v in found if v.level != "mandatory"])
         doc = check_document(plan, violations, path, policy_config)
+        if before is not None:
+            doc["against"] = shown_path(against)
+            doc["rules"] += change_rule_documents(plan.config.environment)
     except ConfigError as err:
         return StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err))
     except PolicyConfigError as err:  # its message names the file: as the documents show paths
-        return StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err).replace(str(path), shown_path(path)))
+        message = str(err).replace(str(path), shown_path(path)) if path else str(err)
+        return StackResult(stack, config_file, EXIT_BAD_INPUT, error=message)
     verdict = "passed" if doc["passed"] else "failed"
     return StackResult(
         doc["stack"],
@@ -67,10 +103,12 @@ def check_stack(stack: str | None, config_file: str | None, policy_config_file: 
 
 def run(args: argparse.Namespace) -> int:
     targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
+    if args.against and len(targets) > 1:
+        raise ConfigError([Problem("--against", "BEFORE is one stack's plan: check one stack with it")])
     console = None if args.json else make_console()
     results = []
     for stack, config_file in targets:
-        result = check_stack(stack, config_file, args.policy_config)
+        result = check_stack(stack, config_file, args.policy_config, args.against)
         results.append(result)
         if result.error is not None:
             print(f"error: {result.error}", file=sys.stderr)
