@@ -43,7 +43,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mlplatform_core.model.addons import releases, versions  # noqa: E402
+from mlplatform_core.model import addon_versions as versions  # noqa: E402
+from mlplatform_core.model.addons import releases  # noqa: E402
 from mlplatform_core.model.charts import facts as chart_facts  # noqa: E402
 from mlplatform_core.model.charts import rbac, render  # noqa: E402
 from mlplatform_core.model.charts.helm_values import FREEFORM, MISSING, coalesce, empty, get, leaf_paths  # noqa: E402

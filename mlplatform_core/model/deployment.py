@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from . import addon_versions as versions
 from .addons import charts as addon_charts
-from .addons import versions
 from .addons.releases import addons_of
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout

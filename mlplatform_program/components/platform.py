@@ -16,6 +16,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from mlplatform_core.model import addon_versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, irsa, karpenter, releases
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
@@ -143,7 +144,7 @@ class Platform(pulumi.ComponentResource):
         self.autoscaler_role_arn = None
         at_deploy = releases.DeployTimeValues(region=region, image_registry=image_registry)
         if not karpenter.uses_karpenter(layout):
-            chart = charts.chart(releases.versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
+            chart = charts.chart(addon_versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
             trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
                 lambda a: json.dumps(
                     irsa.irsa_trust_policy(a[0], a[1], chart.namespace, autoscaler.AUTOSCALER_SERVICE_ACCOUNT)

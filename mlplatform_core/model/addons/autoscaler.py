@@ -14,9 +14,10 @@ from typing import Any
 
 import yaml
 
+from .. import addon_versions as versions
 from ..layout import AUTOSCALER_PREFIX, Layout
 from ..regions import partition_of
-from . import charts, versions
+from . import charts
 from .core_services import core_services_placement
 
 AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import versions
+from .. import addon_versions as versions
 
 # The releases' namespaces.
 KUBE_SYSTEM = "kube-system"

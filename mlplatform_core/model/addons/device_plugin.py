@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import addon_versions as versions
 from ..layout import Layout, NodeGroupSpec
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_RESOURCE, Toleration
-from . import charts, versions
+from . import charts
 
 DAEMONSET = "nvidia-device-plugin"
 # Rendered by the chart alongside, for MPS GPU sharing: it selects nvidia.com/mps.capable=true, a label only

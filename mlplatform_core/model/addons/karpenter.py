@@ -13,12 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .. import addon_versions as versions
 from ..config.karpenter import KARPENTER
 from ..karpenter import release
 from ..karpenter.spec import DISCOVERY_TAG
 from ..layout import Layout
 from ..regions import partition_of
-from . import charts, versions
+from . import charts
 from .charts import Chart
 from .core_services import core_services_placement
 

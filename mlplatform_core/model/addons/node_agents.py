@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import addon_versions as versions
 from ..layout import Layout
-from . import coredns, ebs_csi, versions
+from . import coredns, ebs_csi
 
 
 @dataclass(frozen=True)

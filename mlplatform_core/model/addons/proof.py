@@ -22,12 +22,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import addon_versions as versions
 from ..charts import facts as chart_facts
 from ..charts import rbac
 from ..charts.render import Rendering, render
 from ..layout import Layout
 from ..quantity import QuantityError, parse_quantity
-from . import device_plugin, releases, versions
+from . import device_plugin, releases
 from .core_services import core_services_groups
 from .releases import DeployTimeValues, Release
 

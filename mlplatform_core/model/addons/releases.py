@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import addon_versions as versions
 from ..layout import Layout
-from . import autoscaler, charts, device_plugin, karpenter, versions
+from . import autoscaler, charts, device_plugin, karpenter
 from .charts import Chart
 
 

@@ -14,8 +14,9 @@ import json
 import pytest
 import yaml
 
+from mlplatform_core.model import addon_versions as versions
 from mlplatform_core.model import eks_versions
-from mlplatform_core.model.addons import autoscaler, proof, releases, versions
+from mlplatform_core.model.addons import autoscaler, proof, releases
 from mlplatform_core.model.charts import facts as chart_facts
 from mlplatform_core.model.charts.render import render
 from mlplatform_core.model.config import ConfigError, parse

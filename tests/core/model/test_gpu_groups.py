@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mlplatform_core.model.addons import device_plugin, versions
+from mlplatform_core.model import addon_versions as versions
+from mlplatform_core.model.addons import device_plugin
 from mlplatform_core.model.addons.releases import addons_of
 from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.layout import autoscaler_tags, build_layout

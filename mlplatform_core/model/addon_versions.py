@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..eks_versions import minor_key
+from .eks_versions import minor_key
 
 CLUSTER_AUTOSCALER = "cluster-autoscaler"
 NVIDIA_DEVICE_PLUGIN = "nvidia-device-plugin"
