@@ -79,9 +79,9 @@ class NodePoolSettings(SettingsModel):
 class KarpenterSettings(SettingsModel):
     """The Karpenter controller and its NodePools (used with provisioner: karpenter)."""
 
-    # The AMI release of every EC2NodeClass alias (al2023@<v>, bottlerocket@<v>). `latest` drifts every node
-    # whenever AWS publishes an AMI; pin one (e.g. v20260801) in production and roll forward deliberately.
-    ami_version: str = Field(default="latest", pattern=r"^(latest|v[0-9][0-9.]*)$")
+    # The AMI release of every EC2NodeClass alias (al2023@<v>, bottlerocket@<v>). Unset: the AL2023 release pinned
+    # for the cluster's minor (model/karpenter/amis.py). `latest` replaces every node whenever AWS publishes an AMI.
+    ami_version: str | None = Field(default=None, pattern=r"^(latest|v[0-9][0-9.]*)$")
     replicas: Count = Field(default=2, ge=1, le=5)
     # Migration from node groups: keep each pool's managed node group (unchanged, no autoscaler) next to the pool
     # until its nodes are drained; then remove this setting and the emptied groups are deleted.
