@@ -85,6 +85,10 @@ class Mocks(pulumi_mocks.Mocks):
             outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{physical}"}]}]
         elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
             outputs["latestVersion"] = 1
+        elif typ == "aws:cloudwatch/logGroup:LogGroup":
+            # CloudWatch Logs' ARN shape (the provider drops the API's trailing ":*"), named from name_prefix.
+            log_name = inputs.get("name") or f"{inputs.get('namePrefix', '')}{physical}"
+            outputs.update(name=log_name, arn=f"arn:{self.partition}:logs:{self.region}:{ACCOUNT}:log-group:{log_name}")
         elif typ in ("aws:iam/role:Role", "aws:iam/policy:Policy"):
             outputs["arn"] = f"arn:{self.partition}:iam::{ACCOUNT}:{kind}/{physical}"
         if "name" not in inputs:

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 
+from mlplatform_core.model import hardening
 from mlplatform_core.model.addons.karpenter import discovery_tags
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
@@ -50,6 +51,7 @@ class Cluster(pulumi.ComponentResource):
                 tags,
                 opts=keep,
                 private_subnet_tags=discovery_tags(layout),
+                region=cfg.region,
             )
             vpc_id, subnet_ids = vpc.vpc_id, vpc.private_subnet_ids
         else:
@@ -110,6 +112,17 @@ class Cluster(pulumi.ComponentResource):
                 security_group_id=self.eks.cluster_security_group_id,
                 opts=child,
             )
+        # The key's explicit policy, once the cluster's role exists: the account administers the key, only the
+        # cluster role uses it (model/hardening.py). Replaces the default policy (the account may do kms:*).
+        account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        aws.kms.KeyPolicy(
+            f"{name}-secrets",
+            key_id=key.id,
+            policy=pulumi.Output.all(account, self.eks.eks_cluster.role_arn).apply(
+                lambda a: json.dumps(hardening.secrets_key_policy(cfg.region, a[0], a[1]))
+            ),
+            opts=child,
+        )
         self.name = layout.cluster_name
         # The same name as an Output of the aws.eks.Cluster inside the component (pulumi_eks `eks_cluster`):
         # a resource that takes it waits for the control plane, and the state records the dependency.
