@@ -31,6 +31,7 @@ from mlplatform_core.model.cluster import EC2_TRUST_POLICY, node_managed_policie
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.scheduling import ENVIRONMENT_LABEL
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
 
@@ -219,7 +220,8 @@ class KarpenterPools(pulumi.ComponentResource):
             pulumi.ResourceOptions.merge(helm, pulumi.ResourceOptions(depends_on=[crds, *depends_on])),
         )
 
-        meta_labels = dict(MANAGED_LABELS)
+        # The environment label tells the policy pack which environment's rules apply (mlplatform_policies props).
+        meta_labels = {**MANAGED_LABELS, ENVIRONMENT_LABEL: layout.environment}
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
         for pool in layout.node_pools:
             on_controller = pulumi.ResourceOptions(parent=self, provider=provider)
