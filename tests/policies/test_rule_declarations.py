@@ -17,6 +17,7 @@ from mlplatform_policies.rule import ENVIRONMENTS, DeclarationError, load_rules,
 from tests.policies import (
     test_addons_rules,
     test_cost_rules,
+    test_hardening_rules,
     test_karpenter_rules,
     test_layout_rules,
     test_security_rules,
@@ -33,6 +34,7 @@ CASE_MODULES = (
     test_addons_rules,
     test_cost_rules,
     test_karpenter_rules,
+    test_hardening_rules,
 )
 
 
