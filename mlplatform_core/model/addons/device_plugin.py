@@ -35,6 +35,8 @@ SECURITY_CONTEXT = {
     "readOnlyRootFilesystem": True,
     "capabilities": {"drop": ["ALL"]},
 }
+# The runtime's default seccomp profile for the pod (privileged containers, the MPS daemon's, run unconfined).
+POD_SECURITY_CONTEXT = {"seccompProfile": {"type": "RuntimeDefault"}}
 # What the plugin needs that the hardening baseline would forbid, stated instead of silently exempted.
 HOST_NEEDS: Mapping[str, str] = {
     DAEMONSET: (
@@ -69,6 +71,7 @@ def device_plugin_values(layout: Layout, image_registry: str | None = None) -> d
         "tolerations": [t.to_dict() for t in tolerations],
         "resources": RESOURCES,
         "securityContext": SECURITY_CONTEXT,
+        "podSecurityContext": POD_SECURITY_CONTEXT,
     }
     if image_registry:
         values["image"] = {"repository": charts.image_repository(versions.NVIDIA_DEVICE_PLUGIN, image_registry)}
