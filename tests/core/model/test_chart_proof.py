@@ -236,3 +236,9 @@ def test_facts_are_read_only_for_the_charts_a_stack_installs(monkeypatch):
     layout, cfg = layout_of("dev-karpenter")
     proof.prove(layout, at_deploy(cfg))
     assert set(read) == {"karpenter-1.14.1", "karpenter-crd-1.14.1", "nvidia-device-plugin-0.20.0"}
+
+
+def test_the_add_on_page_is_generated_from_the_current_data():
+    generator = load("generate_addon_docs")
+    committed = (ROOT / "docs" / "addons.md").read_text()
+    assert committed == generator.render(), "docs/addons.md is out of date: run scripts/generate_addon_docs.py"
