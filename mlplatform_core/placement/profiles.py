@@ -238,6 +238,7 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 w.pod_spec(),
                 user=False,
                 expected_groups=w.groups,
+                per_node=w.workload["kind"] == "DaemonSet",
             )
         )
     # Every DaemonSet the EKS add-ons install reaches exactly the groups it serves.

@@ -106,7 +106,9 @@ def test_readme_documents_every_rule_and_both_ways_to_run_them():
     from tests.conftest import ROOT
 
     readme = (ROOT / "README.md").read_text()
-    missing = [p.name for p in POLICIES if f"`{p.name}`" not in readme]
+    # Every rule is in the README or in the generated reference it links to (docs/policies.md).
+    reference = readme + (ROOT / "docs" / "policies.md").read_text()
+    missing = [p.name for p in POLICIES if f"`{p.name}`" not in reference]
     assert missing == []
     assert "mlplatform check" in readme and "pulumi preview --stack prod --policy-pack policies" in readme
     workflow = (ROOT / ".github" / "workflows" / "infra.yml").read_text()
