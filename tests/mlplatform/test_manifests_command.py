@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from mlplatform.cli import main
+from mlplatform.commands import manifests
 from mlplatform_core.model.addons import autoscaler
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shipped_run
+
+
+@pytest.fixture(autouse=True)
+def cached_runs(monkeypatch):
+    """The shipped stacks' offline runs, cached for the session (the command's own run is the same)."""
+    monkeypatch.setattr(manifests, "run_stack", lambda stack, config, root: shipped_run(stack))
 
 
 def test_a_shipped_stack_gets_its_objects_and_its_committed_chart_renderings(tmp_path, capsys):
@@ -28,8 +36,6 @@ def test_values_that_moved_since_the_rendering_are_refused(tmp_path, monkeypatch
 
 
 def test_a_stack_without_a_committed_rendering_gets_its_objects_and_a_note(tmp_path, monkeypatch, capsys):
-    from mlplatform.commands import manifests
-
     monkeypatch.setattr(manifests, "RENDERED", tmp_path / "none")  # as for a team's own stack
     assert main(["manifests", "prod", "--out", str(tmp_path / "out")]) == 0
     assert {p.name for p in (tmp_path / "out" / "prod").iterdir()} == {"objects.yaml"}

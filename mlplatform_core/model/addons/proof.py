@@ -207,6 +207,12 @@ def prove(
                 f"no recorded facts for the {chart.name} chart {chart.version}: run scripts/render_charts.py"
             )
             continue
+        facts = item.rendering.facts
+        if (facts.release, facts.namespace) != (item.release.name, chart.namespace):
+            problems.append(
+                f"{item.release.name}: the {chart.name} {chart.version} facts were rendered as release {facts.release} "
+                f"in {facts.namespace}, not {item.release.name} in {chart.namespace}: run scripts/render_charts.py"
+            )
         for value in item.rendering.unproven:
             problems.append(f"{item.release.name}: the chart facts cannot prove the value {value}")
         problems += _rbac_problems(layout, item)
