@@ -85,16 +85,3 @@ def test_china_stacks_pull_every_add_on_image_from_the_mirror():
     values = {r.name: r.inputs["values"] for r in run.of_type("kubernetes:helm.sh/v3:Release")}
     assert values["karpenter"]["controller"]["image"]["repository"] == f"{MIRROR}/karpenter/controller"
     assert values["nvidia-device-plugin"]["image"]["repository"] == f"{MIRROR}/nvidia/k8s-device-plugin"
-
-
-def test_the_plan_document_names_each_chart_its_images_and_the_needs_it_states():
-    from mlplatform.plan import build_plan
-    from mlplatform.reports.plan_document import plan_document
-
-    charts = plan_document(build_plan("dev-karpenter"))["kubernetes"]["charts"]
-    assert charts["problems"] == []
-    by_release = {r["release"]: r for r in charts["releases"]}
-    assert by_release["karpenter"]["workloads"] == [
-        {"kind": "Deployment", "name": "karpenter", "images": ["public.ecr.aws/karpenter/controller:1.14.1"]}
-    ]
-    assert any("/var/lib/kubelet/device-plugins" in n for n in charts["statedNeeds"])
