@@ -25,7 +25,6 @@ Run with the project's Python (it reads the toolkit's values). Usage (from the r
 from __future__ import annotations
 
 import argparse
-import copy
 import dataclasses
 import datetime
 import hashlib
@@ -36,9 +35,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import generate_addon_versions
+import autoscaler_needs
 import upstream
 import yaml
+from rendered_facts import facts_of, probe
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,8 +46,7 @@ sys.path.insert(0, str(ROOT))
 from mlplatform_core.model import addon_versions as versions  # noqa: E402
 from mlplatform_core.model.addons import releases  # noqa: E402
 from mlplatform_core.model.charts import facts as chart_facts  # noqa: E402
-from mlplatform_core.model.charts import rbac, render  # noqa: E402
-from mlplatform_core.model.charts.helm_values import FREEFORM, MISSING, coalesce, empty, get, leaf_paths  # noqa: E402
+from mlplatform_core.model.charts import render  # noqa: E402
 from mlplatform_core.model.config import read_stack_file  # noqa: E402
 from mlplatform_core.model.config.stack import parse  # noqa: E402
 from mlplatform_core.model.layout import build_layout  # noqa: E402
@@ -55,7 +54,6 @@ from mlplatform_core.model.layout import build_layout  # noqa: E402
 DATA = ROOT / "mlplatform_core" / "data"
 FACTS = DATA / "charts"
 FIXTURES = ROOT / "tests" / "data" / "rendered"
-EXAMPLE = "cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml"
 # Where each chart lives, by the upstream.json role of its repository and the tag of a version.
 CHARTS: dict[str, dict[str, Any]] = {
     versions.CLUSTER_AUTOSCALER: {
@@ -89,24 +87,10 @@ SAMPLE_STACK = {
     versions.KARPENTER: "dev-karpenter",
     versions.KARPENTER_CRD: "dev-karpenter",
 }
-WORKLOAD_KINDS = ("Deployment", "DaemonSet", "StatefulSet")
-POD_FIELDS = (
-    "nodeSelector",
-    "tolerations",
-    "affinity",
-    "priorityClassName",
-    "securityContext",
-    "hostNetwork",
-    "hostPID",
-    "hostIPC",
-    "topologySpreadConstraints",
-)
-CONTAINER_FIELDS = ("image", "resources", "securityContext")
 # Facts of charts the toolkit no longer pins, kept for the tests that prove the proof catches them: 9.50.0 is the
 # chart (appVersion 1.33) the toolkit shipped with a 1.35 image before its versions followed the minor.
 REGRESSIONS = ((versions.CLUSTER_AUTOSCALER, "9.50.0", "1.35"),)
 REGRESSION_FACTS = ROOT / "tests" / "data" / "charts"
-PROBED_NAMES = FREEFORM | {"priorityClassName", "repository", "tag", "digest", "hostNetwork", "replicas"}
 
 
 # --- helm -----------------------------------------------------------------------------------------------------
@@ -191,188 +175,6 @@ def release_flow(chart: Path, version: str) -> None:
         values_file.write_text(yaml.safe_dump(values))
 
 
-# --- facts from a rendering -----------------------------------------------------------------------------------
-
-
-def _kept(value: Any) -> bool:
-    return not empty(value)
-
-
-def workload_facts(obj: dict, namespace: str) -> dict[str, Any]:
-    tpl = obj["spec"]["template"]["spec"]
-    pod = {k: tpl[k] for k in POD_FIELDS if _kept(tpl.get(k))}
-    host_paths = [v["hostPath"]["path"] for v in tpl.get("volumes") or [] if "hostPath" in v]
-    if host_paths:
-        pod["hostPaths"] = host_paths
-
-    def containers(key: str) -> list[dict]:
-        out = []
-        for c in tpl.get(key) or []:
-            out.append({"name": c["name"], **{k: c[k] for k in CONTAINER_FIELDS if _kept(c.get(k))}})
-        return out
-
-    out = {
-        "kind": obj["kind"],
-        "name": obj["metadata"]["name"],
-        "namespace": obj["metadata"].get("namespace", namespace),
-        "serviceAccount": tpl.get("serviceAccountName", "default"),
-        "pod": pod,
-        "containers": containers("containers"),
-    }
-    if inits := containers("initContainers"):
-        out["initContainers"] = inits
-    if obj["kind"] != "DaemonSet":
-        out["replicas"] = obj["spec"].get("replicas", 1)
-    return out
-
-
-def rbac_facts(objects: list[dict], accounts: set[tuple[str, str]], namespace: str) -> list[dict[str, Any]]:
-    """The roles bound to the workloads' service accounts, with their rules."""
-    roles = {
-        (o["kind"], o["metadata"]["name"], o["metadata"].get("namespace")): o
-        for o in objects
-        if o["kind"][-4:] == "Role"
-    }
-    out = []
-    for binding in objects:
-        if binding["kind"] not in ("ClusterRoleBinding", "RoleBinding"):
-            continue
-        bound_ns = binding["metadata"].get("namespace", namespace) if binding["kind"] == "RoleBinding" else None
-        for subject in binding.get("subjects") or []:
-            account = (subject.get("namespace", namespace), subject.get("name"))
-            if subject.get("kind") != "ServiceAccount" or account not in accounts:
-                continue
-            ref = binding["roleRef"]
-            role_ns = bound_ns if ref["kind"] == "Role" else None
-            role = roles.get((ref["kind"], ref["name"], role_ns)) or roles.get((ref["kind"], ref["name"], None))
-            out.append(
-                {
-                    "serviceAccount": f"{account[0]}/{account[1]}",
-                    "kind": ref["kind"],
-                    "name": ref["name"],
-                    "namespace": bound_ns,
-                    "rules": (role or {}).get("rules") or [],
-                    **({} if role else {"external": True}),
-                }
-            )
-    return sorted(out, key=lambda g: (g["serviceAccount"], g["kind"], g["name"], g["namespace"] or ""))
-
-
-def facts_of(objects: list[dict], namespace: str) -> tuple[list[dict], list[dict]]:
-    workloads = [workload_facts(o, namespace) for o in objects if o.get("kind") in WORKLOAD_KINDS]
-    workloads.sort(key=lambda w: (w["kind"], w["name"]))
-    accounts = {(w["namespace"], w["serviceAccount"]) for w in workloads}
-    return workloads, rbac_facts(objects, accounts, namespace)
-
-
-def fields(workloads: list[dict], grants: list[dict]) -> dict[str, Any]:
-    """Every recorded fact as pointer -> value, to compare two renderings."""
-    out: dict[str, Any] = {"rbac": grants, "workloads": sorted(f"{w['kind']}/{w['name']}" for w in workloads)}
-    for w in workloads:
-        key = f"{w['kind']}/{w['name']}"
-        for k, v in w["pod"].items():
-            out[f"{key} /pod/{k}"] = v
-        for part in ("containers", "initContainers"):
-            for i, c in enumerate(w.get(part, [])):
-                for k, v in c.items():
-                    out[f"{key} /{part}/{i}/{k}"] = v
-        for k in ("serviceAccount", "replicas"):
-            if k in w:
-                out[f"{key} /{k}"] = w[k]
-    return out
-
-
-# --- probing --------------------------------------------------------------------------------------------------
-
-
-def set_path(values: dict, path: str, value: Any) -> dict:
-    out = copy.deepcopy(values)
-    node = out
-    parts = path.split(".")
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = value
-    return out
-
-
-def marker(i: int, current: Any) -> Any:
-    if isinstance(current, dict):
-        return {f"probe.example/p{i}": f"v{i}"}
-    if isinstance(current, list):
-        return [{"key": f"probe.example/p{i}", "operator": "Exists"}]
-    if isinstance(current, bool):
-        return not current
-    if isinstance(current, int):
-        return 17 + i
-    return f"probe{i}"
-
-
-def probe(helm: Helm, chart: Path, name: str, namespace: str, base: dict, defaults: dict, kube: str) -> dict:
-    """Which values change which facts: bindings (verbatim or into a string), affects, inert."""
-    objects = helm.template(chart, name, namespace, base, kube)
-    if objects is None:
-        raise SystemExit(f"{chart.name}: helm refuses the base values")
-    workloads, grants = facts_of(objects, namespace)
-    before = fields(workloads, grants)
-    candidates = set(leaf_paths(base)) | {p for p in leaf_paths(defaults) if p.rsplit(".", 1)[-1] in PROBED_NAMES}
-    bindings: list[dict] = []
-    spans: dict[tuple[str, str], list[tuple[int, int, str]]] = {}
-    affects: dict[str, list[str]] = {}
-    inert: list[str] = []
-    for i, path in enumerate(sorted(candidates)):
-        current = coalesce(get(defaults, path), get(base, path))
-        mark = marker(i, None if current is MISSING else current)
-        rendered = helm.template(chart, name, namespace, set_path(base, path, mark), kube)
-        if rendered is None:
-            continue  # the chart refuses a marker here: never probed, so never proven
-        after = fields(*facts_of(rendered, namespace))
-        expected = coalesce(get(defaults, path), mark)
-        changed = sorted(k for k in set(before) | set(after) if before.get(k, MISSING) != after.get(k, MISSING))
-        if not changed:
-            inert.append(path)
-            continue
-        for key in changed:
-            got = after.get(key, MISSING)
-            if " /" in key and got == expected:
-                workload, field = key.split(" ", 1)
-                bindings.append({"value": path, "workload": workload, "field": field})
-                continue
-            span = _span(before.get(key), got, mark, current)
-            if " /" in key and span is not None:
-                spans.setdefault(tuple(key.split(" ", 1)), []).append((*span, path))  # type: ignore[arg-type]
-                continue
-            affects.setdefault(path, []).append(key)
-    for (workload, field), found in spans.items():
-        template = str(before[f"{workload} {field}"])
-        for start, end, path in sorted(found, reverse=True):
-            template = template[:start] + "{" + path + "}" + template[end:]
-        bindings += [{"value": p, "workload": workload, "field": field, "template": template} for _, _, p in found]
-    bound = {b["value"] for b in bindings}
-    return {
-        "base": leaf_paths(base),
-        "defaults": {p: get(defaults, p) for p in sorted(bound) if get(defaults, p) is not MISSING},
-        "bindings": sorted(bindings, key=lambda b: (b["value"], b["workload"], b["field"])),
-        "affects": {p: sorted(v) for p, v in sorted(affects.items())},
-        "inert": sorted(inert),
-        "workloads": workloads,
-        "rbac": grants,
-    }
-
-
-def _span(before: Any, after: Any, mark: Any, current: Any) -> tuple[int, int] | None:
-    """Where a string value sits in a rendered string (e.g. the tag in repository:tag), or None: the one place
-    where putting the marker in for the value gives exactly what helm rendered."""
-    if not all(isinstance(x, str) for x in (before, after, mark, current)) or not current:
-        return None
-    start = before.find(current)
-    while start != -1:
-        end = start + len(current)
-        if before[:start] + mark + before[end:] == after:
-            return start, end
-        start = before.find(current, start + 1)
-    return None
-
-
 # --- the plan of what to render -------------------------------------------------------------------------------
 
 
@@ -431,92 +233,6 @@ def check_model(helm: Helm, chart: Path, facts: dict, minors: list[str]) -> None
                 f"{facts['chart']} {facts['version']} on Kubernetes {minor}: the recorded facts do not predict "
                 f"helm's rendering ({list(applied.unproven)}); record it per minor"
             )
-
-
-def default_rules(helm: Helm, repo: Path, version: str, tmp: Path) -> tuple[set[rbac.Permission], dict]:
-    """The permissions the chart grants with its own defaults (what upstream shipped for its line)."""
-    chart, source = extract(repo, versions.CLUSTER_AUTOSCALER, version, tmp)
-    values = {"cloudProvider": "aws", "autoDiscovery": {"clusterName": "cluster"}}
-    objects = helm.template(chart, "cluster-autoscaler", "kube-system", values, "1.35")
-    if objects is None:
-        raise SystemExit(f"cluster-autoscaler {version}: helm refuses its defaults")
-    _, grants = facts_of(objects, "kube-system")
-    out: set[rbac.Permission] = set()
-    for grant in grants:
-        out |= rbac.permissions(grant["rules"], rbac.CLUSTER if grant["namespace"] is None else "namespace")
-    return out, source
-
-
-def example_rules(repo: Path, tag: str) -> set[rbac.Permission]:
-    text = upstream.git_show(repo, tag, EXAMPLE)
-    if text is None:
-        raise SystemExit(f"{tag}: no {EXAMPLE}")
-    out: set[rbac.Permission] = set()
-    for doc in yaml.safe_load_all(text):
-        if doc and doc.get("kind") in ("ClusterRole", "Role"):
-            out |= rbac.permissions(
-                doc.get("rules") or [], rbac.CLUSTER if doc["kind"] == "ClusterRole" else "namespace"
-            )
-    return out
-
-
-def needs(helm: Helm, repo: Path, table: dict, tmp: Path) -> dict[str, Any]:
-    """Image minor -> the permissions it needs, and where that comes from.
-
-    What every chart upstream shipped for the minor's line grants with its defaults (cloudProvider aws): the
-    line's first chart over-grants at times (9.52.0 granted create and delete on nodes, which 9.53.0 keeps for the
-    kwok and huaweicloud providers only), and a permission one chart of the line does without is not one the
-    line's image needs. For a minor without a chart line yet, the newest line's needs plus what the autoscaler's
-    own example manifest added between that line's newest release and the image's release."""
-    pins = upstream.manifest()
-    _, charts, _ = generate_addon_versions.read_autoscaler(
-        repo, pins["autoscaler-release-tags"], pins["autoscaler-charts"]
-    )
-    line_charts: dict[str, list[str]] = {}
-    for version, app in sorted(charts.items(), key=lambda kv: upstream.version_key(kv[0])):
-        line_charts.setdefault(generate_addon_versions.minor_of(app), []).append(version)
-    releases_of = {t.removeprefix("cluster-autoscaler-"): t for t in upstream.git_tags(repo, "cluster-autoscaler-")}
-    cache: dict[str, tuple[set[rbac.Permission], dict]] = {}
-    out: dict[str, Any] = {}
-    for minor, row in table.items():
-        entry = row.get(versions.CLUSTER_AUTOSCALER)
-        if entry is None:
-            continue
-        line = entry["chartLine"]
-        granted = []
-        for version in line_charts[line]:
-            if version not in cache:
-                cache[version] = default_rules(helm, repo, version, tmp / f"needs-{version}")
-            granted.append(cache[version][0])
-        perms = set.intersection(*granted)
-        first = cache[line_charts[line][0]][1]
-        sources = [
-            {
-                **first,
-                "why": f"what every chart of the {line} line grants with its defaults",
-                "charts": line_charts[line],
-            }
-        ]
-        if not entry["sameLine"]:
-            line_tag = releases_of[max((v for v in releases_of if v.startswith(line + ".")), key=upstream.version_key)]
-            image_tag = f"cluster-autoscaler-{entry['image'].removeprefix('v')}"
-            added = example_rules(repo, image_tag) - example_rules(repo, line_tag)
-            perms |= added
-            sources.append(
-                {
-                    "repo": "kubernetes/autoscaler",
-                    "path": EXAMPLE,
-                    "tags": [line_tag, image_tag],
-                    "why": f"what the autoscaler's own example manifest added from {line_tag} to {image_tag}",
-                    "added": sorted(str(p) for p in added),
-                }
-            )
-        out[minor] = {
-            "image": entry["image"],
-            "source": sources,
-            "permissions": [dataclasses.asdict(p) for p in sorted(perms)],
-        }
-    return out
 
 
 def shipped_renderings(helm: Helm, chart_dirs: dict[tuple[str, str], Path]) -> dict[str, Any]:
@@ -610,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             head = {"generated": today, "generator": "scripts/render_charts.py"}
             text = json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
             (REGRESSION_FACTS / f"{name}-{version}.json").write_text(text)
-        need = needs(helm, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
+        need = autoscaler_needs.needs(helm, extract, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
         doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "needs": need}
         (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         index = shipped_renderings(helm, chart_dirs)

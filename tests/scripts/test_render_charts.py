@@ -1,4 +1,4 @@
-"""scripts/render_charts.py's reading of a rendering: workloads, the RBAC bound to them, where a value lands.
+"""scripts/rendered_facts.py: how a helm rendering is read (workloads, the RBAC bound to them, where values land).
 
 The real renderings are checked against the facts in tests/core/model/test_chart_proof.py; these are the
 reader's rules on small hand-made objects.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tests.scripts.test_generators import load
 
-renderer = load("render_charts")
+renderer = load("rendered_facts")
 
 DEPLOYMENT = {
     "kind": "Deployment",

@@ -139,7 +139,7 @@ def test_the_plan_exits_2_naming_the_missing_permissions(monkeypatch, capsys):
 def test_the_facts_predict_what_helm_rendered_for_the_shipped_stacks(stack):
     """The full renderings of tests/data/rendered were made by a real helm with the stack's values: the facts
     with the same values applied (what every plan does) must give the same workloads and RBAC."""
-    renderer = load("render_charts")
+    renderer = load("rendered_facts")
     layout, cfg = layout_of(stack)
     index = json.loads((RENDERED / "index.json").read_text())["stacks"][stack]
     rendered = {r.release.name: r for r in proof.rendered_releases(layout, at_deploy(cfg))}
