@@ -57,6 +57,7 @@ def kubernetes_layer_program() -> None:
             replicas=cfg.karpenter.replicas,
             tags=tags,
             image_registry=cfg.image_registry,
+            training=cluster.output("karpenterTraining") if any(p.single_zone for p in layout.node_pools) else None,
         )
 
     pulumi.export("clusterStack", cluster_stack)

@@ -119,6 +119,26 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+
+
+def network_facts(name: str, doc: dict, vpc: dict) -> dict:
+    """EFA and network cards of one type, for multi-node training (the `efa` group setting).
+
+    `efa_interfaces`: EC2's MaximumEfaInterfaces, which Karpenter's doc lists as the type's
+    vpc.amazonaws.com/efa resource (provider pkg/providers/instancetype/types.go `efas`);
+    `network_cards`: the network cards in the VPC limits (one EFA interface per card at most).
+    """
+    out: dict = {}
+    efa = _int(doc.get(name, {}).get("resources", {}).get(EFA_RESOURCE))
+    if efa:
+        out["efa_interfaces"] = efa
+    cards = vpc.get(name, {}).get("cards")
+    if cards:
+        out["network_cards"] = len(cards)
+    return out
+
+
 def build(doc: dict, ami: dict, vpc: dict, ebs: dict | None) -> tuple[dict[str, dict], list[str]]:
     """Every type in any source; `partial` where only network limits are known. Returns (types, mismatches)."""
     types: dict[str, dict] = {}
@@ -167,6 +187,7 @@ def build(doc: dict, ami: dict, vpc: dict, ebs: dict | None) -> tuple[dict[str, 
             # Xen types have no per-type value.
             xen = name in ebs["xen"] or rec.get("hypervisor") == "xen"
             rec["ebs_attachments"] = None if xen else ebs["limits"].get(name, 27)
+        rec.update(network_facts(name, doc, vpc))
         if name not in doc:
             rec["partial"] = True  # network limits only: not in the DescribeInstanceTypes-derived doc
         types[name] = {k: v for k, v in rec.items() if v is not None}
@@ -227,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             "devices": "extended resources the node advertises (nvidia.com/gpu, aws.amazon.com/neuron, ...)",
             "max_pods": "the EKS AL2023 AMI's max pods: ENIs on the default card x (IPv4 per ENI - 1) + 2",
             "enis": "ENIs on all network cards",
+            "efa_interfaces": "EFA interfaces the type supports at most (EC2 MaximumEfaInterfaces); absent: no EFA",
+            "network_cards": "network cards (an EFA interface per card at most)",
             "ebs_attachments": "EBS volume attachments (none known: Xen)",
             "partial": "true: only network limits are known (no vCPU, memory or accelerator data)",
         },

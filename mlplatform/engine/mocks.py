@@ -180,6 +180,15 @@ class Mocks(pulumi_mocks.Mocks):
                 "zoneIds": [f"usw2-az{i + 1}" for i in range(len(letters))],
                 "id": self.region,
             }
+        if args.token == "aws:ec2/getSubnet:getSubnet":
+            # The AZ of a subnet the stack does not create is AWS's answer at deploy. Offline, the subnets take the
+            # region's zones in the order they are looked up (a, b, c...): a stand-in, like the names.
+            self.subnets_seen = getattr(self, "subnets_seen", [])
+            subnet = args.args.get("id")
+            if subnet not in self.subnets_seen:
+                self.subnets_seen.append(subnet)
+            zone = f"{self.region}{'abcdef'[self.subnets_seen.index(subnet) % 6]}"
+            return {"id": subnet, "availabilityZone": zone, "vpcId": "(the subnet's VPC, looked up at deploy)"}
         if args.token == "aws:index/getRegion:getRegion":
             return {"name": self.region, "id": self.region}
         if args.token == "aws:eks/getCluster:getCluster":

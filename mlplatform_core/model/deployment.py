@@ -14,6 +14,7 @@ from typing import Any
 
 from . import addon_versions as versions
 from .addons import charts as addon_charts
+from .addons.gpu_agents import releases as gpu_releases
 from .addons.releases import addons_of
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
@@ -105,8 +106,10 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     oidc = f"https://oidc.eks.{region}.{dns_suffix(region)} (pulumi-eks reads the OIDC issuer's TLS certificate)"
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
+    # The repositories of the charts the stack installs (the GPU add-ons' only where a group needs them).
     pinned = [n for n in addons_of(layout) if versions.pinned(n, layout.kubernetes_version)]
     repos = {addon_charts.chart(n, layout.kubernetes_version).repo for n in pinned}
+    repos |= {r.chart.repo for r in gpu_releases(layout)}
     charts = "Helm chart repositories " + ", ".join(sorted(repos))
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (

@@ -29,6 +29,8 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
 # Set on the GPU groups whose AMI needs the NVIDIA device plugin DaemonSet (AL2023 NVIDIA, not Bottlerocket).
 DEVICE_PLUGIN_LABEL = "mlplatform.io/nvidia-device-plugin"
+# Set on groups with EFA interfaces (efa: true): the EFA device plugin DaemonSet selects it.
+EFA_LABEL = "mlplatform.io/efa"
 
 # Labels EKS and the kubelet put on every node; users must not set them.
 EKS_CAPACITY_LABEL = "eks.amazonaws.com/capacityType"

@@ -178,14 +178,21 @@ def spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 # --- GPUs --------------------------------------------------------------------------------------
 
 
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+MIG_PREFIX = "nvidia.com/mig-"
+
+
 def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if not g.declared_gpu:
         return
-    if not any(t[0] == GPU_RESOURCE and repels(t) for t in g.taints):
+    # A MIG group with the mixed strategy advertises nvidia.com/mig-<profile> only, and is tainted with that name:
+    # the ExtendedResourceToleration admission plugin tolerates it for pods that request it (layout/sharing.py).
+    mig = bool(g.labels.get(MIG_CONFIG_LABEL))
+    if not any((t[0] == GPU_RESOURCE or (mig and str(t[0]).startswith(MIG_PREFIX))) and repels(t) for t in g.taints):
         yield (
-            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint; pods that need no GPU would "
-            "occupy the GPU nodes"
+            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint (or, on a MIG group, its {MIG_PREFIX}<profile> "
+            "taint); pods that need no GPU would occupy the GPU nodes"
         )
     ami = get(g.props, "amiType")
     if known(ami) and ami not in GPU_AMI_TYPES:

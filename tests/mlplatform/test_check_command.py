@@ -106,9 +106,10 @@ def test_readme_documents_every_rule_and_both_ways_to_run_them():
     from tests.conftest import ROOT
 
     readme = (ROOT / "README.md").read_text()
-    # Every rule is in the README or in the generated reference it links to (docs/policies.md).
-    reference = readme + (ROOT / "docs" / "policies.md").read_text()
-    missing = [p.name for p in POLICIES if f"`{p.name}`" not in reference]
+    # Every rule is in the reference generated from the declarations (docs/policies.md); the README's table
+    # may list the day-one ones only.
+    reference = (ROOT / "docs" / "policies.md").read_text()
+    missing = [p.name for p in POLICIES if f"`{p.name}`" not in readme + reference]
     assert missing == []
     assert "mlplatform check" in readme and "pulumi preview --stack prod --policy-pack policies" in readme
     workflow = (ROOT / ".github" / "workflows" / "infra.yml").read_text()

@@ -20,7 +20,7 @@ import pytest
 from mlplatform.engine import run_program
 from mlplatform.engine.remote import ModelError
 from mlplatform.engine.remote import pulumi_eks as model
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, irsa_run, shipped_run, stack_config
 
 C = "mlplatform:cluster:Cluster$eks:index:Cluster"
 ROLE_CHAIN = C + "$eks:index:ServiceRole"
@@ -190,9 +190,10 @@ def _program_tags(run) -> dict:
     return run.one("aws:kms/key:Key", "cluster-secrets").inputs["tags"]
 
 
-def test_irsa_roles_trust_the_oidc_provider_pulumi_eks_creates(dev_run):
-    oidc = dev_run.one("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "cluster-oidcProvider")
-    trust = json.loads(dev_run.one("aws:iam/role:Role", "platform-autoscaler").inputs["assumeRolePolicy"])
+def test_irsa_roles_trust_the_oidc_provider_pulumi_eks_creates():
+    run = irsa_run("dev")  # the shipped stacks use Pod Identity; a stack without podIdentity keeps IRSA
+    oidc = run.one("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "cluster-oidcProvider")
+    trust = json.loads(run.one("aws:iam/role:Role", "platform-autoscaler").inputs["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"] == {"Federated": oidc.outputs["arn"]}
     assert oidc.inputs["url"].removeprefix("https://") in json.dumps(trust["Statement"][0]["Condition"])
 

@@ -181,10 +181,14 @@ def test_every_generator_input_is_pinned_to_a_commit():
     pins = {k: v for k, v in json.loads((SCRIPTS / "upstream.json").read_text()).items() if not k.startswith("_")}
     files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "npm"} & set(p)}
     assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in files.values())
-    # A page outside git (the AWS statement of the EKS control-plane prices) is pinned by its URL and date.
+    # Pages outside git (the AWS statement of the EKS control-plane prices, the EKS user guide's quotas table,
+    # rendered from Service Quotas) are pinned by their URL and date.
     pages = {k: p for k, p in pins.items() if "url" in p and not k.startswith("aws-price-list-")}
-    assert set(pages) == {"eks-control-plane-pricing"}
-    assert all(p["url"].startswith("https://aws.amazon.com/") and p["date"] and p["license"] for p in pages.values())
+    assert set(pages) == {"eks-control-plane-pricing", "eks-service-quotas"}
+    assert all(
+        p["url"].startswith(("https://aws.amazon.com/", "https://docs.aws.amazon.com/")) and p["date"] and p["license"]
+        for p in pages.values()
+    )
     # A repository's release tags are pinned by the newest tag read and its commit.
     tag_lists = {k: p for k, p in pins.items() if "tags" in p}
     assert set(tag_lists) == {"autoscaler-release-tags", "autoscaler-charts", "device-plugin-charts", "karpenter-chart"}

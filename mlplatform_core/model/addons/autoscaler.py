@@ -150,23 +150,21 @@ def priority_config_map_data(priorities: Mapping[str, list[str]]) -> dict[str, s
 
 
 def autoscaler_values(layout: Layout, region: str, role_arn: Any, image_registry: str | None = None) -> dict[str, Any]:
-    """Values for the cluster-autoscaler chart of the layout's minor. `role_arn` may be a Pulumi Output."""
+    """Values for the cluster-autoscaler chart of the layout's minor. `role_arn` may be a Pulumi Output; None: the
+    role comes through EKS Pod Identity, so the service account carries no IRSA annotation."""
     image: dict[str, str] = {"tag": autoscaler_image_tag(layout.kubernetes_version)}
     if image_registry:
         image["repository"] = charts.image_repository(versions.CLUSTER_AUTOSCALER, image_registry)
+    account: dict[str, Any] = {"create": True, "name": AUTOSCALER_SERVICE_ACCOUNT}
+    if role_arn is not None:
+        account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
     return {
         "cloudProvider": "aws",
         "awsRegion": region,
         "autoDiscovery": {"clusterName": layout.cluster_name},
         "image": image,
         "fullnameOverride": AUTOSCALER_SERVICE_ACCOUNT,
-        "rbac": {
-            "serviceAccount": {
-                "create": True,
-                "name": AUTOSCALER_SERVICE_ACCOUNT,
-                "annotations": {"eks.amazonaws.com/role-arn": role_arn},
-            }
-        },
+        "rbac": {"serviceAccount": account},
         "extraArgs": {
             "balance-similar-node-groups": True,
             # priority first; least-waste breaks ties within a priority.

@@ -8,17 +8,23 @@ DaemonSet selects that label.
 Chart values (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin/values.yaml): `tolerations`
 replaces the chart's list, `nodeSelector` adds to its default node affinity (which requires one of three
 labels, `nvidia.com/gpu.present=true` among them: the layout sets it), `resources` and `securityContext`
-apply to the plugin's container. Where the pods really go, and what they run as, is read from the chart as
-it renders (mlplatform_core/data/charts, scripts/render_charts.py), not restated here.
+apply to the plugin's container, `config` (GPU sharing) adds the chart's config-manager containers. Where
+the pods really go, and what they run as, is read from the chart as it renders (mlplatform_core/data/charts,
+scripts/render_charts.py), not restated here.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
+import yaml
+
 from .. import addon_versions as versions
+from ..charts import facts as chart_facts
 from ..layout import Layout, NodeGroupSpec
+from ..layout.sharing import DEFAULT_DEVICE_PLUGIN_CONFIG
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_RESOURCE, Toleration
 from . import charts
 
@@ -48,6 +54,13 @@ HOST_NEEDS: Mapping[str, str] = {
         "node of this layout (no node carries nvidia.com/mps.capable=true)"
     ),
 }
+# While NVIDIA's MIG manager repartitions a node's GPUs it labels the node so (the GPU operator's
+# k8s-mig-manager `paused-for-mig-change`) to stop the device plugin: our DaemonSet steps aside the same way.
+PAUSED_FOR_MIG = {
+    "key": "nvidia.com/gpu.deploy.device-plugin",
+    "operator": "NotIn",
+    "values": ["paused-for-mig-change"],
+}
 
 
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
@@ -75,7 +88,53 @@ def device_plugin_values(layout: Layout, image_registry: str | None = None) -> d
     }
     if image_registry:
         values["image"] = {"repository": charts.image_repository(versions.NVIDIA_DEVICE_PLUGIN, image_registry)}
+    if configs := sharing_configs(layout):
+        # One named config per sharing group, selected by the node label nvidia.com/device-plugin.config; the
+        # chart then runs its config-manager sidecar, which switches the plugin's config when the label says.
+        values["config"] = {"map": configs, "default": DEFAULT_DEVICE_PLUGIN_CONFIG}
+    if any(g.sharing is not None and g.sharing.kind == "mig" for g in groups):
+        values["affinity"] = affinity(layout)
     return values
+
+
+def sharing_configs(layout: Layout) -> dict[str, str]:
+    """The device plugin's configs (config.map): `default` (no sharing) and one per sharing group."""
+    shared = [g for g in plugin_groups(layout) if g.sharing is not None]
+    if not shared:
+        return {}
+    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: _config({"migStrategy": "none"})}
+    for g in shared:
+        s = g.sharing
+        assert s is not None
+        if s.kind == "time-slicing":
+            sharing = {"timeSlicing": {"resources": [{"name": GPU_RESOURCE, "replicas": s.per_gpu}]}}
+            configs[s.config] = _config({"migStrategy": "none"}, sharing)
+        else:
+            configs[s.config] = _config({"migStrategy": s.strategy})
+    return configs
+
+
+def _config(flags: dict[str, Any], sharing: dict[str, Any] | None = None) -> str:
+    doc: dict[str, Any] = {"version": "v1", "flags": flags}
+    if sharing:
+        doc["sharing"] = sharing
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def chart_affinity(layout: Layout) -> dict[str, Any]:
+    """The chart's default node affinity (its values.yaml `affinity`, as the recorded facts of the layout's chart
+    version hold it)."""
+    chart = charts.chart(versions.NVIDIA_DEVICE_PLUGIN, layout.kubernetes_version)
+    return copy.deepcopy(dict(chart_facts.load(chart.name, chart.version).defaults["affinity"]))
+
+
+def affinity(layout: Layout) -> dict[str, Any]:
+    """The chart's node affinity; with MIG groups, every term also steps aside while the MIG manager works."""
+    out = chart_affinity(layout)
+    if any(g.sharing is not None and g.sharing.kind == "mig" for g in layout.gpu_groups):
+        for term in out["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]:
+            term["matchExpressions"].append(dict(PAUSED_FOR_MIG))
+    return out
 
 
 def daemonset_groups(layout: Layout) -> dict[str, tuple[tuple[str, ...], str]]:

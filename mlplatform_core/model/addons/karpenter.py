@@ -50,16 +50,29 @@ def controller_placement() -> dict[str, Any]:
 
 
 def controller_values(
-    cluster_name: str, queue_name: Any, role_arn: Any, replicas: int, image_registry: str | None = None
+    cluster_name: str,
+    queue_name: Any,
+    role_arn: Any,
+    replicas: int,
+    feature_gates: Mapping[str, bool] | None = None,
+    image_registry: str | None = None,
 ) -> dict[str, Any]:
-    """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs. The chart hardens the
-    controller's container itself (non-root, read-only root filesystem, no capabilities)."""
+    """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs; `role_arn` None: the
+    controller gets its role through EKS Pod Identity, so its service account carries no IRSA annotation.
+    `feature_gates`: settings.featureGates the stack turns on (nodeRepair, model/addons/node_health.py). The chart
+    hardens the controller's container itself (non-root, read-only root filesystem, no capabilities)."""
+    settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": queue_name}
+    if feature_gates:
+        settings["featureGates"] = dict(feature_gates)
+    account: dict[str, Any] = {"name": SERVICE_ACCOUNT}
+    if role_arn is not None:
+        account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
     controller: dict[str, Any] = {"resources": CONTROLLER_RESOURCES}
     if image_registry:
         controller["image"] = {"repository": charts.image_repository(versions.KARPENTER, image_registry)}
     return {
-        "settings": {"clusterName": cluster_name, "interruptionQueue": queue_name},
-        "serviceAccount": {"name": SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
+        "settings": settings,
+        "serviceAccount": account,
         "replicas": replicas,
         "controller": controller,
         **controller_placement(),

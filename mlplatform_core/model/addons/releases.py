@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import addon_versions as versions
 from ..layout import Layout
-from . import autoscaler, charts, device_plugin, karpenter
+from . import autoscaler, charts, device_plugin, karpenter, node_health
 from .charts import Chart
 
 
@@ -50,9 +50,8 @@ def addons_of(layout: Layout) -> tuple[str, ...]:
 
 
 def autoscaler_release(layout: Layout, at_deploy: DeployTimeValues) -> Release:
-    values = autoscaler.autoscaler_values(
-        layout, at_deploy.region, at_deploy.autoscaler_role_arn, at_deploy.image_registry
-    )
+    role_arn = None if layout.pod_identity else at_deploy.autoscaler_role_arn  # Pod Identity: no IRSA annotation
+    values = autoscaler.autoscaler_values(layout, at_deploy.region, role_arn, at_deploy.image_registry)
     chart = charts.chart(versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
     return Release(chart.name, chart, values)
 
@@ -73,8 +72,9 @@ def karpenter_releases(layout: Layout, at_deploy: DeployTimeValues) -> tuple[Rel
     values = karpenter.controller_values(
         layout.cluster_name,
         at_deploy.karpenter_queue,
-        at_deploy.karpenter_role_arn,
+        None if layout.pod_identity else at_deploy.karpenter_role_arn,  # Pod Identity: no IRSA annotation
         at_deploy.karpenter_replicas,
+        node_health.karpenter_feature_gates(layout),
         at_deploy.image_registry,
     )
     return Release(crds.name, crds, {}), Release(controller.name, controller, values, skip_crds=True)

@@ -10,6 +10,7 @@ from ..instances import INSTANCE_TYPE_PATTERN
 from ..scheduling import EFFECTS, MAX_TAINTS, label_value_error, qualified_name_error
 from .base import Count, SettingsModel, check_labels
 from .errors import show
+from .node_capacity import NodeCapacitySettings
 
 # EKS managed node group AMI types (the EKS API's spelling); AL2 reached end of support on 2025-11-26.
 GPU_AMI_TYPES = (
@@ -48,12 +49,14 @@ class TaintSettings(SettingsModel):
         return v
 
 
-class NodeGroupSettings(SettingsModel):
-    """Overrides of one node group's layout defaults. Unset fields keep the defaults."""
+class NodeGroupSettings(NodeCapacitySettings):
+    """Overrides of one node group's layout defaults. Unset fields keep the defaults (the EFA, reservation,
+    sharing and node-repair fields come from NodeCapacitySettings)."""
 
     enabled: bool | None = None
     instance_types: list[str] | None = Field(default=None, min_length=1, max_length=20)
-    capacity_type: Literal["ON_DEMAND", "SPOT"] | None = None
+    # CAPACITY_BLOCK only with a capacityReservation of type capacity-block (which implies it).
+    capacity_type: Literal["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"] | None = None
     ami_type: Literal[GPU_AMI_TYPES + STANDARD_AMI_TYPES] | None = None  # type: ignore[valid-type]
     min_size: Count | None = Field(default=None, ge=0, le=1000)
     max_size: Count | None = Field(default=None, ge=1, le=1000)

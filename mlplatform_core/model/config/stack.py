@@ -27,6 +27,7 @@ from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .pulumi_format import from_pulumi_text
+from .quotas import QuotaSettings
 from .upgrade_policy import UpgradePolicy, effective_support_type, upgrade_policy_problems
 from .workloads import WorkloadsConfig
 
@@ -70,6 +71,15 @@ class StackConfig(SettingsModel):
         if v is not None and (err := registry_error(v)):
             raise ValueError(err)
         return v
+
+    # Node health: EKS node auto repair on managed node groups and the node monitoring agent add-on (Karpenter:
+    # its NodeRepair feature gate). On unless a stack opts out.
+    node_repair: bool = True
+    # NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.
+    gpu_metrics: bool = False
+    # EKS Pod Identity instead of IRSA for the add-ons' AWS roles. Unset keeps IRSA, so existing clusters do not flip.
+    pod_identity: bool = False
+    quotas: QuotaSettings = Field(default_factory=QuotaSettings)
 
     @field_validator("region", mode="before")
     @classmethod
@@ -228,6 +238,9 @@ def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     for key, value in raw.items():
         if not isinstance(key, str):
             problems.append(Problem(show(key), "config keys must be strings such as ml-platform-eks:environment"))
+        elif value is None and (key == REGION_KEY or key.startswith(PROJECT + ":")):
+            # The engine would hand the program the text "None"; the model would read "not set". Say which.
+            problems.append(Problem(key, "has no value (YAML null); give it one, or remove the key for the default"))
         elif key == REGION_KEY:
             data["region"] = _decode(value)
         elif key.startswith(PROJECT + ":"):

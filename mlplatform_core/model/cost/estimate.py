@@ -194,8 +194,34 @@ def _node_price(
     return price, bound, basis, note, price_range, unpriced
 
 
+# A Capacity Block is bought upfront at a price EC2 quotes per block (EC2 user guide capacity-blocks-pricing-billing):
+# neither the on-demand price nor in the price data.
+CAPACITY_BLOCK_PRICE = (
+    "Capacity Block prices are quoted when the block is bought and paid upfront (aws ec2 "
+    "describe-capacity-block-offerings); the price data has none"
+)
+
+
+def _reservation_note(cap: Capacity) -> str:
+    ends = f", ending {cap.reservation_end}" if cap.reservation_end else ""
+    if cap.reservation == "capacity-block":
+        return (
+            f"Capacity Block {cap.reservation_id}{ends}: paid for the whole block whether its instances run or not; "
+            "the group scales to zero outside it"
+        )
+    return (
+        f"On-Demand Capacity Reservation {cap.reservation_id}{ends}: its instances bill at the on-demand price "
+        "whether they run or not"
+    )
+
+
 def node_line(cap: Capacity, region: str) -> Line:
     price, bound, basis, note, price_range, unpriced = _node_price(cap, region)
+    if cap.reservation is not None:
+        note = _reservation_note(cap)
+        basis = f"{cap.instance_types[0]} reserved ({cap.reservation})"
+        if cap.reservation == "capacity-block":
+            price, bound = Price(None, CAPACITY_BLOCK_PRICE), "exact"
     return Line(
         cap.kind,
         cap.name,

@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from mlplatform_core.model.addons import autoscaler, coredns, device_plugin, irsa
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.scheduling import (
@@ -162,6 +162,13 @@ def test_autoscaler_image_follows_the_kubernetes_minor(version, tag):
 def test_a_minor_without_an_autoscaler_release_has_no_image_rather_than_a_neighbours():
     with pytest.raises(KeyError):
         autoscaler.autoscaler_image_tag("1.39")
+
+
+def test_the_gpu_add_on_charts_are_pinned():
+    for chart in (charts.EFA_DEVICE_PLUGIN, charts.DCGM_EXPORTER, charts.GPU_OPERATOR):
+        # aws-efa-k8s-device-plugin and gpu-operator publish their versions with a leading v (v0.5.30, v26.7.0).
+        assert re.fullmatch(r"v?\d+\.\d+\.\d+", chart.version), chart
+        assert chart.repo.startswith("https://")
 
 
 def test_priority_config_map_keys_are_integers_as_the_expander_unmarshals_them():
