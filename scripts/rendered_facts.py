@@ -137,8 +137,8 @@ def set_path(values: dict, path: str, value: Any) -> dict:
 
 
 def marker(i: int, current: Any) -> Any:
-    if isinstance(current, dict):
-        return {f"probe.example/p{i}": f"v{i}"}
+    if isinstance(current, dict):  # one more key: a map of named entries keeps the names the chart refers to
+        return {**current, f"probe.example/p{i}": f"v{i}"}
     if isinstance(current, list):
         return [{"key": f"probe.example/p{i}", "operator": "Exists"}]
     if isinstance(current, bool):
@@ -164,8 +164,9 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
         current = coalesce(get(defaults, path), get(base, path))
         mark = marker(i, None if current is MISSING else current)
         rendered = helm.template(chart, name, namespace, set_path(base, path, mark), kube)
-        if rendered is None:
-            continue  # the chart refuses a marker here: never probed, so never proven
+        if rendered is None:  # the chart refuses other values here: a release must set it as the base does
+            affects.setdefault(path, []).append("(the chart refuses other values)")
+            continue
         after = fields(*facts_of(rendered, namespace))
         expected = coalesce(get(defaults, path), mark)
         changed = sorted(k for k in set(before) | set(after) if before.get(k, MISSING) != after.get(k, MISSING))
@@ -183,6 +184,21 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
                 spans.setdefault(tuple(key.split(" ", 1)), []).append((*span, path))  # type: ignore[arg-type]
                 continue
             affects.setdefault(path, []).append(key)
+    # Presence: a value the base sets whose removal changes the facts (beyond the fields it binds) must be set
+    # (any value: what its value changes is what the marker showed).
+    presence: dict[str, list[str]] = {}
+    for path in sorted(leaf_paths(base)):
+        rendered = helm.template(chart, name, namespace, set_path(base, path, None), kube)
+        if rendered is None:
+            presence.setdefault(path, []).append("(the chart needs it set)")
+            continue
+        after = fields(*facts_of(rendered, namespace))
+        bound_fields = {f"{b['workload']} {b['field']}" for b in bindings if b["value"] == path}
+        bound_fields |= {f"{w} {f}" for (w, f), found in spans.items() if any(p == path for *_, p in found)}
+        changed = [k for k in set(before) | set(after) if before.get(k, MISSING) != after.get(k, MISSING)]
+        extra = sorted(k for k in changed if k not in bound_fields)
+        if extra:
+            presence.setdefault(path, []).extend(extra)
     for (workload, field), found in spans.items():
         template = str(before[f"{workload} {field}"])
         for start, end, path in sorted(found, reverse=True):
@@ -194,6 +210,7 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
         "defaults": {p: get(defaults, p) for p in sorted(bound) if get(defaults, p) is not MISSING},
         "bindings": sorted(bindings, key=lambda b: (b["value"], b["workload"], b["field"])),
         "affects": {p: sorted(v) for p, v in sorted(affects.items())},
+        "presence": {p: sorted(v) for p, v in sorted(presence.items())},
         "inert": sorted(inert),
         "workloads": workloads,
         "rbac": grants,

@@ -17,7 +17,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from mlplatform_core.model import addon_versions
-from mlplatform_core.model.addons import autoscaler, charts, coredns, gpu_agents, karpenter, releases
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, gpu_agents, karpenter, releases
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.layout import Layout
@@ -204,10 +204,20 @@ class Platform(pulumi.ComponentResource):
         self.device_plugin = None
         plugin = releases.device_plugin_release(layout, at_deploy)
         if plugin is not None:
+            # Its own namespace, with the LimitRange that gives the chart's config-manager containers requests.
+            ns_obj, limits_obj = device_plugin.namespace_objects()
+            plugin_ns = _k8s_resource(ns_obj, on_cluster)
+            plugin_limits = _k8s_resource(
+                limits_obj, pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[plugin_ns]))
+            )
+            self.objects += [plugin_ns, plugin_limits]
             self.device_plugin = self._release(
                 "nvidia-device-plugin",
                 plugin,
-                pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+                pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+                    pulumi.ResourceOptions(depends_on=[plugin_ns, plugin_limits]),
+                ),
             )
         # EFA, MIG and GPU metrics: each DaemonSet on the groups that need it (model/addons/gpu_agents.py). The
         # GPU operator's controller runs on the initial group; its MIG manager on the MIG groups.

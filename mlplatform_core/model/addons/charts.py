@@ -10,11 +10,15 @@ from dataclasses import dataclass
 
 from .. import addon_versions as versions
 
-# The releases' namespaces.
+# The releases' namespaces. The device plugin gets its own: with GPU sharing its chart adds config-manager
+# containers that no value gives resources, and a LimitRange there gives them requests without touching EKS's
+# own pods in kube-system (system-node-critical pods run outside kube-system too, as the GPU operator's device
+# plugin does: NVIDIA/gpu-operator assets/state-device-plugin/0500_daemonset.yaml).
 KUBE_SYSTEM = "kube-system"
+DEVICE_PLUGIN_NAMESPACE = "nvidia-device-plugin"
 NAMESPACES = {
     versions.CLUSTER_AUTOSCALER: KUBE_SYSTEM,
-    versions.NVIDIA_DEVICE_PLUGIN: KUBE_SYSTEM,
+    versions.NVIDIA_DEVICE_PLUGIN: DEVICE_PLUGIN_NAMESPACE,
     versions.KARPENTER: KUBE_SYSTEM,  # where the upstream guide installs it
     versions.KARPENTER_CRD: KUBE_SYSTEM,
 }

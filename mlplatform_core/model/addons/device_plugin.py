@@ -26,6 +26,7 @@ from ..charts import facts as chart_facts
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import DEFAULT_DEVICE_PLUGIN_CONFIG
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_RESOURCE, Toleration
+from ..workloads import MANAGED_LABELS
 from . import charts
 
 DAEMONSET = "nvidia-device-plugin"
@@ -54,6 +55,9 @@ HOST_NEEDS: Mapping[str, str] = {
         "node of this layout (no node carries nvidia.com/mps.capable=true)"
     ),
 }
+# Requests (and a memory limit) for the chart's containers that no value gives resources (the config manager's
+# init and sidecar containers, v0.18-v0.20, with GPU sharing): a LimitRange in the release's namespace.
+CONTAINER_DEFAULTS = {"defaultRequest": {"cpu": "10m", "memory": "32Mi"}, "default": {"memory": "128Mi"}}
 # While NVIDIA's MIG manager repartitions a node's GPUs it labels the node so (the GPU operator's
 # k8s-mig-manager `paused-for-mig-change`) to stop the device plugin: our DaemonSet steps aside the same way.
 PAUSED_FOR_MIG = {
@@ -61,6 +65,21 @@ PAUSED_FOR_MIG = {
     "operator": "NotIn",
     "values": ["paused-for-mig-change"],
 }
+
+
+def namespace_objects() -> list[dict[str, Any]]:
+    """The release's namespace and its LimitRange, created before the release."""
+    namespace = charts.DEVICE_PLUGIN_NAMESPACE
+    labels = dict(MANAGED_LABELS)
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "container-defaults", "namespace": namespace, "labels": labels},
+            "spec": {"limits": [{"type": "Container", **CONTAINER_DEFAULTS}]},
+        },
+    ]
 
 
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:

@@ -199,6 +199,8 @@ def prove(
         return ChartProof((), (problem,), ())
     problems: list[str] = []
     stated: list[str] = []
+    if namespace_defaults is None:
+        namespace_defaults = releases.namespace_defaults(layout)
     rendered = rendered_releases(layout, at_deploy)
     for item in rendered:
         chart = item.release.chart

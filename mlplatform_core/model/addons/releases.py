@@ -91,3 +91,11 @@ def stack_releases(layout: Layout, at_deploy: DeployTimeValues | None = None) ->
     if (plugin := device_plugin_release(layout, at_deploy)) is not None:
         out.append(plugin)
     return tuple(out)
+
+
+def namespace_defaults(layout: Layout) -> dict[str, frozenset[str]]:
+    """Namespace -> the resources a LimitRange the toolkit creates there gives containers that request none."""
+    if not device_plugin.plugin_groups(layout):
+        return {}
+    defaults = device_plugin.CONTAINER_DEFAULTS["defaultRequest"]
+    return {charts.DEVICE_PLUGIN_NAMESPACE: frozenset(defaults)}

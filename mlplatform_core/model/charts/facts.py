@@ -6,7 +6,8 @@ Written by scripts/render_charts.py from a real `helm template` of the chart at 
 - `rbac`: the rules of every Role and ClusterRole bound to a workload's service account;
 - `values`: which release values change them: `bindings` (the value lands verbatim, or into a string
   `template`, at a field of a workload), `affects` (a value that changes facts in a way not recorded as a
-  binding: a release must then set it as `base` does), `inert` (probed, changes no fact), and the chart's
+  binding: a release must then set it as `base` does), `presence` (values whose absence changes the facts: a
+  release must set them, to any value), `inert` (probed, changes no fact), and the chart's
   `defaults` of the bound values (Helm merges a release's values over them).
 """
 
@@ -43,8 +44,12 @@ class ChartFacts:
     defaults: Mapping[str, Any]
     bindings: Sequence[Binding]
     affects: Mapping[str, Sequence[str]]
+    presence: Mapping[str, Sequence[str]]  # values whose absence changes the facts: a release must set them
     inert: frozenset[str]
     source: Mapping[str, Any]
+    # The same chart rendered with other base values (e.g. the device plugin with a sharing config, which adds
+    # containers): render() takes the first whose values account for a release's.
+    variants: tuple[ChartFacts, ...] = ()
 
     @property
     def bound(self) -> frozenset[str]:
@@ -67,6 +72,7 @@ def load(chart: str, version: str) -> ChartFacts:
 
 
 def from_json(raw: Mapping[str, Any]) -> ChartFacts:
+    variants = tuple(from_json({**raw, **v, "variants": []}) for v in raw.get("variants", []))
     values = raw["values"]
     return ChartFacts(
         chart=raw["chart"],
@@ -80,8 +86,10 @@ def from_json(raw: Mapping[str, Any]) -> ChartFacts:
         defaults=values["defaults"],
         bindings=tuple(Binding(**b) for b in values["bindings"]),
         affects=values["affects"],
+        presence=values.get("presence", {}),
         inert=frozenset(values["inert"]),
         source=raw["source"],
+        variants=variants,
     )
 
 

@@ -31,6 +31,8 @@ FREEFORM = frozenset(
         "topologySpreadConstraints",
     }
 )
+# Values at these paths are data too (the device plugin's named configs: config.map.<name>).
+FREEFORM_PATHS = frozenset({"config.map"})
 
 
 class _Missing:
@@ -62,7 +64,7 @@ def leaf_paths(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in values.items():
         path = f"{prefix}{key}"
-        if isinstance(value, Mapping) and value and key not in FREEFORM:
+        if isinstance(value, Mapping) and value and key not in FREEFORM and path not in FREEFORM_PATHS:
             out.update(leaf_paths(value, path + "."))
         else:
             out[path] = value

@@ -46,20 +46,32 @@ def unproven_values(facts: ChartFacts, leaves: Mapping[str, Any]) -> list[str]:
     """The release's values (and the facts' base values it leaves out) that the facts cannot account for."""
     out = []
     for path in sorted(set(leaves) | set(facts.base)):
-        if path in facts.bound or path in facts.inert:
-            continue
         ours, base = leaves.get(path, MISSING), facts.base.get(path, MISSING)
-        if path in facts.affects:
+        if path in facts.presence and ours is MISSING:
+            out.append(f"{path} unset changes {', '.join(facts.presence[path])}, which the facts recorded set")
+        elif path in facts.affects:  # checked first: a bound value may change more than its field
             if ours != base:
                 changes = ", ".join(facts.affects[path])
                 out.append(f"{path}={ours!r} changes {changes}, which the facts recorded only for {base!r}")
-        elif path in leaves:
+        elif path in leaves and path not in facts.bound and path not in facts.inert:
             out.append(f"{path} was never probed when {facts.chart} {facts.version} was rendered")
     return out
 
 
 def render(facts: ChartFacts, values: Mapping[str, Any]) -> Rendering:
-    """The release's workloads: the recorded ones with every bound value's field set from `values`."""
+    """The release's workloads: the recorded ones (of the first variant that accounts for every value) with every
+    bound value's field set from `values`. With none that does, the first variant's, and what it cannot prove."""
+    first = _render(facts, values)
+    if not first.unproven:
+        return first
+    for variant in facts.variants:
+        rendering = _render(variant, values)
+        if not rendering.unproven:
+            return rendering
+    return first
+
+
+def _render(facts: ChartFacts, values: Mapping[str, Any]) -> Rendering:
     leaves = leaf_paths(values)
     effective = {
         b.value: coalesce(facts.defaults.get(b.value, MISSING), leaves.get(b.value, MISSING)) for b in facts.bindings
