@@ -55,9 +55,13 @@ HOST_NEEDS: Mapping[str, str] = {
         "node of this layout (no node carries nvidia.com/mps.capable=true)"
     ),
 }
-# Requests (and a memory limit) for the chart's containers that no value gives resources (the config manager's
-# init and sidecar containers, v0.18-v0.20, with GPU sharing): a LimitRange in the release's namespace.
-CONTAINER_DEFAULTS = {"defaultRequest": {"cpu": "10m", "memory": "32Mi"}, "default": {"memory": "128Mi"}}
+# Requests and limits for the chart's containers that no value gives resources (the config manager's init and
+# sidecar containers, v0.18-v0.20, with GPU sharing): a LimitRange in the release's namespace. Limits equal to the
+# requests, as prod's LimitRanges are (Guaranteed QoS: policy prod-guaranteed-qos-defaults).
+CONTAINER_DEFAULTS = {
+    "defaultRequest": {"cpu": "50m", "memory": "64Mi"},
+    "default": {"cpu": "50m", "memory": "64Mi"},
+}
 # While NVIDIA's MIG manager repartitions a node's GPUs it labels the node so (the GPU operator's
 # k8s-mig-manager `paused-for-mig-change`) to stop the device plugin: our DaemonSet steps aside the same way.
 PAUSED_FOR_MIG = {
