@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from mlplatform.engine import ProgramRun, run_stack
-from mlplatform_core.model.addons import autoscaler, charts, coredns
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
@@ -36,10 +36,16 @@ def objects(run: ProgramRun) -> list[dict]:
 
 
 def expected(stack: str) -> list[dict]:
+    """The workload layer's manifests, and the device plugin's namespace with its LimitRange (GPU stacks)."""
+    plugin = device_plugin.namespace_objects() if device_plugin.plugin_groups(layout_of(stack)) else []
     return [
         {k: v for k, v in m.items() if k != "apiVersion"}
-        for m in manifests(build_workloads(parse(stack_config(stack))))
+        for m in [*manifests(build_workloads(parse(stack_config(stack)))), *plugin]
     ]
+
+
+def layout_of(stack: str):
+    return build_layout(parse(stack_config(stack)), stack)
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
