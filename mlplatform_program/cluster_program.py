@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 
 from mlplatform_core.model.access import access_grants
-from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.ml_settings.gpu_resources import gpu_resources
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
@@ -13,7 +13,7 @@ from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
 
 from .components.access import ClusterAccess
 from .components.cluster import Cluster
-from .components.karpenter import KarpenterInfrastructure, KarpenterPools
+from .components.karpenter_provisioner import KarpenterInfrastructure, KarpenterPools
 from .components.node_agent_addons import NodeAgentAddons
 from .components.node_group import NodeGroup
 from .components.platform import Platform

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pulumi
 
-from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
 from mlplatform_core.model.cluster import resource_tags
 from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference
 
 from .components.cluster_reference import ClusterReference
-from .components.karpenter import KarpenterPools
+from .components.karpenter_provisioner import KarpenterPools
 from .components.platform import Platform
 from .stack_settings import stack_settings
 

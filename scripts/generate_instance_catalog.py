@@ -10,10 +10,6 @@ Standard library only. Sources (pinned in scripts/upstream.json):
   karpenter-vpc-limits      aws/karpenter-provider-aws .../zz_generated.vpclimits.go: ENIs on all cards
   ebs-csi-volume-limits     kubernetes-sigs/aws-ebs-csi-driver .../volume_limits_table.go: EBS attachments
 
-It also writes the policy pack's copy of the accelerated instance types
-(policies/mlplatform_policies/accelerated_instance_types.json): the pack runs in its own venv without the
-toolkit, and a test keeps the two equal.
-
 Usage (from the repository root):
   scripts/generate_instance_catalog.py --fetch                 # the pinned upstream commits
   scripts/generate_instance_catalog.py --fetch --ref main      # refresh; then pin the commits in upstream.json
@@ -34,7 +30,6 @@ import upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "mlplatform_core" / "data" / "instance_types.json"
-PACK_OUTPUT = ROOT / "policies" / "mlplatform_policies" / "accelerated_instance_types.json"
 
 LABEL = "karpenter.k8s.aws/instance-"
 ARCH = {"amd64": "x86_64", "arm64": "arm64"}
@@ -194,17 +189,6 @@ def build(doc: dict, ami: dict, vpc: dict, ebs: dict | None) -> tuple[dict[str, 
     return types, mismatches
 
 
-def accelerated(types: dict[str, dict]) -> dict[str, list[str]]:
-    """The pack's view: types with an NVIDIA GPU a pod can request, and types with any accelerator at all."""
-    nvidia = sorted(
-        n
-        for n, t in types.items()
-        if t.get("gpu", {}).get("maker") == "NVIDIA" and t.get("devices", {}).get("nvidia.com/gpu")
-    )
-    anything = sorted(n for n, t in types.items() if "gpu" in t or "accelerator" in t)
-    return {"nvidia_gpu": nvidia, "accelerated": anything}
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--karpenter-doc", metavar="FILE")
@@ -214,7 +198,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fetch", action="store_true", help="download the files that were not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
     p.add_argument("-o", "--output", type=Path, default=OUTPUT)
-    p.add_argument("--pack-output", type=Path, default=PACK_OUTPUT)
     args = p.parse_args(argv)
 
     doc_text, doc_src = upstream.read("karpenter-instance-types", args.karpenter_doc, args.fetch, args.ref)
@@ -255,8 +238,6 @@ def main(argv: list[str] | None = None) -> int:
         },
     }
     upstream.write_json(args.output, head, "instance_types", types)
-    pack = {"generated": today, "generator": head["generator"], "source": sources, **accelerated(types)}
-    args.pack_output.write_text(json.dumps(pack, indent=1) + "\n", encoding="utf-8")
     partial = sum(1 for t in types.values() if t.get("partial"))
     print(f"{len(types)} instance types ({partial} with network limits only) -> {args.output}", file=sys.stderr)
     return 0

@@ -19,19 +19,14 @@ the snapshot's `source` records each file's offer, version and publicationDate. 
 addresses are never priced: the snapshot names them under `unknown` with the reason and the toolkit reports
 them as unknown. The China file (cn-north-1) is not read: it is in CNY and stale upstream.
 
-It also writes the policy pack's copy (policies/mlplatform_policies/prices.json): the same prices plus
-the support dates of each Kubernetes minor from mlplatform_core/data/eks_versions.json, because the pack
-runs in its own venv without the toolkit. A test keeps the two equal; after a refresh of the EKS calendar
-run `scripts/generate_prices.py --pack-only` to bring the pack's copy up to date.
 
 Usage (from the repository root):
   scripts/generate_prices.py --fetch                       # the pinned upstream commits and the AWS page
   scripts/generate_prices.py --fetch --ref main            # refresh; then pin the commits in upstream.json
   scripts/generate_prices.py --karpenter-prices FILE --karpenter-prices-us-gov FILE --eks-pricing FILE
   scripts/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
-  scripts/generate_prices.py --pack-only                   # re-derive the pack's copy from the snapshots
 
-Offer files are streamed (scripts/json_stream.py): memory stays near what is kept, not the file's size
+Offer files are streamed (scripts/json_reader.py): memory stays near what is kept, not the file's size
 (hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); README, "Upstream
 data", has the commands that download them.
 """
@@ -41,7 +36,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import html
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -52,8 +46,6 @@ import upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "mlplatform_core" / "data" / "prices.json"
-PACK_OUTPUT = ROOT / "policies" / "mlplatform_policies" / "prices.json"
-CALENDAR = ROOT / "mlplatform_core" / "data" / "eks_versions.json"
 ITEMS = "on_demand_usd_per_hour"
 OFFER_ROLES = {"AmazonEC2": "aws-price-list-ec2", "awskms": "aws-price-list-kms"}  # scripts/upstream.json
 
@@ -210,23 +202,6 @@ def offer_source(offer: price_list.OfferPrices) -> dict:
     }
 
 
-def support_dates() -> dict[str, dict[str, str]]:
-    """When each Kubernetes minor leaves standard and extended support (the toolkit's EKS calendar)."""
-    versions = json.loads(CALENDAR.read_text(encoding="utf-8"))["versions"]
-    return {
-        minor: {k: v[k] for k in ("end_of_standard_support", "end_of_extended_support")}
-        for minor, v in versions.items()
-    }
-
-
-def write_pack(snapshot: Path, pack: Path) -> None:
-    data = json.loads(snapshot.read_text(encoding="utf-8"))
-    head = {k: v for k, v in data.items() if k != ITEMS}
-    head["derived_from"] = ["mlplatform_core/data/prices.json", "mlplatform_core/data/eks_versions.json"]
-    head["eks_support"] = support_dates()
-    upstream.write_json(pack, head, ITEMS, data[ITEMS])
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--karpenter-prices", metavar="FILE", help="zz_generated.pricing_aws.go")
@@ -241,42 +216,37 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--fetch", action="store_true", help="download the files that were not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
-    p.add_argument("--pack-only", action="store_true", help="only re-derive the pack's copy from the snapshots")
     p.add_argument("-o", "--output", type=Path, default=OUTPUT)
-    p.add_argument("--pack-output", type=Path, default=PACK_OUTPUT)
     args = p.parse_args(argv)
-    if not args.pack_only:
-        tables, sources = [], []
-        for role, local in (
-            ("karpenter-prices-aws", args.karpenter_prices),
-            ("karpenter-prices-aws-us-gov", args.karpenter_prices_us_gov),
-        ):
-            text, src = upstream.read(role, local, args.fetch, args.ref)
-            stamp, by_region = parse_karpenter_prices(text)
-            tables.append((src, stamp, by_region))
-            sources.append({**src, "generated_at": stamp})
-        page, src = upstream.read("eks-control-plane-pricing", args.eks_pricing, args.fetch, args.ref)
-        eks = parse_eks_pricing(page)
-        sources.append(src)
-        offers = []
-        for path in args.price_list:
-            offer = price_list.read_offer(Path(path))
-            if not offer.regions:  # a region index may list zones that are not AWS Regions
-                print(f"{path}: skipped, no product located in an AWS Region", file=sys.stderr)
-                continue
-            offers.append(offer)
-            print(f"{path}: {offer.offer} {offer.version}, {', '.join(offer.regions)}", file=sys.stderr)
-        offers.sort(key=lambda o: (o.offer, o.regions, o.file))
-        sources += [offer_source(o) for o in offers]
-        head, rows = build(tables, eks, sources, offers)
-        upstream.write_json(args.output, head, ITEMS, rows)
-        print(
-            f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions, other charges in "
-            f"{len(head['charges']['regions'])} -> {args.output}",
-            file=sys.stderr,
-        )
-    write_pack(args.output, args.pack_output)
-    print(f"the policy pack's copy -> {args.pack_output}", file=sys.stderr)
+    tables, sources = [], []
+    for role, local in (
+        ("karpenter-prices-aws", args.karpenter_prices),
+        ("karpenter-prices-aws-us-gov", args.karpenter_prices_us_gov),
+    ):
+        text, src = upstream.read(role, local, args.fetch, args.ref)
+        stamp, by_region = parse_karpenter_prices(text)
+        tables.append((src, stamp, by_region))
+        sources.append({**src, "generated_at": stamp})
+    page, src = upstream.read("eks-control-plane-pricing", args.eks_pricing, args.fetch, args.ref)
+    eks = parse_eks_pricing(page)
+    sources.append(src)
+    offers = []
+    for path in args.price_list:
+        offer = price_list.read_offer(Path(path))
+        if not offer.regions:  # a region index may list zones that are not AWS Regions
+            print(f"{path}: skipped, no product located in an AWS Region", file=sys.stderr)
+            continue
+        offers.append(offer)
+        print(f"{path}: {offer.offer} {offer.version}, {', '.join(offer.regions)}", file=sys.stderr)
+    offers.sort(key=lambda o: (o.offer, o.regions, o.file))
+    sources += [offer_source(o) for o in offers]
+    head, rows = build(tables, eks, sources, offers)
+    upstream.write_json(args.output, head, ITEMS, rows)
+    print(
+        f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions, other charges in "
+        f"{len(head['charges']['regions'])} -> {args.output}",
+        file=sys.stderr,
+    )
     return 0
 
 

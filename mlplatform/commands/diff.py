@@ -9,7 +9,7 @@ from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.console import make_console
 from ..reports.diff import diff_document, diff_markdown, render_diff
-from ..reports.json_stream import write_json
+from ..reports.json_writer import write_json
 from ..reports.plan_document import plan_document
 from ..stacks import add_stack_options, select_stacks
 

@@ -18,7 +18,7 @@ from mlplatform_core.placement.templates import node_templates
 from ..documents import shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..reports.console import make_console
-from ..reports.json_stream import write_json
+from ..reports.json_writer import write_json
 from ..reports.placement import place_document, render_place
 from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, named_by, resolve_stack
 

@@ -54,8 +54,9 @@ class Taint:
 
     @property
     def repels(self) -> bool:
-        """Whether the scheduler refuses pods that do not tolerate it (PreferNoSchedule only scores)."""
-        return self.effect != "PreferNoSchedule"
+        """Whether the scheduler refuses pods that do not tolerate it (PreferNoSchedule only scores; an effect
+        Kubernetes does not know, as a policy may read from a hand-written program, keeps nobody off)."""
+        return self.effect in ("NoSchedule", "NoExecute")
 
     def to_dict(self) -> dict[str, str]:
         return {"key": self.key, "value": self.value, "effect": self.effect}

@@ -9,7 +9,7 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 
 from mlplatform_core.model import hardening
-from mlplatform_core.model.addons.karpenter import discovery_tags
+from mlplatform_core.model.addons.karpenter_controller import discovery_tags
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
     EC2_TRUST_POLICY,

@@ -17,7 +17,15 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from mlplatform_core.model import addon_versions
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, gpu_agents, karpenter, releases
+from mlplatform_core.model.addons import (
+    autoscaler,
+    charts,
+    coredns,
+    device_plugin,
+    gpu_agents,
+    karpenter_controller,
+    releases,
+)
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.layout import Layout
@@ -145,7 +153,7 @@ class Platform(pulumi.ComponentResource):
         self.autoscaler: k8s.helm.v3.Release | None = None
         self.autoscaler_role_arn = None
         at_deploy = releases.DeployTimeValues(region=region, image_registry=image_registry)
-        if not karpenter.uses_karpenter(layout):
+        if not karpenter_controller.uses_karpenter(layout):
             chart = charts.chart(addon_versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
             identity = "Pod Identity" if layout.pod_identity else "IRSA"
             sr = service_role(

@@ -44,13 +44,15 @@ LEVEL_NAMES = {v: k for k, v in LEVELS.items()}
 
 
 def policy_venv() -> Path:
-    """The pack's venv (policies/requirements.txt), built once per requirements and Python version.
+    """The pack's venv (policies/requirements.txt), built once per requirements, Python version and checkout.
 
-    Cached under $XDG_CACHE_HOME (default ~/.cache)/ml-platform-eks; a lock file keeps concurrent test
-    workers from building it twice or using it half-built.
+    Installed as the Pulumi CLI installs it, `pip install -r requirements.txt` in the pack's folder, so the
+    checkout itself is installed (editable: the pack runs this checkout's rules and core). Cached under
+    $XDG_CACHE_HOME (default ~/.cache)/ml-platform-eks; a lock file keeps concurrent test workers from
+    building it twice or using it half-built.
     """
     requirements = REQUIREMENTS.read_bytes()
-    key = hashlib.sha256(requirements + sys.version.encode()).hexdigest()[:16]
+    key = hashlib.sha256(requirements + sys.version.encode() + str(ROOT).encode()).hexdigest()[:16]
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ml-platform-eks"
     venv, ready = cache / f"policy-venv-{key}", cache / f"policy-venv-{key}" / ".ready"
     if ready.exists():
@@ -62,7 +64,8 @@ def policy_venv() -> Path:
             subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
             subprocess.run(
                 [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-                + ["-r", str(REQUIREMENTS)],
+                + ["-r", REQUIREMENTS.name],
+                cwd=PACK_DIR,
                 check=True,
                 timeout=900,
             )

@@ -1,4 +1,4 @@
-"""The pack's cost rules: its price copy is the toolkit's and its idle floor the plan's, offline and in previews."""
+"""The pack's cost rules: its idle floor is the plan's (the core's prices, exactly), offline and in previews."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from mlplatform.cli import main
 from mlplatform_core.model import eks_versions
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.cost import estimate
-from mlplatform_core.model.cost.prices import on_demand_table
 from mlplatform_core.model.layout import build_layout
 from mlplatform_policies import cost as pack_cost
 from tests.conftest import ROOT, stack_config
@@ -72,23 +71,6 @@ def plan_floor(stack: str, **edits) -> str:
     raw.update({f"ml-platform-eks:{k}": v for k, v in edits.items()})
     cfg = parse(raw)
     return f"{estimate(cfg, build_layout(cfg, stack)).idle_floor.usd_per_month:,.2f}"
-
-
-def test_the_pack_keeps_the_toolkits_prices_and_support_dates():
-    pack = pack_cost.prices()
-    toolkit = json.loads((ROOT / "mlplatform_core" / "data" / "prices.json").read_text())
-    hint = "run scripts/generate_prices.py --pack-only"
-    assert pack["on_demand_usd_per_hour"] == json.loads(json.dumps(on_demand_table(), default=float)), hint
-    for key in ("source", "eks_control_plane", "ec2_on_demand", "unknown"):
-        assert pack[key] == toolkit[key], hint
-    calendar = {
-        m: {
-            "end_of_standard_support": v.end_of_standard_support.isoformat(),
-            "end_of_extended_support": v.end_of_extended_support.isoformat(),
-        }
-        for m, v in eks_versions.calendar().items()
-    }
-    assert pack["eks_support"] == calendar, hint
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])

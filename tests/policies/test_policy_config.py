@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from mlplatform_policies import BY_NAME, offline
+from mlplatform_policies import BY_NAME, offline, policy_config
 from tests.policies.test_layout_rules import PROD_SPOT_WORKLOAD
 from tests.policies.variants import (
     DEV_POLICY_CONFIG,
@@ -99,7 +99,7 @@ def test_the_offline_config_check_agrees_with_a_json_schema_validator(policy):
     for key, prop in ((schema.properties or {}) if schema else {}).items():
         for value in SETTINGS_SAMPLES:
             theirs = jsonschema.Draft7Validator(prop).is_valid(value)
-            ours = not offline._schema_errors(value, prop, f"{policy}.{key}")
+            ours = not policy_config._schema_errors(value, prop, f"{policy}.{key}")
             assert ours == theirs, (policy, key, value)
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mlplatform.engine import run_stack
-from mlplatform_core.model.addons import karpenter as addon
+from mlplatform_core.model.addons import karpenter_controller as addon
 from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.karpenter import manifests

@@ -72,18 +72,14 @@ def test_the_catalog_generator_joins_specs_and_max_pods(tmp_path):
     doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"
     doc.write_text(KARPENTER_DOC)
     ami.write_text(AMI_INFO)
-    out, pack = tmp_path / "catalog.json", tmp_path / "pack.json"
-    assert (
-        gen.main(["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "-o", str(out), "--pack-output", str(pack)])
-        == 0
-    )
+    out = tmp_path / "catalog.json"
+    assert gen.main(["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "-o", str(out)]) == 0
     data = json.loads(out.read_text())
     g5g = data["instance_types"]["g5g.xlarge"]
     assert g5g["gpu"] == {"count": 1, "maker": "NVIDIA", "name": "t4g", "memory_mib": 16384}
     assert g5g["arch"] == "arm64" and g5g["max_pods"] == 58 and g5g["devices"] == {"nvidia.com/gpu": 1}
     assert data["instance_types"]["p3.2xlarge"] == {"max_pods": 58, "partial": True}
     assert {s["role"] for s in data["source"]} == {"karpenter-instance-types", "eks-ami-instance-info"}
-    assert json.loads(pack.read_text())["nvidia_gpu"] == ["g5g.xlarge"]
 
 
 def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
@@ -100,8 +96,6 @@ def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
                 str(ami),
                 "-o",
                 str(tmp_path / "c.json"),
-                "--pack-output",
-                str(tmp_path / "p.json"),
             ]
         )
         == 1
@@ -250,8 +244,6 @@ def _prices(tmp_path, page: str = EKS_PAGE) -> list[str]:
         str(tmp_path / "eks.html"),
         "-o",
         str(tmp_path / "prices.json"),
-        "--pack-output",
-        str(tmp_path / "pack.json"),
     ]
 
 
@@ -275,12 +267,6 @@ def test_the_price_generator_reads_karpenter_tables_and_the_eks_prices(tmp_path)
         "karpenter-prices-aws-us-gov",
         "eks-control-plane-pricing",
     ]
-    pack = json.loads((tmp_path / "pack.json").read_text())
-    assert pack["on_demand_usd_per_hour"] == data["on_demand_usd_per_hour"]
-    assert pack["eks_support"]["1.33"] == {
-        "end_of_standard_support": "2026-07-29",
-        "end_of_extended_support": "2027-07-29",
-    }
 
 
 def test_the_price_generator_refuses_changed_wording_or_format(tmp_path):

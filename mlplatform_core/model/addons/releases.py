@@ -13,7 +13,8 @@ from typing import Any
 
 from .. import addon_versions as versions
 from ..layout import Layout
-from . import autoscaler, charts, device_plugin, karpenter, node_health
+from . import autoscaler, charts, device_plugin, node_health
+from . import karpenter_controller as karpenter
 from .charts import Chart
 
 

@@ -20,7 +20,7 @@ from .access import AccessSettings, access_problems
 from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
 from .images import image_registry_problems, registry_error
-from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
+from .karpenter_settings import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
 from .messages import ambiguity_note, type_message
 from .namespaces import namespace_error, region_hint

@@ -46,10 +46,6 @@ class Capacity:
     def spot(self) -> bool:
         return self.capacity_type == "SPOT"
 
-    @property
-    def static(self) -> bool:
-        return self.min_nodes == self.max_nodes
-
 
 def _reserved(group: NodeGroupSpec, capacity: Capacity) -> Capacity:
     """Reserved capacity is paid whether used or not: all of the reservation's instances at every size (its

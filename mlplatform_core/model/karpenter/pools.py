@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from .. import instances
 from ..config import StackConfig
-from ..config.karpenter import KARPENTER, NodePoolSettings
+from ..config.karpenter_settings import KARPENTER, NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from ..quantity import format_bytes, parse_quantity
 from ..scheduling import CPU, GPU_RESOURCE, MEMORY, Taint

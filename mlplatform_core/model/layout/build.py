@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from .. import instances
 from ..config import ConfigError, Problem, StackConfig, key_path, show
-from ..config.karpenter import KARPENTER
+from ..config.karpenter_settings import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
 from ..quotas import quota_problems

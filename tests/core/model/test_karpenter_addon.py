@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mlplatform_core.model import addon_versions as versions
-from mlplatform_core.model.addons import karpenter
+from mlplatform_core.model.addons import karpenter_controller as karpenter
 from mlplatform_core.model.charts import facts as chart_facts
 from mlplatform_core.model.charts.render import render
 from mlplatform_core.model.eks_versions import minor_key

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import addon_versions as versions
-from ..config.karpenter import KARPENTER
+from ..config.karpenter_settings import KARPENTER
 from ..karpenter import release
 from ..karpenter.spec import DISCOVERY_TAG
 from ..layout import Layout

@@ -6,7 +6,7 @@
   kubernetes-layer/ with separate): the charts and one NodePool + EC2NodeClass per pool.
 
 A thin shell over the pure core: mlplatform_core.model.karpenter gives the pools and their manifests,
-mlplatform_core.model.addons.karpenter the chart pins, values, IAM documents and queue rules.
+mlplatform_core.model.addons.karpenter_controller the chart pins, values, IAM documents and queue rules.
 
 Dependencies are also the destroy order: NodePools and EC2NodeClasses go first (Karpenter drains and
 terminates their nodes through its finalizers), then the controller, then its IAM and queue; the other
@@ -25,7 +25,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import karpenter as addon
+from mlplatform_core.model.addons import karpenter_controller as addon
 from mlplatform_core.model.addons import releases
 from mlplatform_core.model.cluster import EC2_TRUST_POLICY, node_managed_policies
 from mlplatform_core.model.karpenter import manifests
