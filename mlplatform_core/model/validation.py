@@ -198,13 +198,9 @@ def validate_stack(
         try:
             layout = build_layout(cfg, stack)
         except ConfigError as err:
-<<<<<<< HEAD
-            problems += _derived(err.problems, removed, whole=("spotTaint",))
-        else:
-            problems += _derived(addon_problems(cfg, layout), removed)
-=======
             problems += _derived(aside.restored(_whatever_chosen(cfg, stack, aside, err)), aside, whole=("spotTaint",))
->>>>>>> main
+        else:
+            problems += _derived(addon_problems(cfg, layout), aside)
         try:
             workloads = build_workloads(cfg)
         except ConfigError as err:

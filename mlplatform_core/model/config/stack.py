@@ -19,12 +19,8 @@ from ..scheduling import DEFAULT_SPOT_TAINT
 from . import cluster_name
 from .access import AccessSettings, access_problems
 from .base import Count, SettingsModel
-<<<<<<< HEAD
-from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
-from .images import image_registry_problems, registry_error
-=======
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, escaped, key_path, show
->>>>>>> main
+from .images import image_registry_problems, registry_error
 from .karpenter_settings import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
 from .messages import ambiguity_note, type_message, unknown_key_message
