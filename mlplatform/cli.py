@@ -17,7 +17,7 @@ from .exit_codes import EXIT_BAD_INPUT, EXIT_OK, exit_codes_help
 
 # name -> command module in mlplatform.commands (HELP, add_arguments, run; DESCRIPTION, when given, is the
 # command's --help text). Only the command that runs is imported: `plan` never loads the policy pack.
-COMMANDS = {"plan": "plan", "place": "place", "check": "check", "diff": "diff"}
+COMMANDS = {"plan": "plan", "place": "place", "check": "check", "diff": "diff", "manifests": "manifests"}
 
 
 DISTRIBUTION = "ml-platform-eks"

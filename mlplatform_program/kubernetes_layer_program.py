@@ -46,6 +46,7 @@ def kubernetes_layer_program() -> None:
         kubernetes_version=cfg.kubernetes_version,
         node_group_names=cluster.node_group_names,
         tags=tags,
+        image_registry=cfg.image_registry,
     )
 
     karpenter_pools = layout.retained_pools or (layout.node_pools if uses_karpenter(layout) else ())
@@ -61,6 +62,7 @@ def kubernetes_layer_program() -> None:
             controller_role_arn=cluster.output("karpenterControllerRoleArn"),
             replicas=cfg.karpenter.replicas,
             tags=tags,
+            image_registry=cfg.image_registry,
             training=cluster.output("karpenterTraining") if any(p.single_zone for p in karpenter_pools) else None,
         )
 

@@ -44,6 +44,12 @@ def partition_of(region: str) -> str:
     return "aws"
 
 
+def managed_policy_arn(name: str, region: str) -> str:
+    """An AWS managed policy in the region's partition: arn:aws:, arn:aws-us-gov:, arn:aws-cn: (IAM user guide,
+    "IAM ARNs"); the same name in another partition's ARN does not exist there and fails the attachment."""
+    return f"arn:{partition_of(region)}:iam::aws:policy/{name}"
+
+
 def dns_suffix(region: str) -> str:
     """The DNS suffix of the region's partition (amazonaws.com, amazonaws.com.cn, ...)."""
     return str(_snapshot()["partitions"][partition_of(region)]["dnsSuffix"])

@@ -19,6 +19,7 @@ from tests.policies import (
     test_auto_mode_rules,
     test_cost_rules,
     test_gpu_capacity_rules,
+    test_hardening_rules,
     test_karpenter_rules,
     test_layout_rules,
     test_security_rules,
@@ -36,6 +37,7 @@ CASE_MODULES = (
     test_cost_rules,
     test_karpenter_rules,
     test_auto_mode_rules,
+    test_hardening_rules,
     test_gpu_capacity_rules,
 )
 

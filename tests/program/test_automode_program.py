@@ -37,8 +37,13 @@ def test_no_node_group_autoscaler_device_plugin_or_node_add_on():
     assert not run.of_type(RELEASE)  # no Cluster Autoscaler, Karpenter or NVIDIA device plugin chart
     assert not run.of_type(ADDON)  # no VPC CNI, kube-proxy, CoreDNS or EBS CSI add-on
     assert "autoscalerRoleArn" not in run.exports
-    # No managed node group: no role for one either, only Auto Mode's.
-    assert [r.name for r in run.of_type("aws:iam/role:Role") if not r.created_by] == ["cluster-auto-node"]
+    # No managed node group: no node role for one either (a role EC2 assumes), only Auto Mode's.
+    node_roles = [
+        r.name
+        for r in run.of_type("aws:iam/role:Role")
+        if not r.created_by and "ec2.amazonaws.com" in r.inputs["assumeRolePolicy"]
+    ]
+    assert node_roles == ["cluster-auto-node"]
 
 
 def test_node_pools_and_node_classes_are_the_layouts():

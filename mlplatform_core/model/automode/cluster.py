@@ -18,10 +18,12 @@
 from __future__ import annotations
 
 from ..access import PolicyAssociation, access_policy_arn
-from ..config import StackConfig, partition_of
+from ..config import StackConfig
+from ..regions import managed_policy_arn
 from .builtin import GENERAL_PURPOSE_POOL, SYSTEM_POOL
 
-NODE_ROLE_POLICIES = ("AmazonEKSWorkerNodeMinimalPolicy", "AmazonEC2ContainerRegistryPullOnly")
+NODE_POLICY_NAMES = {"minimal": "AmazonEKSWorkerNodeMinimalPolicy", "ecr": "AmazonEC2ContainerRegistryPullOnly"}
+NODE_ROLE_POLICIES = tuple(NODE_POLICY_NAMES.values())
 # The cluster role's extra policies pulumi-eks attaches with autoMode (cluster.ts 519-530), and its trust
 # gains sts:TagSession (auto-enable-existing.adoc "Update Cluster IAM Role").
 CLUSTER_ROLE_POLICIES = (
@@ -43,8 +45,7 @@ def builtin_node_pools(cfg: StackConfig) -> list[str]:
 
 def node_role_policy_arns(region: str) -> dict[str, str]:
     """Short name -> ARN of the node role's managed policies, in the region's partition."""
-    partition = partition_of(region)
-    return {"minimal" if "Minimal" in p else "ecr": f"arn:{partition}:iam::aws:policy/{p}" for p in NODE_ROLE_POLICIES}
+    return {short: managed_policy_arn(name, region) for short, name in NODE_POLICY_NAMES.items()}
 
 
 def eks_creates_node_access_entry(cfg: StackConfig) -> bool:

@@ -35,6 +35,7 @@ from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from ..quantity import format_bytes, parse_quantity
 from ..scheduling import CPU, DEVICE_PLUGIN_LABEL, GPU_RESOURCE, MEMORY, Taint
+from . import amis
 from . import capacity as cap
 from .candidates import ami_arch as _arch
 from .candidates import candidates as _candidates
@@ -248,8 +249,9 @@ def build_pool(
         requirements.append(Requirement(flavor.instance_label("gpu-manufacturer"), "In", ("nvidia",)))
     requirements += zone_requirements(g)
     bottlerocket = ami.startswith("BOTTLEROCKET")
+    family = amis.BOTTLEROCKET if bottlerocket else amis.AL2023
     labels = dict(g.labels)
-    if flavor.fixed_ami_family:  # the image is the flavor's: it brings GPU drivers and device plugins itself
+    if flavor.fixed_ami_family:  # the image is the flavor's (no alias, no pin): it brings GPU drivers and plugins
         labels.pop(DEVICE_PLUGIN_LABEL, None)
         devices: tuple[BlockDevice, ...] = ()
         alias = ""
@@ -259,7 +261,7 @@ def build_pool(
             if bottlerocket
             else (BlockDevice("/dev/xvda", g.disk_size_gib),)
         )
-        alias = f"{'bottlerocket' if bottlerocket else 'al2023'}@{cfg.karpenter.ami_version}"
+        alias = amis.alias(family, cfg)  # pinned for the cluster's minor unless karpenter.amiVersion says
     pool = NodePoolSpec(
         name=g.name,
         role=g.role,
@@ -278,7 +280,7 @@ def build_pool(
         budgets=(Budget(DEFAULT_BUDGET), Budget(str(g.max_unavailable), ("Drifted",))),
         expire_after=_expire_after(ps, flavor, ppath, add),
         weight=ps.weight or (SPOT_WEIGHT if capacity_type == SPOT else ON_DEMAND_WEIGHT),
-        ami_family="Bottlerocket" if bottlerocket else "AL2023",
+        ami_family=family,
         ami_alias=alias,
         block_devices=devices,
         imds_hop_limit=cfg.imds_hop_limit,
@@ -358,4 +360,12 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
     for key in cfg.tags:
         if key in FORBIDDEN_TAG_KEYS or key.startswith(FORBIDDEN_TAG_PREFIX):
             add(("tags", key), "is a tag Karpenter sets on its nodes itself; EC2NodeClasses refuse it")
-    return pools_of(cfg, groups, add, KARPENTER_FLAVOR)
+    out, pools = pools_of(cfg, groups, add, KARPENTER_FLAVOR)
+    ami_version_problems(cfg, pools, add)
+    return out, pools
+
+
+def ami_version_problems(cfg: StackConfig, pools: Sequence[NodePoolSpec], add: Add) -> None:
+    """karpenter.amiVersion (or its pinned default) against the AMI families of Karpenter's pools."""
+    for problem in amis.ami_problems(cfg, {p.ami_family for p in pools}):
+        add(("karpenter", "amiVersion"), problem)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..config.stack import DEFAULT_KUBERNETES_VERSION
 from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
@@ -117,6 +118,8 @@ class Layout:
     retained_groups: tuple[NodeGroupSpec, ...] = ()
     # Migrating from Karpenter to Auto Mode: Karpenter's pools, kept until their nodes are drained.
     retained_pools: tuple[NodePoolSpec, ...] = ()
+    # The cluster's Kubernetes minor: the add-on charts (and the images they run) follow it.
+    kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     # Stack-wide add-on choices the node agents depend on (config: nodeRepair, gpuMetrics, podIdentity).
     node_repair: bool = True
     gpu_metrics: bool = False

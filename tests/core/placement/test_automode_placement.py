@@ -18,12 +18,15 @@ from mlplatform_core.placement.invariants import stack_report
 from mlplatform_core.placement.templates import node_templates
 from tests.conftest import stack_config
 
-# Auto Mode runs these itself: storage, networking, the device plugin, node health checks, the Pod Identity agent.
+# Auto Mode runs these itself: storage, networking, the device plugin, node health checks, the Pod Identity agent,
+# and the scaling (the Cluster Autoscaler chart's Deployment; the device plugin chart renders an MPS daemon too).
 REPLACED = {
     "ebs-csi-controller",
     "ebs-csi-node",
     "aws-node",
     "nvidia-device-plugin",
+    "nvidia-device-plugin-mps-control-daemon",
+    "cluster-autoscaler",
     "eks-node-monitoring-agent",
     "eks-pod-identity-agent",
 }
