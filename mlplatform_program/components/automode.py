@@ -23,6 +23,7 @@ from mlplatform_core.model.automode import manifests as node_classes
 from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.scheduling import ENVIRONMENT_LABEL
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
 from .access import access_entry
@@ -92,7 +93,8 @@ class AutoModePools(pulumi.ComponentResource):
         or its `autoModeTraining` output)."""
         super().__init__("mlplatform:automode:AutoModePools", name, None, opts)
         tags = dict(tags or {})
-        meta_labels = dict(MANAGED_LABELS)
+        # The environment label tells the policy pack which environment's rules apply, as on Karpenter's objects.
+        meta_labels = {**MANAGED_LABELS, ENVIRONMENT_LABEL: layout.environment}
         on_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         of = training_lookup(training)
 

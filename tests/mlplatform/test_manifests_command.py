@@ -41,3 +41,14 @@ def test_a_stack_without_a_committed_rendering_gets_its_objects_and_a_note(tmp_p
     assert {p.name for p in (tmp_path / "out" / "prod").iterdir()} == {"objects.yaml"}
     err = capsys.readouterr().err
     assert "chart cluster-autoscaler" in err and "give --helm PATH" in err
+
+
+def test_an_auto_mode_stack_has_no_chart_to_render_and_needs_no_helm(tmp_path, capsys):
+    # Auto Mode runs the autoscaling and the device plugins itself: objects only, and no note about charts.
+    assert main(["manifests", "dev-automode", "--out", str(tmp_path)]) == 0
+    assert {p.name for p in (tmp_path / "dev-automode").iterdir()} == {"objects.yaml"}
+    assert "chart" not in capsys.readouterr().err
+    objects = list(yaml.safe_load_all((tmp_path / "dev-automode" / "objects.yaml").read_text()))
+    kinds = {(d["kind"], d["metadata"]["name"]) for d in objects}
+    assert ("NodePool", "gpu") in kinds and ("NodeClass", "gpu") in kinds
+    assert {d["metadata"]["labels"]["mlplatform.io/environment"] for d in objects if d["kind"] == "NodePool"} == {"dev"}

@@ -141,13 +141,12 @@ def test_auto_mode_pools_need_the_system_pool_or_a_managed_initial_group():
 
 
 def test_development_pools_are_refused_in_prod():
-    # A prod NodePool (its nodes labelled prod) for notebooks: as a prod node group would be.
-    resources = edit(
-        shipped(STACK),
-        POOL,
-        "nodepool-jupyter",
-        set_at([*TEMPLATE[:2], "metadata", "labels", "mlplatform.io/environment"], "prod"),
-    )
+    # A prod NodePool (the object and its nodes labelled prod) for notebooks: as a prod node group would be.
+    def prod(props: dict) -> None:
+        set_at(["metadata", "labels", "mlplatform.io/environment"], "prod")(props)
+        set_at([*TEMPLATE[:2], "metadata", "labels", "mlplatform.io/environment"], "prod")(props)
+
+    resources = edit(shipped(STACK), POOL, "nodepool-jupyter", prod)
     found = messages(evaluate(resources), "no-dev-groups-in-prod")
     assert "NodePool jupyter (role jupyter) is for development work" in found
     assert "NodePool spot" not in found  # still dev: the rule does not run there
