@@ -20,11 +20,18 @@ from tests.conftest import stack_config
 
 MIRROR = "111122223333.dkr.ecr.cn-north-1.amazonaws.com.cn/mirror"
 ACCESS = {"admin": ["arn:{p}:iam::111122223333:role/platform"], "view": ["arn:{p}:iam::111122223333:role/auditors"]}
+# Auto Mode with its initial managed node group: the stack creates the Auto Mode node role's access entry itself.
+AUTO_MODE_MANAGED_INITIAL = {"initialGroup": "managedNodeGroup"}
 CASES = {
     # (shipped stack, region, partition, extra settings)
     "prod-govcloud": ("prod", "us-gov-west-1", "aws-us-gov", {}),
     "karpenter-china": ("dev-karpenter", "cn-north-1", "aws-cn", {"ml-platform-eks:imageRegistry": MIRROR}),
+    # Auto Mode installs no chart, so a China stack of it needs no image mirror.
+    "automode-govcloud": ("dev-automode", "us-gov-west-1", "aws-us-gov", {}),
+    "automode-china": ("dev-automode", "cn-north-1", "aws-cn", {"autoMode": AUTO_MODE_MANAGED_INITIAL}),
 }
+NODE_GROUP_CASES = ["karpenter-china", "prod-govcloud"]
+AUTO_MODE_CASES = ["automode-china", "automode-govcloud"]
 
 
 @cache
@@ -33,7 +40,11 @@ def planned(case: str) -> StackRun:
     raw = stack_config(stack)
     raw["aws:region"] = region
     raw["ml-platform-eks:access"] = {k: [a.format(p=partition) for a in v] for k, v in ACCESS.items()}
-    raw.update(extra)
+    for key, value in extra.items():
+        if key == "autoMode":  # merged into the shipped stack's section
+            raw["ml-platform-eks:autoMode"] = {**raw["ml-platform-eks:autoMode"], **value}
+        else:
+            raw[key] = value
     return run_stack(stack, raw)
 
 
@@ -54,22 +65,51 @@ def test_no_commercial_arn_in_any_input_output_or_export(case):
     assert not wrong, wrong
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+def attached(run: StackRun) -> set[str]:
+    return {r.inputs["policyArn"] for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")}
+
+
+def access_policies(run: StackRun) -> set[str]:
+    return {r.inputs["policyArn"] for r in run.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")}
+
+
+ACCESS_POLICIES = {"AmazonEKSClusterAdminPolicy", "AmazonEKSViewPolicy"}  # the stacks' access.admin and access.view
+
+
+@pytest.mark.parametrize("case", NODE_GROUP_CASES)
 def test_the_arns_that_decide_an_apply_name_the_partition(case):
     run, partition = planned(case), CASES[case][2]
-    attached = {r.inputs["policyArn"] for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")}
-    assert f"arn:{partition}:iam::aws:policy/AmazonEKSWorkerNodePolicy" in attached
-    assert f"arn:{partition}:iam::aws:policy/AmazonEKSClusterPolicy" in attached  # pulumi-eks's cluster role
-    access = {r.inputs["policyArn"] for r in run.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")}
-    assert access == {
-        f"arn:{partition}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-        f"arn:{partition}:eks::aws:cluster-access-policy/AmazonEKSViewPolicy",
-    }
+    assert f"arn:{partition}:iam::aws:policy/AmazonEKSWorkerNodePolicy" in attached(run)
+    assert f"arn:{partition}:iam::aws:policy/AmazonEKSClusterPolicy" in attached(run)  # pulumi-eks's cluster role
+    access = access_policies(run)
+    assert access == {f"arn:{partition}:eks::aws:cluster-access-policy/{p}" for p in ACCESS_POLICIES}
     assert run.exports["oidcProviderArn"].startswith(f"arn:{partition}:iam::")
     # The EC2 service principal is the same in every partition (pulumi-eks, terraform-aws-eks).
     roles = [json.loads(r.inputs["assumeRolePolicy"]) for r in run.of_type("aws:iam/role:Role")]
     principals = {json.dumps(s["Principal"]) for doc in roles for s in doc["Statement"]}
     assert any("ec2.amazonaws.com" in p for p in principals)
+
+
+@pytest.mark.parametrize("case", AUTO_MODE_CASES)
+def test_auto_modes_policies_name_the_partition(case):
+    run, partition = planned(case), CASES[case][2]
+    policy = f"arn:{partition}:iam::aws:policy/"
+    # The cluster role's Auto Mode policies (pulumi-eks) and the Auto Mode node role's own.
+    for name in ("AmazonEKSClusterPolicy", "AmazonEKSComputePolicy", "AmazonEKSBlockStoragePolicy"):
+        assert policy + name in attached(run)
+    node_role = {
+        r.inputs["policyArn"]
+        for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        if r.name.startswith("cluster-auto-node")
+    }
+    assert node_role == {policy + "AmazonEKSWorkerNodeMinimalPolicy", policy + "AmazonEC2ContainerRegistryPullOnly"}
+    managed_initial = CASES[case][3].get("autoMode") == AUTO_MODE_MANAGED_INITIAL
+    # With the initial managed node group, its role and the Auto Mode node role's access entry are the stack's.
+    assert (policy + "AmazonEKSWorkerNodePolicy" in attached(run)) == managed_initial
+    expected = ACCESS_POLICIES | ({"AmazonEKSAutoNodePolicy"} if managed_initial else set())
+    access = access_policies(run)
+    assert access == {f"arn:{partition}:eks::aws:cluster-access-policy/{p}" for p in expected}
+    assert not run.of_type("kubernetes:helm.sh/v3:Release")  # no chart, so no image mirror needed in China
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -31,9 +31,11 @@ def registry_error(value: object) -> str | None:
     return None
 
 
-def image_registry_problems(image_registry: str | None, region: str) -> list[Problem]:
-    """A China stack without a mirror would pull from registries it cannot reach: refused before anything runs."""
-    if image_registry or partition_of(region) != CHINA:
+def image_registry_problems(image_registry: str | None, region: str, installs_charts: bool = True) -> list[Problem]:
+    """A China stack without a mirror would pull from registries it cannot reach: refused before anything runs.
+    `installs_charts` False: the stack installs none of the charts (EKS Auto Mode runs their work), so it pulls
+    nothing from them."""
+    if image_registry or partition_of(region) != CHINA or not installs_charts:
         return []
     return [
         Problem(

@@ -22,7 +22,7 @@ from .automode import AutoModeSettings
 from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, escaped, key_path, show
 from .images import image_registry_problems, registry_error
-from .karpenter_settings import NODE_GROUPS, PROVISIONERS, KarpenterSettings
+from .karpenter_settings import AUTO_MODE, NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
 from .messages import ambiguity_note, type_message, unknown_key_message
 from .namespaces import namespace_error, region_hint
@@ -145,6 +145,12 @@ class StackConfig(SettingsModel):
         return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
 
 
+def _installs_charts(cfg: StackConfig) -> bool:
+    """Whether the stack may install the mirrored charts (autoscaler, Karpenter, device plugin): every stack but an
+    Auto Mode one that keeps neither Karpenter nor managed node groups (Auto Mode runs their work itself)."""
+    return cfg.provisioner != AUTO_MODE or cfg.auto_mode.keep_karpenter or cfg.auto_mode.keep_node_groups
+
+
 # Checks across settings, each with the settings it reads (stack-file keys): access principals against the
 # region's partition, the Kubernetes layer against the endpoint and the network.
 _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]]], ...] = (
@@ -153,7 +159,10 @@ _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]
         frozenset({"kubernetesLayer", "endpoint", "network"}),
         lambda cfg: kubernetes_layer_problems(cfg.kubernetes_layer, cfg.endpoint, cfg.network),
     ),
-    (frozenset({"imageRegistry", "region"}), lambda cfg: image_registry_problems(cfg.image_registry, cfg.region)),
+    (
+        frozenset({"imageRegistry", "region", "provisioner", "autoMode"}),
+        lambda cfg: image_registry_problems(cfg.image_registry, cfg.region, _installs_charts(cfg)),
+    ),
     (
         frozenset({"upgradePolicy", "environment"}),
         lambda cfg: upgrade_policy_problems(cfg.upgrade_policy, cfg.environment),
