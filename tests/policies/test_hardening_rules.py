@@ -91,3 +91,25 @@ def test_a_vpc_of_someone_elses_program_needs_its_own_flow_log():
     extra = add(shipped("prod"), "aws:ec2/vpc:Vpc", "other", {"cidrBlock": "10.9.0.0/16", "id": "vpc-other"})
     rules = {v.policy for v in evaluate(extra)}
     assert {"vpc-flow-logs", "default-security-group-closed"} <= rules
+
+
+def _write_every_log_group(doc: dict) -> None:
+    for st in doc["Statement"]:
+        st["Resource"] = "*"
+
+
+# EKS Auto Mode's shipped stack creates the same VPC, key and flow log role as the others (no add-on role).
+AUTO_MODE_CASES = [
+    ("vpc-flow-logs", lambda r: drop(r, FLOW_LOG)),
+    ("default-security-group-closed", lambda r: drop(r, DEFAULT_SG)),
+    ("secrets-key-policy", lambda r: drop(r, KEY_POLICY)),
+    (
+        "iam-actions-scoped-to-resources",
+        lambda r: edit(r, ROLE_POLICY, "cluster-vpc-flow-logs", _policy(_write_every_log_group)),
+    ),
+]
+
+
+@pytest.mark.parametrize("rule,breaks", AUTO_MODE_CASES, ids=[c[0] for c in AUTO_MODE_CASES])
+def test_the_hardening_rules_hold_on_the_auto_mode_stack(rule, breaks):
+    assert_rule_case(rule, "dev-automode", breaks, "mandatory")

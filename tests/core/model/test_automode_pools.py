@@ -242,6 +242,26 @@ def test_migrating_from_karpenter_keeps_its_pools_under_their_names_and_names_au
         assert pool.taints == ours[f"{name}-auto"].taints
 
 
+def test_auto_mode_installs_only_the_charts_of_what_a_migration_keeps():
+    from mlplatform_core.model.addons import proof, releases
+    from mlplatform_core.model.karpenter import amis
+
+    assert releases.addons_of(layout_of()) == ()  # Auto Mode runs the autoscaling and the device plugins
+    # Moving off Karpenter: its charts stay for its pools (and the device plugin for its GPU pool), pinned and
+    # proven as provisioner karpenter's; the kept EC2NodeClasses name the pinned AMI, Auto Mode's NodeClasses none.
+    cfg = parse(migrating_from_karpenter(keepKarpenter=True, nodePoolSuffix="-auto", initialGroup="managedNodeGroup"))
+    layout = build_layout(cfg, STACK)
+    assert releases.addons_of(layout) == ("karpenter-crd", "karpenter", "nvidia-device-plugin")
+    assert proof.prove(layout).ok
+    assert {p.ami_alias for p in layout.retained_pools} == {f"al2023@{amis.pinned_release(cfg.kubernetes_version)}"}
+    assert {p.ami_alias for p in layout.node_pools} == {""}
+    assert [w.name for w in proof.chart_workloads(layout) if w.workload["kind"] == "Deployment"] == ["karpenter"]
+    # Moving off node groups: the device plugin for the kept GPU group, no autoscaler (Auto Mode serves new pods).
+    raw = config(autoMode=auto_mode_settings(keepNodeGroups=True))
+    raw[f"{P}nodeGroups"]["initial"] = {"minSize": 2, "maxSize": 2, "desiredSize": 2}
+    assert releases.addons_of(build_layout(parse(raw), STACK)) == ("nvidia-device-plugin",)
+
+
 def test_keeping_karpenter_needs_other_pool_names_and_a_home_for_its_controller():
     found = problems(migrating_from_karpenter(keepKarpenter=True))
     assert "Karpenter's NodePools keep the group names" in found["ml-platform-eks:autoMode.nodePoolSuffix"]
