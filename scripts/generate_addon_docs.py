@@ -33,7 +33,10 @@ INTRO = """\
 The workload layer installs Helm charts whose versions follow the cluster's Kubernetes minor
 (`kubernetesVersion`): the Cluster Autoscaler (managed node groups) or Karpenter and its CRDs
 (`provisioner: karpenter`), and the NVIDIA device plugin where an AL2023 GPU group needs it. EKS add-ons
-(CoreDNS, EBS CSI, VPC CNI, kube-proxy) are resolved by the EKS API for the minor at deploy, as before.
+(CoreDNS, EBS CSI, VPC CNI, kube-proxy) are resolved by the EKS API for the minor at deploy, as before. With
+`provisioner: autoMode` none of these charts: EKS Auto Mode runs the autoscaling and the GPU nodes' device plugins
+itself (docs/automode.md), except Karpenter kept while migrating (`autoMode.keepKarpenter`) and the device plugin of
+GPU node groups or Karpenter pools a migration keeps.
 
 The versions are generated from upstream release tags (`scripts/generate_addon_versions.py`: chart `Chart.yaml`
 `version`/`appVersion`, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI release
@@ -80,7 +83,8 @@ def images_table() -> list[str]:
         f"From the China regions (partition `aws-cn`) {' and '.join(UNREACHABLE_FROM_CHINA)} are not reachable, so a",
         "China stack must set `imageRegistry` to a registry the cluster reaches (e.g. ECR in the stack's region)",
         "holding these images under the same paths, the registry host replaced",
-        "(`<imageRegistry>/autoscaling/cluster-autoscaler:<tag>`); the plan refuses a China stack without it. The",
+        "(`<imageRegistry>/autoscaling/cluster-autoscaler:<tag>`); the plan refuses a China stack without it (but an",
+        "Auto Mode stack that keeps neither Karpenter nor node groups, which installs none of these charts). The",
         "setting moves every add-on image, nvcr.io's too. Mirror the charts as well (e.g. into the same ECR as OCI",
         "artifacts) when the chart repositories below are not reachable from where `pulumi up` runs.",
         "",
@@ -134,7 +138,9 @@ cluster's minor (the table above), so nodes change only when the stack does; `la
 AWS publishes and replaces every node each time: it is taken only where a stack writes it, and the policy pack's
 `karpenter-node-image-pinned` refuses it in prod. Bottlerocket releases are not pinned by the toolkit: a pool on a
 Bottlerocket AMI needs `amiVersion` set (a Bottlerocket release such as v1.26.2, or `latest`), and one release
-cannot serve pools of both families.
+cannot serve pools of both families. EKS Auto Mode's NodeClasses name no image: AWS picks it and replaces every
+node within 21 days (docs/automode.md); a Karpenter kept while migrating to Auto Mode pins its EC2NodeClasses as
+above.
 """
 
 SCANNING = """\
