@@ -97,7 +97,9 @@ def override_block(text: str, tf_name: str) -> str:
 def overrides(text: str, tf_name: str) -> dict:
     block = override_block(text, tf_name)
     top = goschema.fields(block[1:-1]).get("Fields", "") if block else ""
-    field_names = [goschema.split_key(i)[0].strip('"') for i in goschema.items(top[top.find("{") + 1 : -1])] if top else []
+    field_names = (
+        [goschema.split_key(i)[0].strip('"') for i in goschema.items(top[top.find("{") + 1 : -1])] if top else []
+    )
     auto = re.findall(r'"(\w+)":\s*tfbridge\.AutoName\w*\(\s*"(\w+)"', top)
     renames = dict(re.findall(r'^\t\t\t\t"(\w+)":\s*\{\s*Name:\s*"(\w+)"', top, flags=re.M))
     if re.search(r"ForceNew:\s*tfbridge\.True\(\)|ForceNew:\s*true", block):

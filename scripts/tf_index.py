@@ -19,7 +19,13 @@ import goschema_framework
 
 Reader = Callable[[str], str | None]  # a path under the index's `internal/` -> text, or None
 # Package aliases the schemas use for shared helpers -> their folder under internal/.
-PACKAGES = {"tftags": "tags", "sdkv2": "sdkv2", "verify": "verify", "framework": "framework", "fwtypes": "framework/types"}
+PACKAGES = {
+    "tftags": "tags",
+    "sdkv2": "sdkv2",
+    "verify": "verify",
+    "framework": "framework",
+    "fwtypes": "framework/types",
+}
 
 
 @dataclass
@@ -101,7 +107,7 @@ class Index:
                 attributes = goschema_framework.framework_schema(schema, self.table, resolve)
                 plan = self.text(f"service/{service}/method.{candidate}.ModifyPlan.goindex") or ""
                 paths = goschema_framework.plan_replaces(plan, self.table) + self._plan_helpers(service, plan)
-                return attributes, {p: f"{candidate}.ModifyPlan" for p in paths}
+                return attributes, dict.fromkeys(paths, f"{candidate}.ModifyPlan")
         raise SystemExit(f"no Schema method for {struct} in internal/service/{service}")
 
     def _embedded(self, service: str, struct: str) -> list[str]:
