@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from mlplatform_core.model.config import StackConfig, read_stack_document
+from mlplatform_core.model.cost.capacity import stack_capacity
+from mlplatform_core.model.cost.prices import LivePrices, on_demand
 from mlplatform_core.model.deployment import Deployment, deployment
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.validation import validate_stack
@@ -31,6 +33,7 @@ class Plan:
     layout: Layout
     run: StackRun  # every program of the stack; run.programs for each `pulumi up` on its own
     named_by: str = NAMED_BY_ARGUMENT  # stacks.NAMED_BY_FILE when the name came from the --config-file's name
+    live_prices: LivePrices | None = None  # `--prices live`: what the Price List API answered for this stack
 
     @cached_property
     def placement(self) -> InvariantReport:
@@ -48,7 +51,7 @@ class Plan:
         return deployment(self.config, self.layout)
 
 
-def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan:
+def build_plan(stack: str | None = None, config_file: str | None = None, prices: str = "snapshot") -> Plan:
     name, path = resolve_stack(stack, config_file)
     source = shown_path(path)  # in documents and messages: no absolute path of this machine
     document = read_stack_document(path, source)
@@ -61,4 +64,13 @@ def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan
         layout=valid.layout,
         run=run_stack(name, document.config),
         named_by=named_by(stack, config_file),
+        live_prices=_live_prices(valid.config.region, valid.layout) if prices == "live" else None,
     )
+
+
+def _live_prices(region: str, layout: Layout) -> LivePrices:
+    """Live answers for what the snapshot does not price in the region: its unpriced instance types, charges."""
+    from .live_prices import read_live  # boto3 is imported only when live prices are asked for
+
+    types = {t for cap in stack_capacity(layout) for t in cap.instance_types}
+    return read_live(region, sorted(t for t in types if not on_demand(region, t).known))

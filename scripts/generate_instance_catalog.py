@@ -5,6 +5,8 @@ Standard library only. Sources (pinned in scripts/upstream.json):
   karpenter-instance-types  aws/karpenter-provider-aws website/content/en/docs/reference/instance-types.md:
                             vCPUs, memory, architecture, GPUs and accelerators (count, maker, name) per type,
                             generated upstream from EC2 DescribeInstanceTypes
+  karpenter-instance-types-legacy  the same document at an older commit: the facts of the older Xen GPU
+                            generations (p2, g3, g3s, p3) the current document no longer lists
   eks-ami-instance-info     awslabs/amazon-eks-ami nodeadm/internal/kubelet/instance-info.jsonl: ENIs and
                             IPv4 per ENI, from which the EKS AL2023 AMI computes max pods
   karpenter-vpc-limits      aws/karpenter-provider-aws .../zz_generated.vpclimits.go: ENIs on all cards
@@ -189,12 +191,32 @@ def build(doc: dict, ami: dict, vpc: dict, ebs: dict | None) -> tuple[dict[str, 
     return types, mismatches
 
 
+def add_legacy_facts(types: dict[str, dict], legacy: dict, current: dict) -> list[str]:
+    """Describe types the current document does not (partial, or absent) from an older edition of it.
+
+    The older edition's facts are DescribeInstanceTypes' as of its commit; a type's hardware does not change,
+    so they still hold. Such a type is marked `legacy_doc` (where its facts come from). Returns the names."""
+    added = []
+    for name, entry in legacy.items():
+        if name in current:
+            continue
+        described, _ = build({name: entry}, {}, {}, None)
+        record = {k: v for k, v in described[name].items() if k not in ("partial", "max_pods")}
+        kept = {k: v for k, v in types.get(name, {}).items() if k != "partial"}  # network limits stay current
+        types[name] = {**record, **kept, "legacy_doc": True}
+        if "max_pods" not in types[name] and "max_pods" in described[name]:
+            types[name]["max_pods"] = described[name]["max_pods"]
+        added.append(name)
+    return sorted(added)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--karpenter-doc", metavar="FILE")
     p.add_argument("--eks-ami-info", metavar="FILE")
     p.add_argument("--vpclimits", metavar="FILE")
     p.add_argument("--ebs-limits", metavar="FILE")
+    p.add_argument("--karpenter-doc-legacy", metavar="FILE")
     p.add_argument("--fetch", action="store_true", help="download the files that were not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
     p.add_argument("-o", "--output", type=Path, default=OUTPUT)
@@ -213,7 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         ebs = parse_ebs_table(text)
         sources.append(src)
 
-    types, mismatches = build(parse_karpenter_doc(doc_text), parse_eks_ami_info(ami_text), vpc, ebs)
+    doc = parse_karpenter_doc(doc_text)
+    types, mismatches = build(doc, parse_eks_ami_info(ami_text), vpc, ebs)
+    if args.karpenter_doc_legacy or args.fetch:
+        text, src = upstream.read("karpenter-instance-types-legacy", args.karpenter_doc_legacy, args.fetch, None)
+        add_legacy_facts(types, parse_karpenter_doc(text), doc)
+        sources.append(src)
     if mismatches:  # the sources disagree: a format change upstream, or data to look at before shipping
         print("sources disagree:\n  " + "\n  ".join(mismatches[:20]), file=sys.stderr)
         return 1
@@ -235,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             "network_cards": "network cards (an EFA interface per card at most)",
             "ebs_attachments": "EBS volume attachments (none known: Xen)",
             "partial": "true: only network limits are known (no vCPU, memory or accelerator data)",
+            "legacy_doc": "true: vCPU, memory and accelerator facts from the older edition of the Karpenter document "
+            "(karpenter-instance-types-legacy), which still lists this type",
         },
     }
     upstream.write_json(args.output, head, "instance_types", types)

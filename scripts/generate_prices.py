@@ -12,12 +12,16 @@ Standard library only. Sources (pinned in scripts/upstream.json):
                                index.json, or all regions'): EC2 on-demand prices with Karpenter's filter, NAT
                                gateway per hour and per GB processed, EBS gp3 per GB-month (scripts/price_list.py)
   aws-price-list-kms           optional, --price-list: offer files of awskms: a KMS key per month
+  aws-pricing-pages            prices only AWS's pricing pages state (NAT gateway, public IPv4, EBS gp3, KMS key),
+                               recorded in scripts/upstream.json as dated facts with each page's URL; an offer
+                               file of the same region replaces them
+  karpenter-prices-aws-cn      Karpenter's table for the China partition (cn-north-1), in CNY: kept apart
+                               (`ec2_on_demand_cny`), never mixed with USD
 
-Without offer files the snapshot has Karpenter's regions only and no NAT gateway, EBS or KMS price. An offer
+Without offer files the snapshot has Karpenter's regions and the pricing pages' charges only. An offer
 file's region replaces the Karpenter table of that region (same filter, newer data) and adds its charges;
-the snapshot's `source` records each file's offer, version and publicationDate. Spot prices and public IPv4
-addresses are never priced: the snapshot names them under `unknown` with the reason and the toolkit reports
-them as unknown. The China file (cn-north-1) is not read: it is in CNY and stale upstream.
+the snapshot's `source` records each file's offer, version and publicationDate. Spot prices are never priced:
+the snapshot names them under `unknown` with the reason and the toolkit reports them as unknown.
 
 
 Usage (from the repository root):
@@ -55,11 +59,16 @@ UNKNOWN = {
     "ec2_other_regions": "Karpenter's price generator commits only us-east-1 for the commercial partition and "
     "us-gov-east-1/us-gov-west-1 for GovCloud; other regions come from the AWS Price List offer files "
     "(scripts/generate_prices.py --price-list; README: Upstream data)",
-    "nat_gateway": "only an AWS Price List offer file (AmazonEC2) has it (README, Upstream data)",
-    "public_ipv4": "no authoritative machine-readable price for public IPv4 addresses (the NAT gateways' "
-    "Elastic IPs) in any committed dataset",
-    "ebs": "only an AWS Price List offer file (AmazonEC2) has it (README, Upstream data)",
-    "kms_key": "only an AWS Price List offer file (awskms) has it (README, Upstream data)",
+    "nat_gateway": "the Amazon VPC pricing page (aws-pricing-pages) states it for the regions in `charges`; "
+    "others need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
+    "public_ipv4": "the Amazon VPC pricing page states it for the regions in `charges` (aws-pricing-pages); "
+    "other regions need an AWS Price List offer file (AmazonVPC) or `plan --prices live`",
+    "ebs": "the Amazon EBS pricing page (aws-pricing-pages) states it for the regions in `charges`; others "
+    "need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
+    "kms_key": "the AWS KMS pricing page (aws-pricing-pages) states it for the regions in `charges`; others "
+    "need an AWS Price List offer file (awskms) or `plan --prices live`",
+    "ec2_cny": "China regions are priced in CNY (Karpenter's cn-north-1 table); CNY is shown as CNY and never "
+    "added to USD totals",
     "eks_control_plane_other_partitions": "the AWS statement gives one list price for the commercial "
     "partition; GovCloud, China (CNY) and ISO regions have their own price lists",
 }
@@ -117,7 +126,25 @@ CHARGE_UNITS = {
     "nat_gateway_gb": "USD per GB processed by a NAT gateway",
     "ebs_gp3_gb_month": "USD per GB-month of EBS gp3 storage (provisioned size)",
     "kms_key_month": "USD per KMS key-month (a customer managed key)",
+    "public_ipv4_hour": "USD per public IPv4 address-hour (a NAT gateway's Elastic IP)",
 }
+PAGES_ROLE = "aws-pricing-pages"
+
+
+def page_charges(pin: dict) -> tuple[dict[str, dict[str, float]], list[dict]]:
+    """({region: {charge: USD}}, source records) from the pricing pages' dated facts in scripts/upstream.json."""
+    charges: dict[str, dict[str, float]] = {}
+    sources = []
+    for key, fact in sorted(pin["facts"].items()):
+        if key not in CHARGE_UNITS:
+            raise SystemExit(f"{PAGES_ROLE}: {key} is not a charge the snapshot knows ({', '.join(CHARGE_UNITS)})")
+        for region, price in fact["prices"].items():
+            charges.setdefault(region, {})[key] = float(price)
+        record = {"role": PAGES_ROLE, "charge": key, "url": fact["url"], "date": pin["date"]}
+        if "effective" in fact:
+            record["effective"] = fact["effective"]
+        sources.append({**record, "regions": sorted(fact["prices"]), "license": pin["license"]})
+    return charges, sources
 
 
 def build(
@@ -126,6 +153,8 @@ def build(
     sources: list[dict],
     offers: Sequence[price_list.OfferPrices] = (),
     generated: str | None = None,
+    pages: dict[str, dict[str, float]] | None = None,
+    cny: tuple[dict, str, dict[str, dict[str, float]]] | None = None,
 ):
     """The snapshot's head and rows: one row per instance type, its price in every region that has one.
 
@@ -137,7 +166,8 @@ def build(
         for region, prices in sorted(tables_by_region.items()):
             regions[region] = {"from": source["role"], "price_list_generated_at": stamp, "instance_types": len(prices)}
             by_region[region] = prices
-    charges: dict[str, dict[str, float]] = {}
+    # The pages' facts first: an offer file of the same region (machine-readable, versioned) replaces them.
+    charges: dict[str, dict[str, float]] = {region: dict(found) for region, found in (pages or {}).items()}
     read: dict[tuple[str, str], str] = {}  # (offer, region) -> file: two files for one region are refused
     for offer in offers:
         for region in offer.regions:
@@ -176,15 +206,29 @@ def build(
             "partition": "aws",
             "note": "the extended-support price is the total per cluster-hour, not a surcharge on the standard one",
         },
+        "ec2_on_demand_cny": _cny_block(cny),
         "charges": {
-            "what": "on-demand prices of what a stack creates besides instances, per region, from AWS Price List "
-            "offer files (none without them)",
+            "what": "on-demand prices of what a stack creates besides instances, per region: AWS Price List offer "
+            "files, else the pricing pages' dated facts (aws-pricing-pages)",
             "units": CHARGE_UNITS,
             "regions": charges,
         },
         "unknown": UNKNOWN,
     }
     return head, rows
+
+
+def _cny_block(cny: tuple[dict, str, dict[str, dict[str, float]]] | None) -> dict:
+    """The China partition's table, apart: CNY per instance-hour, never mixed with the USD rows."""
+    if cny is None:
+        return {"unit": "CNY per instance-hour", "regions": {}, "prices": {}}
+    source, stamp, by_region = cny
+    return {
+        "what": "EC2 on-demand price in the China partition, Linux, shared tenancy (Karpenter's Price List filter)",
+        "unit": "CNY per instance-hour",
+        "regions": {r: {"from": source["role"], "price_list_generated_at": stamp} for r in sorted(by_region)},
+        "prices": {r: dict(sorted(p.items())) for r, p in sorted(by_region.items())},
+    }
 
 
 def offer_source(offer: price_list.OfferPrices) -> dict:
@@ -207,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--karpenter-prices", metavar="FILE", help="zz_generated.pricing_aws.go")
     p.add_argument("--karpenter-prices-us-gov", metavar="FILE", help="zz_generated.pricing_aws_us_gov.go")
     p.add_argument("--eks-pricing", metavar="FILE", help="the AWS post (HTML, or its text)")
+    p.add_argument("--karpenter-prices-cn", metavar="FILE", help="zz_generated.pricing_aws_cn.go (CNY)")
     p.add_argument(
         "--price-list",
         metavar="FILE",
@@ -230,6 +275,14 @@ def main(argv: list[str] | None = None) -> int:
     page, src = upstream.read("eks-control-plane-pricing", args.eks_pricing, args.fetch, args.ref)
     eks = parse_eks_pricing(page)
     sources.append(src)
+    cny = None
+    if args.karpenter_prices_cn or args.fetch:
+        text, src = upstream.read("karpenter-prices-aws-cn", args.karpenter_prices_cn, args.fetch, args.ref)
+        stamp, cn_tables = parse_karpenter_prices(text)
+        cny = (src, stamp, cn_tables)
+        sources.append({**src, "generated_at": stamp, "currency": "CNY"})
+    pages, page_sources = page_charges(upstream.manifest()[PAGES_ROLE])
+    sources += page_sources
     offers = []
     for path in args.price_list:
         offer = price_list.read_offer(Path(path))
@@ -240,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{path}: {offer.offer} {offer.version}, {', '.join(offer.regions)}", file=sys.stderr)
     offers.sort(key=lambda o: (o.offer, o.regions, o.file))
     sources += [offer_source(o) for o in offers]
-    head, rows = build(tables, eks, sources, offers)
+    head, rows = build(tables, eks, sources, offers, pages=pages, cny=cny)
     upstream.write_json(args.output, head, ITEMS, rows)
     print(
         f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions, other charges in "

@@ -21,6 +21,7 @@ from ..check import (
     run_checks,
     split_policy_config,
 )
+from ..collisions import colliding
 from ..documents import check_same_stack, read_plan_document, shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MEANINGS
 from ..plan import build_plan
@@ -107,8 +108,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError([Problem("--against", "BEFORE is one stack's plan: check one stack with it")])
     console = None if args.json else make_console()
     results = []
+    refused = colliding(targets)
     for stack, config_file in targets:
-        result = check_stack(stack, config_file, args.policy_config, args.against)
+        if (stack, config_file) in refused:
+            result = StackResult(stack, config_file, EXIT_BAD_INPUT, error=refused[stack, config_file])
+        else:
+            result = check_stack(stack, config_file, args.policy_config, args.against)
         results.append(result)
         if result.error is not None:
             print(f"error: {result.error}", file=sys.stderr)

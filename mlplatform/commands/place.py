@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
 import sys
+import tempfile
+from typing import IO
 
 from rich.markup import escape
 
@@ -12,17 +16,17 @@ from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.model.workloads import manifests
 from mlplatform_core.placement.admission import ClusterObjects
 from mlplatform_core.placement.filters import place_admitted
-from mlplatform_core.placement.manifests import MAX_MANIFEST_BYTES, ManifestError, read_manifest
+from mlplatform_core.placement.manifests import ManifestError, ManifestStream
 from mlplatform_core.placement.templates import node_templates
 
 from ..documents import shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..reports.console import make_console
-from ..reports.json_writer import write_json
-from ..reports.placement import place_document, render_place
+from ..reports.placement import render_place, write_place_document
 from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, named_by, resolve_stack
 
 HELP = "show on which node groups the pods of a manifest can land"
+_SPOOL_BYTES = 16 * 2**20  # output held in memory up to this, then in a temporary file
 EXIT_CODES = {
     EXIT_OK: "the manifest was placed, even if a pod fits nowhere or the API server would reject it (read the "
     "verdicts)",
@@ -50,16 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
 
 
-def _read_text(filename: str) -> str:
+def _open(filename: str) -> IO[str]:
     try:
-        if filename == "-":
-            return sys.stdin.read(MAX_MANIFEST_BYTES + 1)
-        with open(filename, encoding="utf-8") as fh:
-            return fh.read(MAX_MANIFEST_BYTES + 1)
+        return sys.stdin if filename == "-" else open(filename, encoding="utf-8")
     except OSError as exc:
         raise ManifestError(f"cannot read {filename}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ManifestError(f"{filename} is not UTF-8 text") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,22 +76,40 @@ def run(args: argparse.Namespace) -> int:
     cfg, layout = valid.config, valid.layout
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
-    try:
-        manifest = read_manifest(_read_text(args.filename))
-        admissions = [m.admit(cluster, args.namespace) for m in manifest.pods]
-    except ManifestError as err:
-        print(f"error: {args.filename}: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     templates = node_templates(layout)
-    results = [place_admitted(a, templates) for a in admissions]
-    notes = [manifest.note] if manifest.note else []
-    if args.json:
-        write_json(place_document(results, notes, stack=name))
-    else:
-        console = make_console()
-        console.print(f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}")
-        if note:
-            console.print(f"  [yellow]note[/yellow] {escape(note)}")
-        console.print()
-        render_place(results, console, notes)
+    # Pods are read, admitted, placed and written one at a time (memory stays flat for any manifest); the output
+    # is held in a spool (memory, then a temporary file) until the whole manifest has been read, so a manifest
+    # that turns out bad at its last document still prints nothing but the error.
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8") as spool:
+        try:
+            with contextlib.ExitStack() as stack_of_files:
+                stream = _open(args.filename)
+                if stream is not sys.stdin:
+                    stack_of_files.enter_context(stream)
+                manifest = ManifestStream(stream)
+                results = (place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
+
+                def notes() -> list[str]:
+                    return [manifest.note] if manifest.note else []
+
+                if args.json:
+                    write_place_document(results, notes, name, spool)
+                else:
+                    console = make_console()
+                    console.file = spool
+                    console.print(
+                        f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}"
+                    )
+                    if note:
+                        console.print(f"  [yellow]note[/yellow] {escape(note)}")
+                    console.print()
+                    render_place(results, console, notes)
+        except UnicodeDecodeError:
+            print(f"error: {args.filename}: {args.filename} is not UTF-8 text", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except ManifestError as err:
+            print(f"error: {args.filename}: {err}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout)
     return EXIT_OK

@@ -7,6 +7,7 @@ import sys
 
 from mlplatform_core.model.config import ConfigError
 
+from ..collisions import colliding
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from ..plan import build_plan
 from ..reports.console import make_console
@@ -34,15 +35,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="every stack in stacks/")
     add_stack_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument(
+        "--prices",
+        choices=("snapshot", "live"),
+        default="snapshot",
+        help="where prices come from: the committed snapshot (default, offline), or, for what it lacks, the AWS "
+        "Price List API (needs AWS credentials; answers cached on disk with their date for 7 days)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
     console = None if args.json else make_console()
     results = []
+    refused = colliding(targets)
     for stack, config_file in targets:
+        if (stack, config_file) in refused:
+            results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=refused[stack, config_file]))
+            print(f"error: {refused[stack, config_file]}", file=sys.stderr)
+            continue
         try:
-            plan = build_plan(stack, config_file)
+            plan = build_plan(stack, config_file, prices=args.prices)
         except ConfigError as err:
             results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err)))
             print(f"error: {err}", file=sys.stderr)

@@ -69,6 +69,11 @@ class InstanceType:
         return self.gpu_maker is not None or self.accelerator is not None
 
     @property
+    def maybe_accelerated(self) -> bool:
+        """Accelerated, or not known not to be: a type whose GPU facts are unknown is never taken for a CPU type."""
+        return self.accelerated or not self.known
+
+    @property
     def size_class(self) -> tuple[int | None, int | None, int]:
         """What the Cluster Autoscaler's scale-from-zero template assumes of every node: vCPU, memory, GPUs."""
         return (self.vcpu, self.memory_mib, self.gpus)
@@ -151,6 +156,12 @@ def suggest(instance_type: str, n: int = 3) -> list[str]:
     # A known family with an unknown size: offer the family's sizes.
     fam = family(instance_type)
     return sorted((t for t in names if family(t) == fam), key=lambda t: (names[t].vcpu or 0, t))[:n]
+
+
+UNKNOWN_ACCELERATORS = (
+    "the catalog knows only its network limits (the Karpenter instance-type document, current and older, does "
+    "not describe it), so whether it has a GPU or another accelerator is unknown"
+)
 
 
 def unknown_type_message(instance_type: str) -> str:

@@ -4,8 +4,9 @@ The pack reads the core's price snapshot and EKS calendar (mlplatform_core.model
 eks_versions), exactly (Decimal), and prices what it sees the way `mlplatform plan` does: the control
 plane by its version's support phase, each node group
 at its minSize (on-demand: the first instance type, which managed node groups launch first; spot: the
-highest on-demand price among its types, an upper bound). NAT gateways, public IPv4 addresses, EBS
-volumes and KMS keys have no price in the data: the floor is then a lower bound and the messages say so.
+highest on-demand price among its types, an upper bound), NAT gateways, public IPv4 addresses, the nodes'
+EBS root volumes and KMS keys where the snapshot prices them; what it does not price makes the floor a lower
+bound, and the messages say so.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from mlplatform_core.model import eks_versions
 from mlplatform_core.model.cost import prices
 
 from .layout import Group, groups_in
-from .props import environment, fmt, get, is_accelerated
-from .resource_types import EKS_CLUSTER, KMS_KEY, SUBNET
+from .props import environment, fmt, get, is_accelerated, items, number
+from .resource_types import EKS_CLUSTER, KMS_KEY, LAUNCH_TEMPLATE, SUBNET
 
 HOURS_PER_MONTH = prices.HOURS_PER_MONTH
 AWS_PROVIDER = "pulumi:providers:aws"  # a real preview analyzes the default provider; its inputs carry the region
@@ -119,15 +120,33 @@ def idle_floor(resources: list[Any], groups: list[Group], on: datetime.date) -> 
             floor.add("node groups at their min", lo * price)
             nodes += int(lo)
     counts = {t: sum(r.resource_type == t for r in resources) for t in (NAT_GATEWAY, EIP, KMS_KEY)}
-    for what, n in (
-        ("NAT gateways", counts[NAT_GATEWAY]),
-        ("public IPv4 addresses", counts[EIP]),
-        ("nodes' root volumes (EBS)", nodes),
-        ("KMS keys", counts[KMS_KEY]),
+    # (what, quantity, the charge pricing it, per month: spread over the month's hours as AWS prorates it)
+    for what, n, key, monthly in (
+        ("NAT gateways", counts[NAT_GATEWAY], "nat_gateway_hour", False),
+        ("public IPv4 addresses", counts[EIP], "public_ipv4_hour", False),
+        ("nodes' root volumes (EBS)", _root_volume_gib(resources, groups) if nodes else 0, "ebs_gp3_gb_month", True),
+        ("KMS keys", counts[KMS_KEY], "kms_key_month", True),
     ):
-        if n:
+        if not n:
+            continue
+        price = prices.charge(region, key) if region else None
+        if price is not None and price.usd_per_hour is not None:
+            floor.add(what, n * price.usd_per_hour / (HOURS_PER_MONTH if monthly else 1))
+        else:
             floor.unknown.append(what)
     return floor
+
+
+def _root_volume_gib(resources: list[Any], groups: list[Group]) -> int:
+    """GiB of gp3 root volume of the nodes each group keeps at its minimum (its launch template's, beside it)."""
+    per_parent: dict[str, int] = {}
+    for r in resources:
+        if r.resource_type == LAUNCH_TEMPLATE and r.parent is not None:
+            for m in items(get(r.props, "blockDeviceMappings", default=[])):
+                size = number(get(m, "ebs", "volumeSize"))
+                if size is not None and get(m, "ebs", "volumeType") == "gp3":
+                    per_parent[r.parent.urn] = per_parent.get(r.parent.urn, 0) + int(size)
+    return sum(int(g.size("minSize") or 0) * per_parent.get(g.parent or "", 0) for g in groups)
 
 
 def _environment(resources: list[Any], groups: list[Group]) -> str:

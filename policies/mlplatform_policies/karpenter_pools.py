@@ -36,6 +36,7 @@ from .props import (
     entries,
     fmt,
     get,
+    is_accelerated,
     items,
     known,
     quantity,
@@ -216,7 +217,7 @@ def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     if p.declared_gpu:
         return
-    found = sorted(t for t in p.allowed(INSTANCE_TYPE) or () if t in ACCELERATED_TYPES)
+    found = sorted(t for t in p.allowed(INSTANCE_TYPE) or () if is_accelerated(t))
     found += sorted(f for f in p.allowed(INSTANCE_FAMILY) or () if f in ACCELERATED_FAMILIES)
     if found:
         yield (

@@ -219,8 +219,9 @@ def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     accelerated = [t for t in g.instance_types if isinstance(t, str) and is_accelerated(t)]
     if accelerated:
         yield (
-            f"instance types {', '.join(accelerated)} have accelerators but the group is not a GPU group "
-            "(no GPU taint, label or AMI): ordinary pods would fill the expensive nodes"
+            f"instance types {', '.join(accelerated)} have accelerators (or, unknown to the catalog, may have) "
+            "but the group is not a GPU group (no GPU taint, label or AMI): ordinary pods would fill the expensive "
+            "nodes"
         )
 
 
@@ -296,27 +297,3 @@ def asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
 
 
 # --- prod --------------------------------------------------------------------------------------
-
-
-def dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    g = group_of(args)
-    forbidden = {str(r).lower() for r in cfg["forbiddenRoles"]}
-    # Word match, so jupyter-gpu or gpu-dev count and devops does not.
-    words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
-    # The dev layout's own roles, matched whole: a prod group with role jobs is the dev jobs group, whatever
-    # its name (a prod group named nightly-jobs with another role is not).
-    dev_role = str(g.role).lower() in {str(r).lower() for r in cfg["developmentRoles"]}
-    if words & forbidden or dev_role:
-        yield (
-            f"node group {g.name} (role {g.role}) is for development work; no Jupyter, jobs or dev groups on the "
-            "production cluster"
-        )
-
-
-def prod_on_demand(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    g = group_of(args)
-    if not g.is_initial and g.spot:
-        yield (
-            f"prod workload group {g.name} runs on SPOT capacity; production jobs are stateful more often "
-            "than not and should run on ON_DEMAND nodes"
-        )

@@ -7,6 +7,7 @@ CLI's validator reads it). Anything the CLI would refuse raises PolicyConfigErro
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -113,9 +114,10 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] 
     config = dict(config or {})
     by_name = {p.name: p for p in policies}
     errors: list[str] = []
-    unknown = sorted(set(config) - set(by_name) - {"all"})
-    if unknown:
-        errors.append(f"unknown policy name(s) {', '.join(unknown)}; the pack has: {', '.join(by_name)}")
+    for name in sorted(set(config) - set(by_name) - {"all"}, key=str):
+        near = difflib.get_close_matches(str(name), list(by_name), n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]}? " if near else ""
+        errors.append(f"unknown policy name {name!r}; {hint}the pack has: {', '.join(by_name)}")
     base: EnforcementLevel | None = None
     if "all" in config:
         try:
@@ -138,7 +140,9 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] 
                 for key, value in props.items():
                     if key not in schema:
                         valid = ", ".join(schema) or "none (only enforcementLevel)"
-                        errors.append(f"{name}.{key}: not a setting of this policy; valid settings: {valid}")
+                        near = difflib.get_close_matches(str(key), list(schema), n=1, cutoff=0.6)
+                        hint = f"did you mean {near[0]}? " if near else ""
+                        errors.append(f"{name}.{key}: not a setting of this policy; {hint}valid settings: {valid}")
                     else:
                         errors += _schema_errors(value, schema[key], f"{name}.{key}")
             elif entry is not None:

@@ -51,6 +51,9 @@ CORE_TAINT_KEY = CRITICAL_ADDONS_TAINT.key
 # The core's instance catalog: types whose NVIDIA GPUs pods can request, and types with any accelerator.
 NVIDIA_GPU_TYPES = frozenset(t.name for t in catalog().values() if t.nvidia_gpu)
 ACCELERATED_TYPES = frozenset(t.name for t in catalog().values() if t.accelerated)
+# Types the catalog knows only by their network limits: whether they have accelerators is unknown, so they are
+# never taken for CPU types.
+ACCELERATORS_UNKNOWN = frozenset(t.name for t in catalog().values() if not t.known)
 
 
 def get(obj: Any, *path: Any, default: Any = MISSING) -> Any:
@@ -159,8 +162,12 @@ def environment(props: Any) -> str | None:
         env = get(props, where, ENVIRONMENT_LABEL)
         if isinstance(env, str):
             return env
-    env = get(props, "metadata", "labels", ENVIRONMENT_LABEL)
-    return env if isinstance(env, str) else None
+    # a Kubernetes object's own labels, or (a NodePool) the labels of the nodes it makes
+    for where in (("metadata", "labels"), ("spec", "template", "metadata", "labels")):
+        env = get(props, *where, ENVIRONMENT_LABEL)
+        if isinstance(env, str):
+            return env
+    return None
 
 
 def prod_rules(env: str | None) -> bool:
@@ -192,7 +199,8 @@ def is_nvidia_gpu(itype: str) -> bool:
 
 
 def is_accelerated(itype: str) -> bool:
-    return itype in ACCELERATED_TYPES
+    """Has a GPU or another accelerator, or may have (its accelerators are unknown)."""
+    return itype in ACCELERATED_TYPES or itype in ACCELERATORS_UNKNOWN
 
 
 # --- taints and quantities: the core's (Kubernetes semantics) ------------------------------------

@@ -112,3 +112,11 @@ def test_shipped_dev_policy_config_is_valid_and_only_relaxes():
     settings = offline.resolve_config(doc)
     assert all(settings[name].level.value in ("advisory", "disabled") for name in doc)
     assert default_policy_config("prod") is None  # prod runs every rule at its own level
+
+
+def test_an_unknown_rule_name_or_setting_gets_a_did_you_mean():
+    with pytest.raises(offline.PolicyConfigError) as info:
+        offline.resolve_config({"eks-endpoint-privat": "advisory", "no-dev-groups-in-prod": {"forbiddenRole": []}})
+    message = str(info.value)
+    assert "unknown policy name 'eks-endpoint-privat'; did you mean eks-endpoint-private?" in message
+    assert "no-dev-groups-in-prod.forbiddenRole: not a setting of this policy; did you mean forbiddenRoles?" in message

@@ -82,6 +82,40 @@ def test_the_catalog_generator_joins_specs_and_max_pods(tmp_path):
     assert {s["role"] for s in data["source"]} == {"karpenter-instance-types", "eks-ami-instance-info"}
 
 
+LEGACY_DOC = """
+## P3
+### `p3.2xlarge`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-cpu|8|
+ |karpenter.k8s.aws/instance-memory|62464|
+ |karpenter.k8s.aws/instance-gpu-count|1|
+ |karpenter.k8s.aws/instance-gpu-manufacturer|nvidia|
+ |karpenter.k8s.aws/instance-gpu-memory|16384|
+ |karpenter.k8s.aws/instance-gpu-name|v100|
+ |kubernetes.io/arch|amd64|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |nvidia.com/gpu|1|
+"""
+
+
+def test_the_catalog_generator_describes_types_the_current_document_dropped(tmp_path):
+    gen = load("generate_instance_catalog")
+    doc, ami, legacy = tmp_path / "doc.md", tmp_path / "info.jsonl", tmp_path / "legacy.md"
+    doc.write_text(KARPENTER_DOC)
+    ami.write_text(AMI_INFO)
+    legacy.write_text(LEGACY_DOC)
+    out = tmp_path / "catalog.json"
+    args = ["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "--karpenter-doc-legacy", str(legacy)]
+    assert gen.main([*args, "-o", str(out)]) == 0
+    p3 = json.loads(out.read_text())["instance_types"]["p3.2xlarge"]
+    assert p3["gpu"] == {"count": 1, "maker": "NVIDIA", "name": "v100", "memory_mib": 16384}
+    assert p3["legacy_doc"] is True and p3["max_pods"] == 58 and "partial" not in p3
+
+
 def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
     gen = load("generate_instance_catalog")
     doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"
@@ -173,7 +207,7 @@ def test_a_changed_aws_page_format_fails_loudly(tmp_path):
 
 def test_every_generator_input_is_pinned_to_a_commit():
     pins = {k: v for k, v in json.loads((SCRIPTS / "upstream.json").read_text()).items() if not k.startswith("_")}
-    files = {k: p for k, p in pins.items() if "url" not in p and "pypi" not in p and "tags" not in p}
+    files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "facts"} & set(p)}
     assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in files.values())
     # Pages outside git (the AWS statement of the EKS control-plane prices, the EKS user guide's quotas table,
     # rendered from Service Quotas) are pinned by their URL and date.
@@ -183,6 +217,12 @@ def test_every_generator_input_is_pinned_to_a_commit():
         p["url"].startswith(("https://aws.amazon.com/", "https://docs.aws.amazon.com/")) and p["date"] and p["license"]
         for p in pages.values()
     )
+    # Prices only a pricing page states are dated facts, each with its page's URL.
+    facts = {k: p for k, p in pins.items() if "facts" in p}
+    assert set(facts) == {"aws-pricing-pages"}
+    for pin in facts.values():
+        assert pin["date"] and pin["license"]
+        assert all(f["url"].startswith("https://aws.amazon.com/") and f["prices"] for f in pin["facts"].values())
     # A repository's release tags are pinned by the newest tag read and its commit.
     tag_lists = {k: p for k, p in pins.items() if "tags" in p}
     assert set(tag_lists) == {"autoscaler-release-tags"}
@@ -259,11 +299,9 @@ def test_the_price_generator_reads_karpenter_tables_and_the_eks_prices(tmp_path)
         "instance_types": 3,
     }
     assert (data["eks_control_plane"]["standard_support"], data["eks_control_plane"]["extended_support"]) == (0.1, 0.6)
-    assert [s["role"] for s in data["source"]] == [
-        "karpenter-prices-aws",
-        "karpenter-prices-aws-us-gov",
-        "eks-control-plane-pricing",
-    ]
+    roles = [s["role"] for s in data["source"]]
+    assert roles[:3] == ["karpenter-prices-aws", "karpenter-prices-aws-us-gov", "eks-control-plane-pricing"]
+    assert set(roles[3:]) == {"aws-pricing-pages"}  # one record per charge, each with its page's URL
 
 
 def test_the_price_generator_refuses_changed_wording_or_format(tmp_path):

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from ..instances import INSTANCE_TYPE_PATTERN
 from ..scheduling import EFFECTS, MAX_TAINTS, label_value_error, qualified_name_error
-from .base import Count, SettingsModel, check_labels
+from .base import Count, Pattern, SettingsModel, check_labels
 from .errors import show
 from .node_capacity import NodeCapacitySettings
 
@@ -87,6 +87,17 @@ class NodeGroupSettings(NodeCapacitySettings):
 class AdditionalNodeGroup(NodeGroupSettings):
     """A group beyond the built-in layout, e.g. a second GPU or a memory-optimised group."""
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$")
-    role: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)
+    name: Pattern(  # type: ignore[valid-type]
+        r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$",
+        "a group name: 2 to 39 characters, lower-case letters, digits and '-', starting with a letter and "
+        "ending with a letter or a digit",
+    )
+    role: (  # type: ignore[valid-type]
+        Pattern(
+            r"^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+            "a role: 1 to 63 characters, lower-case letters, digits and '-', starting and ending with a letter "
+            "or a digit (it becomes a label value)",
+        )
+        | None
+    ) = None
     gpu: bool = False

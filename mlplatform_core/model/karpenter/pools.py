@@ -173,6 +173,13 @@ def _candidates(
                 "group with gpu: true",
             )
             ok = False
+        elif not g.gpu and (unknown := [t.name for t in types if not t.known]):
+            add(
+                where,
+                f"{fam!r} has types whose accelerators are unknown ({', '.join(unknown[:4])}): "
+                f"{instances.UNKNOWN_ACCELERATORS}; pick instanceSizes without them, or families the catalog describes",
+            )
+            ok = False
     if not ok:
         return None
     found = [t for fam in ps.instance_families for t in members[fam]]

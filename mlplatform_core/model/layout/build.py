@@ -8,11 +8,10 @@ every problem of a stack at once.
 from __future__ import annotations
 
 import dataclasses
-import re
 from types import MappingProxyType
 
 from .. import instances
-from ..config import ConfigError, Problem, StackConfig, key_path, show
+from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, show
 from ..config.karpenter_settings import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
@@ -47,7 +46,6 @@ from .sharing import (
 from .spec import INITIAL, Layout, NodeGroupSpec
 from .training import default_max_size, training_fields
 
-EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
 RESERVED_LABEL_KEYS = {
     LIFECYCLE_LABEL,
@@ -109,6 +107,12 @@ def _check_instance_types(
                 f"{show(itype)} has an accelerator ({info.gpu_maker or info.accelerator}); accelerated types belong "
                 "only in the gpu group or an additional group with gpu: true",
             )
+        elif not gpu and not info.known:
+            errs.add(
+                tpath,
+                f"{show(itype)}: {instances.UNKNOWN_ACCELERATORS}; a CPU group takes only types known to have "
+                "none, such as m5.xlarge or m7i.2xlarge",
+            )
         if info.arch and info.arch != _ami_arch(ami):
             errs.add(tpath, f"{show(itype)} is {info.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
 
@@ -163,7 +167,10 @@ def _merge(
     elif not min_size <= desired <= max_size:
         errs.add(path + ("desiredSize",), f"{desired} is outside [minSize, maxSize] = [{min_size}, {max_size}]")
 
-    _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
+    # A pool chosen by family launches its families' types, never the group's: those are checked (kind and
+    # architecture against amiType) where the pool is built (karpenter/pools.py), the group's are not used.
+    if not (karpenter_pools.is_pool(cfg, name) and karpenter_pools.families_configured(cfg, name)):
+        _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
     if gpu and ami not in GPU_AMI_TYPES:
         errs.add(
             path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"
@@ -334,7 +341,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(
                 path + ("role" if extra.role else "name",),
                 f"{show(role if extra.role else extra.name)} {why}; no development work such as Jupyter on the "
-                "production cluster (seed 003): run it on the dev cluster",
+                "production cluster: run it on the dev cluster",
             )
         if role == "gpu" and not extra.gpu:
             errs.add(
@@ -345,13 +352,8 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         groups.append(_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs))
         paths[extra.name] = path
 
-    derived = cfg.cluster_name_for(stack)
-    if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):
-        errs.add(
-            ("clusterName",),
-            f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
-            "(letters, digits, '-' and '_'); set clusterName",
-        )
+    if cfg.cluster_name is None and (err := cluster_name.derived_name_error(stack)):
+        errs.add(("clusterName",), err)
     groups = mark_operands(groups)
     retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)

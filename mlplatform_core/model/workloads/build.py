@@ -221,8 +221,7 @@ def build_workloads(cfg: StackConfig) -> Workloads:
         if env == "prod" and name == "jupyter" and name not in defaults and o.enabled is not False:
             errs.add(
                 path,
-                "no development work such as Jupyter on the production cluster (seed 003); "
-                "run notebooks on the dev cluster",
+                "no development work such as Jupyter on the production cluster; run notebooks on the dev cluster",
             )
         if o.enabled is False:
             continue
