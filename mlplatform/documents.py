@@ -11,19 +11,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .project import project_root
-
 SCHEMA_VERSION = "1"
 
 
-def shown_path(path: str | Path) -> str:
+def shown_path(path: str | Path, root: Path | None = None) -> str:
     """A path as documents and tables show it: as typed when relative, else relative to the working
-    directory or the project, else only the file name (never an absolute path of this machine)."""
+    directory or the project's `root`, else only the file name (never an absolute path of this machine)."""
     p = Path(path)
     if not p.is_absolute():
         return p.as_posix()
     resolved = Path(os.path.abspath(p))  # no symlink resolution: the path the user sees
-    for base in (Path.cwd(), project_root()):
+    for base in (Path.cwd(), *([root] if root else [])):
         for folder in {base, base.resolve()}:
             if resolved.is_relative_to(folder):
                 return resolved.relative_to(folder).as_posix() or "."

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from mlplatform_core.model.config import StackConfig, read_stack_document
+from mlplatform_core.model.config import StackConfig, kubernetes_layer_of, read_stack_document
 from mlplatform_core.model.deployment import Deployment, deployment
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.validation import validate_stack
@@ -20,6 +20,7 @@ from mlplatform_core.placement.invariants import InvariantReport, stack_report
 from .documents import shown_path
 from .engine import StackRun, run_stack
 from .engine.placeholders import Placeholders
+from .project import KUBERNETES_DIRECTORY, Project, ProjectError, builtin_project, find_project
 from .stacks import NAMED_BY_ARGUMENT, named_by, resolve_stack
 
 
@@ -31,6 +32,7 @@ class Plan:
     layout: Layout
     run: StackRun  # every program of the stack; run.programs for each `pulumi up` on its own
     named_by: str = NAMED_BY_ARGUMENT  # stacks.NAMED_BY_FILE when the name came from the --config-file's name
+    project: Project | None = None  # whose programs ran (None: a plan built by hand, in tests)
 
     @cached_property
     def placement(self) -> InvariantReport:
@@ -48,17 +50,32 @@ class Plan:
         return deployment(self.config, self.layout)
 
 
-def build_plan(stack: str | None = None, config_file: str | None = None) -> Plan:
-    name, path = resolve_stack(stack, config_file)
-    source = shown_path(path)  # in documents and messages: no absolute path of this machine
+def project_for(project_dir: str | None, config_file: str | None) -> Project:
+    """The project a command works in: --project-dir or the working directory's; with none found, a
+    --config-file alone runs the installed programs (ProjectError otherwise)."""
+    project = find_project(project_dir, required=not config_file)
+    return project if project is not None else builtin_project()
+
+
+def build_plan(stack: str | None = None, config_file: str | None = None, project: Project | None = None) -> Plan:
+    project = project or project_for(None, config_file)
+    name, path = resolve_stack(project, stack, config_file)
+    source = shown_path(path, project.root)  # in documents and messages: no absolute path of this machine
     document = read_stack_document(path, source)
     # Every problem of the file at once (keys, settings, layout, workload layer), each with its line.
     valid = validate_stack(document.config, name, source, document)
+    if kubernetes_layer_of(valid.config) == "separate" and project.kubernetes_layer is None:
+        raise ProjectError(
+            f"stack {name} deploys its Kubernetes layer separately (kubernetesLayer: separate), but the project "
+            f"{project.name} has no {KUBERNETES_DIRECTORY}/Pulumi.yaml beside its "
+            f"{shown_path(project.cluster.file, project.root)} (`mlplatform init` writes one)"
+        )
     return Plan(
         stack=name,
         source=source,
         config=valid.config,
         layout=valid.layout,
-        run=run_stack(name, document.config),
+        run=run_stack(name, document.config, project),
         named_by=named_by(stack, config_file),
+        project=project,
     )

@@ -23,9 +23,10 @@ def placement_verdict(plan: Plan) -> str:
     return "all invariants hold" if not errors else f"{_count(errors, 'invariant')} BROKEN"
 
 
-def summary_line(plan: Plan, doc: dict[str, Any]) -> str:
+def summary_line(plan: Plan, doc: dict[str, Any], policy: str | None = None) -> str:
     """`dev: 5 node groups, 117 resources in 2 programs (95 + 22), placement: all invariants hold, policy: not
-    run (mlplatform check dev)`: `plan` does not run the policy pack, so it says so instead of a verdict."""
+    run (mlplatform check dev)`: `plan` does not run the policy pack, so it says so instead of a verdict
+    (`check` gives its verdict as `policy`)."""
     groups = _count(len(doc["nodeGroups"]), "node group")
     if doc["nodePools"]:
         groups += f" + {_count(len(doc['nodePools']), 'Karpenter NodePool')}"
@@ -34,7 +35,7 @@ def summary_line(plan: Plan, doc: dict[str, Any]) -> str:
     return (
         f"{plan.stack}: {groups}, {_count(doc['resourceCount'], 'resource')} in "
         f"{_count(len(programs), 'program')}{split}, placement: {placement_verdict(plan)}, "
-        f"policy: not run (mlplatform check {plan.stack})"
+        f"policy: {policy or f'not run (mlplatform check {plan.stack})'}"
     )
 
 

@@ -11,7 +11,10 @@ from rich.table import Table
 
 from ..documents import SCHEMA_VERSION, shown_path
 from ..exit_codes import EXIT_BAD_INPUT
+from ..plan import Plan
+from ..stacks import NAMED_BY_ARGUMENT
 from .json_stream import write_json
+from .markdown import markdown_document
 from .tables import print_table
 
 
@@ -22,9 +25,12 @@ class StackResult:
     stack: str | None
     source: str | None
     exit_code: int
-    document: dict[str, Any] | None = None
+    document: dict[str, Any] | None = None  # the stack's --json document, when asked for
     error: str | None = None
     summary: str = ""  # one line for the summary table
+    plan: Plan | None = None
+    named_by: str = NAMED_BY_ARGUMENT
+    check: dict[str, Any] | None = None  # `check`: its document (the verdict, violations, rules)
 
     @property
     def label(self) -> str:
@@ -61,16 +67,19 @@ def render_summary(command: str, results: list[StackResult], console: Console) -
     console.print(f"exit {worst_exit(results)} (the worst of the stacks: 2 bad input > 1 failed > 0 ok)")
 
 
-def finish(command: str, results: list[StackResult], console: Console | None, several: bool) -> int:
+def finish(command: str, results: list[StackResult], console: Console | None, several: bool, fmt: str) -> int:
     """The end of a command over one or more stacks: the JSON document (one stack's, or all of them with
-    the exit code) or, for several stacks in tables, the summary; then the exit code, the worst."""
-    if console is None:  # --json
+    the exit code), the Markdown document, or, for several stacks in tables, the summary; then the exit
+    code, the worst."""
+    if fmt == "json":
         if not several:
             if results[0].document is not None:
                 write_json(results[0].document)
         else:
             write_json(multi_document(results))
-    elif several:
+    elif fmt == "markdown":
+        print(markdown_document(command, results, worst_exit(results)), end="")
+    elif several and console is not None:
         console.print()
         render_summary(command, results, console)
     return worst_exit(results)

@@ -30,7 +30,7 @@ def test_check_dev_passes_with_its_policy_config(capsys):
     assert code == 0
     assert "policies/config/dev.json" in out
     assert "changed by policy config: eks-endpoint-private=advisory" in out
-    assert "passed: 0 mandatory, 0 advisory" in out
+    assert "passed: 0 mandatory violations, 0 advisory violations" in out
 
 
 def test_check_prod_json(capsys):
