@@ -94,7 +94,7 @@ def test_a_name_from_the_file_name_is_said(tmp_path, capsys):
     [
         ("team a", "'team a' is not a Pulumi stack name: 1 to 100 letters, digits, '-', '_' or '.'"),
         ("dév", "'dév' is not a Pulumi stack name"),
-        ("x" * 101, "is not a Pulumi stack name"),
+        ("x" * 101, f"{'x' * 101!r} is not a Pulumi stack name"),
         ("", "'' is not a Pulumi stack name"),
         ("a/b/c/d", "'a/b/c/d' has 4 parts; Pulumi names a stack STACK, ORG/STACK or ORG/PROJECT/STACK"),
         ("org/pro ject/dev", "'pro ject' in 'org/pro ject/dev' is not a Pulumi project name"),
