@@ -1,37 +1,40 @@
-"""The base of every settings model: strict (unknown keys are errors), camelCase keys, frozen."""
+"""The base of every settings model: strict types and keys, camelCase keys, frozen.
+
+Strict means nothing the stack file says is converted: "3" (quoted) is not a number, 10.0 is not a whole
+number, 1 is not true, and a plain scalar YAML versions read differently (yes, on, 010, 1:30: scalars.py)
+is nothing until written plainly. Every model built on SettingsModel inherits it, so a new setting is
+strict without a word. The one conversion is Pulumi's own: the engine hands top-level settings to the
+program as text (pulumi_format.py), and `split_keys` reads those the way Pulumi writes them.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from ..scheduling import label_value_error, qualified_name_error
 from .errors import show
+from .messages import refuse_as_written
 
 
 class SettingsModel(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, str_strip_whitespace=False
+        strict=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        str_strip_whitespace=False,
     )
 
 
-def _not_a_boolean(value: Any) -> Any:
-    # bool is an int subclass, so pydantic would read `maxSize: yes` (a YAML 1.1 boolean) as 1.
-    if isinstance(value, bool):
-        raise ValueError(
-            f"{show(value)} is a boolean (YAML reads yes/no, on/off and true/false as booleans), not a number; "
-            "write the number"
-        )
-    return value
-
-
-# Every number in the settings: an int that refuses booleans. Strings such as "3" stay accepted, because the
-# Pulumi engine hands top-level settings to the program as text.
-Count = Annotated[int, BeforeValidator(_not_a_boolean)]
-# A ResourceQuota amount: a quantity string or a YAML number, never a boolean.
-QuotaAmount = Annotated[str | int | float, BeforeValidator(_not_a_boolean)]
+# Every count in the settings: a whole number (strict: never "3", 3.0 or true).
+Count = int
+# A Kubernetes quantity (quota amounts, NodePool limits): a quantity string or a YAML number, never a boolean
+# or an ambiguous scalar.
+QuotaAmount = Annotated[str | int | float, BeforeValidator(refuse_as_written)]
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:

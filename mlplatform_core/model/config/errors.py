@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import InputError
+from .scalars import AsWritten
 
 PROJECT = "ml-platform-eks"  # the Pulumi project: every setting lives under `ml-platform-eks:<key>`
 REGION_KEY = "aws:region"
@@ -45,7 +46,9 @@ class ConfigError(ValueError, InputError):
 
 
 def show(value: Any) -> str:
-    """A short, safe rendering of a user value for error messages."""
+    """A short, safe rendering of a user value for error messages (an ambiguous scalar: as written)."""
+    if isinstance(value, AsWritten):
+        return value.text
     text = json.dumps(value, default=str, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

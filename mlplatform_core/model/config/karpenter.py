@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 
 from ..quantity import QuantityError, parse_quantity
 from ..scheduling import GPU_RESOURCE
-from .base import Count, SettingsModel
+from .base import Count, QuotaAmount, SettingsModel
 from .errors import show
 
 NODE_GROUPS, KARPENTER = "nodeGroups", "karpenter"
@@ -47,7 +47,7 @@ class NodePoolSettings(SettingsModel):
     consolidate_after: str | None = Field(default=None, pattern=DURATION)
     expire_after: str | None = Field(default=None, pattern=r"^(([0-9]+(s|m|h))+|Never)$")
     # Overrides of the limits derived from maxSize: cpu, memory, nvidia.com/gpu.
-    limits: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, QuotaAmount] = Field(default_factory=dict)
     weight: Count | None = Field(default=None, ge=1, le=100)
 
     @field_validator("instance_families", "instance_sizes")

@@ -21,9 +21,11 @@ from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
 from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
+from .messages import ambiguity_note, type_message
 from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
+from .pulumi_format import from_pulumi_text
 from .workloads import WorkloadsConfig
 
 DEFAULT_KUBERNETES_VERSION = "1.35"
@@ -155,9 +157,13 @@ def _problems(exc: ValidationError, raw: Mapping[str, Any]) -> list[Problem]:
         loc = tuple(err["loc"])
         if err["type"] == "extra_forbidden":
             msg = _unknown_key_hint(loc, StackConfig)
+        elif typed := type_message(err):
+            msg = typed
         else:
             msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] not in ("value_error", "missing"):
+            if err["type"] == "value_error" and "is ambiguous" not in msg:
+                msg += ambiguity_note(err.get("input"))
+            elif err["type"] != "missing":
                 msg = f"{msg} (got {show(err['input'])})"
         if err["type"] == "missing" and loc == ("region",):
             msg = region_hint(raw) or "missing; set aws:region (e.g. us-west-2)"
@@ -177,9 +183,22 @@ def _decode(value: Any) -> Any:
     return value
 
 
+def _scalar_kind(annotation: Any) -> type | None:
+    """bool or int when a top-level setting is one of those (optional or not), else None."""
+    kinds = {a for a in getattr(annotation, "__args__", (annotation,)) if a is not type(None)}
+    return next(iter(kinds)) if len(kinds) == 1 and kinds <= {bool, int} else None
+
+
+# Top-level settings the Pulumi engine hands over as text although they are booleans or numbers.
+_TOP_LEVEL_KINDS = {
+    (f.alias or n): kind for n, f in StackConfig.model_fields.items() if (kind := _scalar_kind(f.annotation))
+}
+
+
 def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
-    """The project's settings (namespace removed, JSON text decoded) and the problems of the keys themselves:
-    keys without a namespace, and namespaces that are neither this project's nor a provider's (namespaces.py)."""
+    """The project's settings (namespace removed, JSON text decoded, top-level booleans and numbers read from
+    the text Pulumi writes for them: pulumi_format.py) and the problems of the keys themselves: keys without
+    a namespace, and namespaces that are neither this project's nor a provider's (namespaces.py)."""
     data: dict[str, Any] = {}
     problems: list[Problem] = []
     for key, value in raw.items():
@@ -188,7 +207,8 @@ def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
         elif key == REGION_KEY:
             data["region"] = _decode(value)
         elif key.startswith(PROJECT + ":"):
-            data[key[len(PROJECT) + 1 :]] = _decode(value)
+            name = key[len(PROJECT) + 1 :]
+            data[name] = from_pulumi_text(_decode(value), _TOP_LEVEL_KINDS.get(name))
         elif ":" not in key:
             problems.append(Problem(key, f"config keys need a namespace; did you mean {PROJECT}:{key}?"))
         elif err := namespace_error(key):

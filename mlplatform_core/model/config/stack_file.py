@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from . import scalars
 from .errors import PROJECT, ConfigError, Problem, show
 from .stack import StackConfig, parse
 
@@ -41,6 +42,12 @@ class _StackLoader(_YAML_LOADER):  # type: ignore[misc, valid-type]
         # repeated key overwrote, so a repeated key deep inside it still gets its full path.
         self.parents: dict[int, tuple[Any, Any]] = {}
         self.repeated: list[tuple[Any, Any, list[tuple[int, int]]]] = []  # (mapping, key, [(line, column)])
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        tag = super().resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode and implicit[0]:  # plain (unquoted): YAML 1.1 and 1.2 may disagree
+            return scalars.plain_tag(value, tag)
+        return tag
 
     def _adopt(self, parent: Any, key: Any, node: yaml.Node) -> None:
         child = self.constructed_objects.get(node)
@@ -77,6 +84,13 @@ def _construct_seq(loader: _StackLoader, node: yaml.SequenceNode) -> Any:
         loader._adopt(data, i, item)
 
 
+def _construct_as_written(loader: _StackLoader, node: yaml.ScalarNode) -> scalars.AsWritten:
+    yaml11_tag = yaml.resolver.Resolver.resolve(loader, yaml.ScalarNode, node.value, (True, False))
+    yaml11 = loader.yaml_constructors[yaml11_tag](loader, yaml.ScalarNode(yaml11_tag, node.value))
+    return scalars.as_written(node.value, yaml11)
+
+
+_StackLoader.add_constructor(scalars.TAG, _construct_as_written)
 _StackLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _StackLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
