@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..project import Project
-    from ..reports.stack_runs import StackResult
+    from ..reports.stack_result import StackResult
     from ..stacks import Target
 
 HELP = "evaluate the policy pack's rules on one or more stacks, offline"
@@ -48,7 +48,7 @@ def check_stack(project: Project, target: Target, policy_config_file: str | None
     from ..documents import shown_path
     from ..plan import build_plan  # the engine, the Pulumi SDK and the pack: only once a check runs
     from ..reports.check import verdict_line
-    from ..reports.stack_runs import StackResult
+    from ..reports.stack_result import StackResult
 
     plan = build_plan(target.stack, target.config_file, project)
     path = Path(policy_config_file) if policy_config_file else default_policy_config(plan)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..project import Project
-    from ..reports.stack_runs import StackResult
+    from ..reports.stack_result import StackResult
     from ..stacks import Target
 
 HELP = "show what one or more stacks will build, offline"
@@ -37,7 +37,7 @@ def plan_stack(project: Project, target: Target, fmt: str) -> StackResult:
     from ..plan import build_plan  # the engine and the Pulumi SDK: only once a plan is made
     from ..reports.plan_document import plan_document
     from ..reports.plan_summary import placement_verdict
-    from ..reports.stack_runs import StackResult
+    from ..reports.stack_result import StackResult
 
     plan = build_plan(target.stack, target.config_file, project)
     doc = plan_document(plan) if fmt in (JSON, MARKDOWN) else None

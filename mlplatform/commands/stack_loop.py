@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..project import Project
-    from ..reports.stack_runs import StackResult
+    from ..reports.stack_result import StackResult
 
 TABLE, JSON, MARKDOWN = "table", "json", "markdown"
 FORMATS = (TABLE, JSON, MARKDOWN)
@@ -66,7 +66,8 @@ def run_stacks(
     """
     from ..plan import project_for
     from ..reports.console import make_console
-    from ..reports.stack_runs import StackResult, finish
+    from ..reports.stack_result import StackResult
+    from ..reports.stack_runs import finish
 
     fmt = output_format(args)
     project = project_for(args.project_dir, args.config_file)

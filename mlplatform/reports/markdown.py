@@ -9,7 +9,7 @@ that names the command, so a CI job can find and update its own comment.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mlplatform_core.model.cost import HOURS_PER_MONTH
 
@@ -20,9 +20,7 @@ from .cost import plan_cost
 from .placement import matrix_from_report
 from .plan_document import plan_document
 from .plan_summary import summary_line
-
-if TYPE_CHECKING:
-    from .stack_runs import StackResult
+from .stack_result import StackResult
 
 MARKER = "<!-- {command} --format markdown -->"
 PASSED, FAILED = "✅", "❌"

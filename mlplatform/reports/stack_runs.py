@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -11,30 +10,10 @@ from rich.table import Table
 
 from ..documents import SCHEMA_VERSION, shown_path
 from ..exit_codes import EXIT_BAD_INPUT
-from ..plan import Plan
-from ..stacks import NAMED_BY_ARGUMENT
 from .json_stream import write_json
 from .markdown import markdown_document
+from .stack_result import StackResult
 from .tables import print_table
-
-
-@dataclass
-class StackResult:
-    """What a command made of one stack: its document, or the error that stopped it (exit 2)."""
-
-    stack: str | None
-    source: str | None
-    exit_code: int
-    document: dict[str, Any] | None = None  # the stack's --json document, when asked for
-    error: str | None = None
-    summary: str = ""  # one line for the summary table
-    plan: Plan | None = None
-    named_by: str = NAMED_BY_ARGUMENT
-    check: dict[str, Any] | None = None  # `check`: its document (the verdict, violations, rules)
-
-    @property
-    def label(self) -> str:
-        return self.stack or self.source or "?"
 
 
 def worst_exit(results: list[StackResult]) -> int:
