@@ -6,14 +6,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 STACK ?= dev
 
-.PHONY: install plan lint format test clean
+.PHONY: install plan lint format test docs docs-site clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 ## make plan [STACK=prod]: the offline plan of a stack (no cloud account, no Pulumi CLI)
@@ -43,6 +43,14 @@ test-scheduler: $(STAMP)
 	scripts/build_kube.sh $(KUBE_BIN_DIR)
 	KUBE_BIN_DIR=$(KUBE_BIN_DIR) $(BIN)/python -m pytest -q -m scheduler tests/scheduler
 
+## make docs: regenerate every command output and generated table in README.md and docs/ (scripts/generate_docs.py)
+docs: $(STAMP)
+	$(BIN)/python scripts/generate_docs.py
+
+## make docs-site: build the documentation site (MkDocs, Material) into site/, failing on any warning
+docs-site: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
 ## make check: the policy pack's rules on every stack in stacks/, offline (policies/config/<stack>.json applies),
 ## all in one process (the SDK imports are paid once); exit code the worst stack's
 .PHONY: check
@@ -50,4 +58,4 @@ check: $(STAMP)
 	$(BIN)/mlplatform check --all
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .import_linter_cache *.egg-info
+	rm -rf $(VENV) site .pytest_cache .hypothesis .ruff_cache .import_linter_cache *.egg-info

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.directory)
     written = write_project(folder, args.name, args.region, args.requirement)
     print(f"wrote {len(written)} files into {folder}:")
-    for path in written:
+    for path in sorted(written, key=lambda p: (len(p.relative_to(folder).parts), p.as_posix())):
         print(f"  {path.relative_to(folder).as_posix()}")
     print(
         f"\nnext:\n  cd {folder}\n  mlplatform plan dev        # offline: what the dev stack builds\n"

@@ -130,10 +130,3 @@ def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys):
         "node group initial, node group jupyter, node group jobs, node group spot, node group gpu: no EC2 prices" in out
     )
     assert "idle floor >= 73.00 USD/month" in out
-
-
-def test_the_readme_shows_the_current_dev_cost_table(capsys):
-    readme = (ROOT / "README.md").read_text()
-    example = readme.split("$ mlplatform plan dev\n...\n", 1)[1].split("  not included:", 1)[0]
-    out = "\n".join(line.rstrip() for line in plan(capsys, "dev").splitlines())
-    assert example.strip() and example.strip() in out
