@@ -11,13 +11,9 @@ each command imports what it needs when it runs (bench/run measures it).
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib
 import os
 import sys
-import tempfile
-import traceback
-from importlib import metadata
 
 from mlplatform_core.errors import InputError
 
@@ -34,15 +30,11 @@ from .exit_codes import (
 COMMANDS = {"init": "init", "plan": "plan", "place": "place", "check": "check"}
 
 
-DISTRIBUTION = "ml-platform-eks"
-
-
 def version() -> str:
-    """The installed package's version, as pip knows it."""
-    try:
-        return metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
+    """The package's version (pyproject.toml's version is this attribute, so pip reports the same)."""
+    from . import __version__
+
+    return __version__
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -54,7 +46,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "Pulumi.yaml) or --project-dir.",
         epilog=exit_codes_help(),
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the installed version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module in COMMANDS.items():
         command = importlib.import_module(f"{__package__}.commands.{module}")
@@ -72,6 +64,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class _Version(argparse.Action):
+    """--version, looked up only when given."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def _quiet_stdout() -> None:
     """After a closed pipe: send what is still buffered nowhere, so that exiting prints no second error."""
     try:
@@ -83,6 +83,10 @@ def _quiet_stdout() -> None:
 
 def internal_error(err: BaseException) -> int:
     """One line that says it is a bug, the traceback in a file whose path it prints; exit 3."""
+    import datetime
+    import tempfile
+    import traceback
+
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     text = "".join(traceback.format_exception(type(err), err, err.__traceback__))
     report = f"mlplatform {version()}, Python {sys.version.split()[0]}\nargv: {sys.argv}\n\n{text}"

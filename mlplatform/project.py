@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import ast
 import atexit
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from mlplatform_core.errors import InputError
+
+from .stack_names import PROJECT_NAME
 
 PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")  # the Python runtime's project files (workspace.ProjectFile + exts)
 PACKAGE = "mlplatform_program"
@@ -28,8 +29,6 @@ LAYER_PROGRAM = "kubernetes_layer_program"
 PROGRAMS = (CLUSTER_PROGRAM, LAYER_PROGRAM)
 KUBERNETES_DIRECTORY = "kubernetes-layer"  # mlplatform_core.model.deployment.KUBERNETES_DIRECTORY (a test pins it)
 DEFAULT_PROJECT = "ml-platform-eks"  # the program's default cluster project (mlplatform_core PROJECT; tested)
-# pulumi/pulumi sdk/go/common/tokens/project.go ValidateProjectName (tokens.IsName): 1 to 100 of these.
-PROJECT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 MAX_SOURCE_BYTES = 1_000_000  # a __main__.py is a few lines; do not parse a huge file
 
 

@@ -8,7 +8,7 @@ import sys
 from mlplatform_core.errors import InputError
 
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
-from ..stacks import add_stack_options, stack_argument
+from ..stack_names import add_stack_options, stack_argument
 
 HELP = "show on which node groups the pods of a manifest can land"
 EXIT_CODES = {

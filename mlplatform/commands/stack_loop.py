@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING
 from mlplatform_core.errors import InputError
 
 from ..exit_codes import EXIT_BAD_INPUT
-from ..stacks import NAMED_BY_FILE, Target, add_stack_options, file_name_note, select_stacks
+from ..stack_names import add_stack_options, stack_argument
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..project import Project
     from ..reports.stack_result import StackResult
+    from ..stacks import Target
 
 TABLE, JSON, MARKDOWN = "table", "json", "markdown"
 FORMATS = (TABLE, JSON, MARKDOWN)
@@ -34,6 +35,7 @@ def add_stack_arguments(parser: argparse.ArgumentParser, every_help: str) -> Non
         "stacks",
         nargs="*",
         metavar="STACK",
+        type=stack_argument,
         help="stack names (dev, or as Pulumi names them: org/dev, org/project/dev); each reads the project's "
         "Pulumi.<stack>.yaml",
     )
@@ -68,6 +70,7 @@ def run_stacks(
     from ..reports.console import make_console
     from ..reports.stack_result import StackResult
     from ..reports.stack_runs import finish
+    from ..stacks import NAMED_BY_FILE, file_name_note, select_stacks
 
     fmt = output_format(args)
     project = project_for(args.project_dir, args.config_file)

@@ -17,7 +17,8 @@ from urllib.parse import unquote, urlparse
 
 from mlplatform_core.errors import InputError
 
-from ..project import CLUSTER_MAIN, KUBERNETES_DIRECTORY, PROJECT_NAME, layer_main
+from ..project import CLUSTER_MAIN, KUBERNETES_DIRECTORY, layer_main
+from ..stack_names import PROJECT_NAME
 from .stack_files import stack_file
 
 DISTRIBUTION = "ml-platform-eks"
