@@ -1,4 +1,4 @@
-"""Cost rules: an advisory ceiling on what a stack costs idle, and dev GPU groups that scale from zero.
+"""Checks of cost: an advisory ceiling on what a stack costs idle, and dev GPU groups that scale from zero.
 
 The pack runs in its own venv and sees only resources, so it keeps its own copy of the toolkit's price
 snapshot (prices.json, written by scripts/generate_prices.py from the same upstream data, with the EKS
@@ -20,17 +20,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ._props import (
-    EKS_CLUSTER,
-    KMS_KEY,
-    SUBNET,
-    environment,
-    fmt,
-    get,
-    is_accelerated,
-)
-from ._rule import ADVISORY, LOW, MEDIUM, stack_rule
 from .layout import Group, groups_in
+from .props import environment, fmt, get, is_accelerated
+from .resource_types import EKS_CLUSTER, KMS_KEY, SUBNET
 
 HOURS_PER_MONTH = 730
 AWS_PROVIDER = "pulumi:providers:aws"  # a real preview analyzes the default provider; its inputs carry the region
@@ -163,7 +155,7 @@ def _money(usd: float) -> str:
 # --- idle-cost ceiling ------------------------------------------------------------------------------
 
 
-def _idle_ceiling(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def idle_ceiling(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     groups = groups_in(args)
     env = _environment(args.resources, groups)
     limits = cfg["maxIdleMonthlyUsd"] or {}
@@ -190,43 +182,15 @@ def _idle_ceiling(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str 
         )
 
 
-idle_cost_ceiling = stack_rule(
-    "idle-cost-ceiling",
-    "What the stack costs with no user workloads (control plane and every node group at its minSize, "
-    "on-demand prices) stays under the environment's ceiling, when the policy config sets one.",
-    level=ADVISORY,
-    severity=MEDIUM,
-    check=_idle_ceiling,
-    config={
-        "maxIdleMonthlyUsd": (
-            {
-                "type": "object",
-                "properties": {
-                    "dev": {"type": ["number", "null"], "minimum": 0},
-                    "prod": {"type": ["number", "null"], "minimum": 0},
-                },
-                "additionalProperties": False,
-            },
-            {"dev": None, "prod": None},
-        )
-    },
-    remediation="Lower the minSize of autoscaled groups (they grow on demand), use fewer or smaller nodes in the "
-    "static initial group, or raise maxIdleMonthlyUsd for the environment in the policy config. "
-    "`mlplatform plan` shows the cost of every group.",
-    tags=["cost"],
-)
-
-
 # --- dev GPU groups scale from zero ---------------------------------------------------------------------
 
 
-def _gpu_from_zero(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
-    envs = {str(e) for e in cfg["environments"]}
+def gpu_from_zero(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     region = region_of(args.resources)
     for g in groups_in(args):
         accelerated = g.declared_gpu or any(isinstance(t, str) and is_accelerated(t) for t in g.instance_types)
         lo = g.size("minSize")
-        if not accelerated or (g.environment or "prod") not in envs or not lo:
+        if not accelerated or not lo:
             continue
         price, basis = node_price(g, region)
         idle = f": {_money(lo * price * HOURS_PER_MONTH)} USD/month at {basis}" if price is not None else ""
@@ -235,26 +199,3 @@ def _gpu_from_zero(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str
             f"in {g.environment} let it scale from zero (minSize 0)",
             g.urn,
         )
-
-
-dev_gpu_scale_from_zero = stack_rule(
-    "dev-gpu-scale-from-zero",
-    "GPU node groups of development environments start at zero nodes: the Cluster Autoscaler adds GPU "
-    "nodes when a pod asks for a GPU, so none idle.",
-    level=ADVISORY,
-    severity=LOW,
-    check=_gpu_from_zero,
-    # The toolkit's environments only: a typo ("dve") would switch the rule off without a word.
-    config={
-        "environments": (
-            {"type": "array", "items": {"type": "string", "enum": ["dev", "prod"]}, "uniqueItems": True},
-            ["dev"],
-        )
-    },
-    remediation="Set minSize: 0 on the GPU group in the dev stack file (the toolkit's default); the autoscaler's "
-    "scale-from-zero tags let it start GPU nodes for pending GPU pods.",
-    tags=["cost", "gpu"],
-)
-
-
-POLICIES = [idle_cost_ceiling, dev_gpu_scale_from_zero]

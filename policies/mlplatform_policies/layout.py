@@ -1,4 +1,4 @@
-"""Rules for the node-group layout the seeds ask for (Iguazio best practices, MLRun's spot contract).
+"""Checks of the node-group layout the seeds ask for (Iguazio best practices, MLRun's spot contract).
 
 Node groups are aws:eks/nodeGroup:NodeGroup resources: the toolkit builds them
 from pulumi_aws (not the pulumi_eks component) so labels, taints, capacity and
@@ -11,9 +11,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._props import (
+from .props import (
     ACCELERATOR_LABEL,
-    ASG_TAG,
     AUTOSCALER_PREFIX,
     CORE_TAINT_KEY,
     GPU_AMI_TYPES,
@@ -21,7 +20,6 @@ from ._props import (
     GPU_RESOURCE,
     LIFECYCLE_LABEL,
     MISSING,
-    NODE_GROUP,
     ROLE_LABEL,
     entries,
     environment,
@@ -36,7 +34,7 @@ from ._props import (
     repels,
     taints_of,
 )
-from ._rule import ADVISORY, HIGH, LOW, MANDATORY, MEDIUM, resource_rule, stack_rule
+from .resource_types import ASG_TAG, NODE_GROUP
 
 PREEMPTIBLE, NON_PREEMPTIBLE = "preemptible", "non-preemptible"
 
@@ -118,7 +116,7 @@ def groups_in(stack_args: Any) -> list[Group]:
 # --- initial group ------------------------------------------------------------------------------
 
 
-def _initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     groups = groups_in(args)
     initial = [g for g in groups if g.is_initial]
     if groups and not initial:
@@ -153,24 +151,10 @@ def _initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str
             )
 
 
-initial_node_group = stack_rule(
-    "initial-node-group",
-    "The initial node group for core services is static, on-demand, large enough "
-    "(>= 1 node in dev, >= 2 in prod) and tainted so that nothing else runs there.",
-    level=MANDATORY,
-    severity=HIGH,
-    check=_initial_group,
-    config={"minNodes": ({"type": ["integer", "null"], "minimum": 1}, None)},
-    remediation="Keep nodeGroups.initial at capacityType ON_DEMAND with minSize = maxSize = desiredSize "
-    "(2 or more in prod) and do not remove the CriticalAddonsOnly taint the toolkit adds.",
-    tags=["layout"],
-)
-
-
 # --- labels and taints --------------------------------------------------------------------------
 
 
-def _lifecycle(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def lifecycle_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     want = PREEMPTIBLE if g.spot else NON_PREEMPTIBLE
     have = g.labels.get(LIFECYCLE_LABEL)
@@ -182,19 +166,7 @@ def _lifecycle(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-node_lifecycle_label = resource_rule(
-    "node-lifecycle-label",
-    "Every node group is labelled app.iguazio.com/lifecycle = preemptible (SPOT) or non-preemptible (ON_DEMAND).",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_lifecycle,
-    remediation="Do not override the app.iguazio.com/lifecycle label; the toolkit sets it from capacityType.",
-    tags=["layout", "mlrun"],
-)
-
-
-def _spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.spot and not any(repels(t) for t in g.taints):
         yield (
@@ -203,23 +175,10 @@ def _spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-spot_node_taint = resource_rule(
-    "spot-node-taint",
-    "Spot node groups carry a NoSchedule or NoExecute taint so that only pods tolerating preemption land there.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_spot_taint,
-    remediation="Keep spotTaint at effect NoSchedule or NoExecute (default app.iguazio.com/lifecycle="
-    "preemptible:NoSchedule).",
-    tags=["layout", "spot"],
-)
-
-
 # --- GPUs --------------------------------------------------------------------------------------
 
 
-def _gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if not g.declared_gpu:
         return
@@ -236,20 +195,7 @@ def _gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         yield f"GPU node group lists instance types without an NVIDIA GPU: {', '.join(others)}"
 
 
-gpu_node_group_dedicated = resource_rule(
-    "gpu-node-group-dedicated",
-    "GPU node groups are dedicated: GPU taint, NVIDIA GPU AMI and only NVIDIA GPU instance types.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_gpu_dedicated,
-    remediation="Configure GPUs through nodeGroups.gpu or an additionalNodeGroups entry with gpu: true; the "
-    "toolkit adds the nvidia.com/gpu taint and the NVIDIA AMI.",
-    tags=["layout", "gpu"],
-)
-
-
-def _accelerator_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def accelerator_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.declared_gpu and not g.labels.get(ACCELERATOR_LABEL):
         yield (
@@ -258,21 +204,7 @@ def _accelerator_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-gpu_accelerator_label = resource_rule(
-    "gpu-accelerator-label",
-    f"GPU node groups carry the {ACCELERATOR_LABEL} label the Cluster Autoscaler's AWS provider recognises "
-    "GPU nodes by.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_accelerator_label,
-    remediation="Configure GPUs through nodeGroups.gpu or an additionalNodeGroups entry with gpu: true; the "
-    f"toolkit labels the group {ACCELERATOR_LABEL}=nvidia-<GPU model>.",
-    tags=["layout", "gpu", "autoscaling"],
-)
-
-
-def _gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.declared_gpu:
         return
@@ -284,23 +216,10 @@ def _gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-gpu_types_only_in_gpu_groups = resource_rule(
-    "gpu-types-only-in-gpu-groups",
-    "GPU and other accelerated instance types appear only in GPU node groups.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_gpu_types_elsewhere,
-    remediation="Move accelerated instance types (g*, p*, inf*, trn*) to the gpu group or to an "
-    "additionalNodeGroups entry with gpu: true.",
-    tags=["layout", "gpu", "cost"],
-)
-
-
 # --- scaling ----------------------------------------------------------------------------------
 
 
-def _bounds(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def scaling_bounds(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     lo, hi, want = g.size("minSize"), g.size("maxSize"), g.size("desiredSize")
     if lo is not None and hi is not None and lo > hi:
@@ -311,19 +230,7 @@ def _bounds(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         yield f"maxSize {fmt(hi)}: a node group needs room for at least one node"
 
 
-node_group_scaling_bounds = resource_rule(
-    "node-group-scaling-bounds",
-    "Node group sizes are consistent: minSize <= desiredSize <= maxSize and maxSize >= 1.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_bounds,
-    remediation="Set minSize <= desiredSize <= maxSize for the group in the stack file.",
-    tags=["layout", "autoscaling"],
-)
-
-
-def _desired_ignored(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def desired_size_ignored(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if g.autoscaled and not ({"scalingConfig.desiredSize", "scalingConfig"} & set(g.ignore_changes)):
         yield (
@@ -332,20 +239,7 @@ def _desired_ignored(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-autoscaled_desired_size_ignored = resource_rule(
-    "autoscaled-desired-size-ignored",
-    "Autoscaled node groups (minSize != maxSize) leave the desired size to the Cluster Autoscaler.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_desired_ignored,
-    remediation="Register the node group with ResourceOptions(ignore_changes=['scalingConfig.desiredSize']) "
-    "(components/node_group.py does this for every autoscaled group).",
-    tags=["layout", "autoscaling"],
-)
-
-
-def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     tag_resources = [r for r in args.resources if r.resource_type == ASG_TAG]
     for g in groups_in(args):
         # ASG Tag resources share the node group's parent component. Their ASG name is an output of the
@@ -393,27 +287,11 @@ def _asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | No
             yield f"node group {g.name}: Auto Scaling group tags disagree with the group: {', '.join(wrong)}", g.urn
 
 
-autoscaler_asg_tags = stack_rule(
-    "autoscaler-asg-tags",
-    "Autoscaled node groups' Auto Scaling groups carry node-template tags for every label, taint and GPU "
-    "(EKS copies none of them to the ASG); no Tag resource duplicates the discovery tags EKS puts there itself.",
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_asg_tags,
-    remediation="Create node groups through mlplatform_program.components.node_group.NodeGroup, which adds an "
-    "aws.autoscaling.Tag per node-template tag and none for k8s.io/cluster-autoscaler/enabled or /<cluster> "
-    "(EKS owns those).",
-    tags=["layout", "autoscaling"],
-)
-
-
 # --- prod --------------------------------------------------------------------------------------
 
 
-def _dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
-    if not prod_rules(g.environment):
-        return
     forbidden = {str(r).lower() for r in cfg["forbiddenRoles"]}
     # Word match, so jupyter-gpu or gpu-dev count and devops does not.
     words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
@@ -427,54 +305,10 @@ def _dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-no_dev_groups_in_prod = resource_rule(
-    "no-dev-groups-in-prod",
-    "The production cluster has no Jupyter, jobs or other development node groups, built in or added.",
-    types=[NODE_GROUP],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_dev_groups,
-    config={
-        "forbiddenRoles": ({"type": "array", "items": {"type": "string"}}, ["jupyter", "dev", "notebook", "notebooks"]),
-        # The roles of the dev layout's development groups (mlplatform_core/model/layout/defaults.py).
-        "developmentRoles": ({"type": "array", "items": {"type": "string"}}, ["jupyter", "jobs"]),
-    },
-    remediation="Remove the group from the prod stack; run notebooks on the dev cluster.",
-    tags=["layout", "prod"],
-)
-
-
-def _prod_on_demand(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def prod_on_demand(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
-    if prod_rules(g.environment) and not g.is_initial and g.spot:
+    if not g.is_initial and g.spot:
         yield (
             f"prod workload group {g.name} runs on SPOT capacity; production jobs are stateful more often "
             "than not and should run on ON_DEMAND nodes"
         )
-
-
-prod_workload_on_demand = resource_rule(
-    "prod-workload-on-demand",
-    "Production workload node groups run on on-demand capacity (recommended).",
-    types=[NODE_GROUP],
-    level=ADVISORY,
-    severity=LOW,
-    check=_prod_on_demand,
-    remediation="Use capacityType ON_DEMAND for prod workload groups; keep spot for dev or clearly interruptible work.",
-    tags=["layout", "prod"],
-)
-
-
-POLICIES = [
-    initial_node_group,
-    node_lifecycle_label,
-    spot_node_taint,
-    gpu_node_group_dedicated,
-    gpu_accelerator_label,
-    gpu_types_only_in_gpu_groups,
-    node_group_scaling_bounds,
-    autoscaled_desired_size_ignored,
-    autoscaler_asg_tags,
-    no_dev_groups_in_prod,
-    prod_workload_on_demand,
-]

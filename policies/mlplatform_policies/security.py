@@ -1,4 +1,4 @@
-"""Security baseline rules, the checks platform teams know from checkov (CKV_AWS_37/38/39/58/79/341...).
+"""Checks of the security baseline, as platform teams know it from checkov (CKV_AWS_37/38/39/58/79/341...).
 
 The control plane is a pulumi_eks.Cluster: a remote component that the engine
 registers with no properties. The settings live on the aws:eks/cluster:Cluster
@@ -13,37 +13,32 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ._props import (
+from .iam_documents import action_matches, as_list, policy_document, statements
+from .props import (
     AUTOSCALER_PREFIX,
     CONTROL_PLANE_LOG_TYPES,
-    EKS_CLUSTER,
-    IAM_POLICY,
-    IAM_POLICY_ATTACHMENT,
-    IAM_ROLE,
-    IAM_ROLE_POLICY,
-    IAM_ROLE_POLICY_ATTACHMENT,
-    KMS_KEY,
-    LAUNCH_TEMPLATE,
     MISSING,
-    NODE_GROUP,
-    SUBNET,
     UNKNOWN,
-    VPC,
-    action_matches,
-    as_list,
     environment,
     fmt,
     get,
     items,
     known,
     number,
-    policy_document,
     prod_rules,
     require,
-    statements,
     truthy,
 )
-from ._rule import CRITICAL, HIGH, MANDATORY, MEDIUM, resource_rule, stack_rule
+from .resource_types import (
+    EKS_CLUSTER,
+    IAM_POLICY,
+    IAM_POLICY_ATTACHMENT,
+    IAM_ROLE,
+    IAM_ROLE_POLICY,
+    IAM_ROLE_POLICY_ATTACHMENT,
+    LAUNCH_TEMPLATE,
+    NODE_GROUP,
+)
 
 ADMIN_POLICY_NAMES = ("AdministratorAccess", "PowerUserAccess", "IAMFullAccess")
 SCALING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
@@ -61,7 +56,7 @@ def _launch_template_missing(args: Any) -> bool:
 # --- nodes -------------------------------------------------------------------------------------
 
 
-def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if _launch_template_missing(args):
         yield "node group has no launch template, so EKS's default one leaves IMDSv1 enabled"
         return
@@ -84,20 +79,7 @@ def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
             )
 
 
-imdsv2_required = resource_rule(
-    "imdsv2-required",
-    "Nodes require IMDSv2 (session tokens) for the instance metadata service.",
-    types=[LAUNCH_TEMPLATE, NODE_GROUP],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_imdsv2,
-    remediation="Give every node group a launch template with metadata_options http_tokens='required' and a "
-    "hop limit of 1 (2 only if pods must reach IMDS).",
-    tags=["security", "checkov:CKV_AWS_79", "checkov:CKV_AWS_341"],
-)
-
-
-def _encrypted_volumes(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def encrypted_volumes(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if _launch_template_missing(args):
         yield "node group has no launch template; its root volumes are encrypted only if the account default is"
         return
@@ -113,42 +95,17 @@ def _encrypted_volumes(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
                 yield f"EBS volume {fmt(device)} is not encrypted (encrypted={shown})"
 
 
-encrypted_root_volumes = resource_rule(
-    "encrypted-root-volumes",
-    "Node root volumes are encrypted EBS volumes.",
-    types=[LAUNCH_TEMPLATE, NODE_GROUP],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_encrypted_volumes,
-    remediation="Map the root device in the node group's launch template with ebs encrypted='true' (gp3).",
-    tags=["security", "checkov:CKV_AWS_8"],
-)
-
-
-def _ssh(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def ssh_access(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if args.resource_type == NODE_GROUP and get(args.props, "remoteAccess") not in (MISSING, None):
         yield "node group enables remoteAccess (SSH); use SSM Session Manager instead of open SSH keys"
     if args.resource_type == LAUNCH_TEMPLATE and get(args.props, "keyName") not in (MISSING, None, ""):
         yield "launch template sets keyName, installing an SSH key on every node; use SSM Session Manager instead"
 
 
-no_ssh_remote_access = resource_rule(
-    "no-ssh-remote-access",
-    "Nodes accept no SSH remote access.",
-    types=[NODE_GROUP, LAUNCH_TEMPLATE],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_ssh,
-    remediation="Remove remote_access from node groups and key_name from launch templates; reach nodes with "
-    "SSM Session Manager.",
-    tags=["security", "checkov:CKV_AWS_100"],
-)
-
-
 # --- control plane -------------------------------------------------------------------------------
 
 
-def _log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     logs = require(args.props, "enabledClusterLogTypes", default=[])
     have = set(logs) if isinstance(logs, list) else set()
     missing = [t for t in CONTROL_PLANE_LOG_TYPES if t not in have]
@@ -156,20 +113,7 @@ def _log_types(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         yield f"control-plane log types {', '.join(missing)} are not enabled; audits need all five"
 
 
-control_plane_logging = resource_rule(
-    "control-plane-logging",
-    "The EKS control plane sends all five log types (api, audit, authenticator, controllerManager, scheduler).",
-    types=[EKS_CLUSTER],
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_log_types,
-    remediation="Pass enabled_cluster_log_types with all five types (mlplatform_core/model/cluster.py "
-    "CONTROL_PLANE_LOG_TYPES).",
-    tags=["security", "checkov:CKV_AWS_37"],
-)
-
-
-def _kms(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def secrets_encryption(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     # pulumi-eks builds the whole encryptionConfig from the key ARN in one apply: with a key created in
     # the same run it is unknown during a preview, and the rule runs on `pulumi up`.
     config = require(args.props, "encryptionConfig", default=None)
@@ -181,18 +125,6 @@ def _kms(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         yield "encryptionConfig does not cover the secrets resource"
     if not (config.get("provider") or {}).get("keyArn"):
         yield "encryptionConfig names no KMS key"
-
-
-secrets_kms_encryption = resource_rule(
-    "secrets-kms-encryption",
-    "Kubernetes secrets are envelope-encrypted with a KMS key.",
-    types=[EKS_CLUSTER],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_kms,
-    remediation="Create an aws.kms.Key with rotation and pass its ARN as encryption_config_key_arn.",
-    tags=["security", "checkov:CKV_AWS_58"],
-)
 
 
 def _endpoint(args: Any) -> tuple[Any, Any, Any]:
@@ -238,7 +170,7 @@ def world_open(cidrs: list[str]) -> str | None:
     return None
 
 
-def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def endpoint_open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     _, public, cidrs = _endpoint(args)
     if public is False:
         return
@@ -249,38 +181,12 @@ def _open_cidrs(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         yield f"the API endpoint is public to {why}, so anyone can reach the Kubernetes API"
 
 
-endpoint_not_open = resource_rule(
-    "eks-endpoint-not-open",
-    "The EKS API endpoint is never public to 0.0.0.0/0, nor to blocks that together cover half the address space "
-    "or more.",
-    types=[EKS_CLUSTER],
-    level=MANDATORY,
-    severity=CRITICAL,
-    check=_open_cidrs,
-    remediation="Set endpoint.publicAccess: false, or list your office/VPN ranges in endpoint.publicAccessCidrs.",
-    tags=["security", "checkov:CKV_AWS_38"],
-)
-
-
-def _private(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def endpoint_private(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     private, public, _ = _endpoint(args)
     if public is True:
         yield "the API endpoint is public; keep it private and reach it through the VPC (VPN, bastion, CI runners)"
     if private is False:
         yield "private endpoint access is off; nodes and in-VPC clients would reach the API over the internet"
-
-
-endpoint_private = resource_rule(
-    "eks-endpoint-private",
-    "The EKS API endpoint is private (mandatory by default; dev stacks relax it through policy config).",
-    types=[EKS_CLUSTER],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_private,
-    remediation="Set endpoint.privateAccess: true and endpoint.publicAccess: false. A dev stack that needs a "
-    "public endpoint (restricted by CIDR) sets this rule to advisory in policies/config/<stack>.json.",
-    tags=["security", "checkov:CKV_AWS_39"],
-)
 
 
 # --- IAM ---------------------------------------------------------------------------------------
@@ -315,7 +221,7 @@ def _trusts_ec2(role: Any) -> bool:
     return False
 
 
-def _node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     roles = [r for r in args.resources if r.resource_type == IAM_ROLE]
     # ARNs are unknown during a preview; only known ones may link a role to a node group.
     node_arns = {
@@ -360,19 +266,6 @@ def _node_role_admin(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, s
                 yield f"inline policy {r.name} grants * on * to node role {label}", r.urn
 
 
-node_role_no_admin = stack_rule(
-    "node-role-no-admin-policies",
-    "The node IAM role has no administrator-level policies (AdministratorAccess, PowerUserAccess, IAMFullAccess, "
-    "or * on *).",
-    level=MANDATORY,
-    severity=CRITICAL,
-    check=_node_role_admin,
-    remediation="Attach only AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy and "
-    "AmazonEC2ContainerRegistryReadOnly to the node role; give pods IRSA roles.",
-    tags=["security", "iam"],
-)
-
-
 def _cluster_names(args: Any) -> set[str]:
     names = set()
     for r in args.resources:
@@ -400,7 +293,7 @@ def _scoped(st: dict, clusters: set[str]) -> bool:
     return False
 
 
-def _autoscaler_scope(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def autoscaler_scope(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     clusters = _cluster_names(args)
     docs: list[tuple[Any, Any]] = []
     for r in args.resources:
@@ -426,52 +319,12 @@ def _autoscaler_scope(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
                 )
 
 
-autoscaler_iam_scoped = stack_rule(
-    "autoscaler-iam-scoped",
-    "The Cluster Autoscaler may resize and terminate only this cluster's Auto Scaling groups.",
-    level=MANDATORY,
-    severity=HIGH,
-    check=_autoscaler_scope,
-    remediation="Give autoscaling:SetDesiredCapacity and TerminateInstanceInAutoScalingGroup a Condition "
-    "StringEquals aws:ResourceTag/k8s.io/cluster-autoscaler/<cluster> = owned; keep Describe* on *.",
-    tags=["security", "iam", "autoscaling"],
-)
-
-
 # --- protection ------------------------------------------------------------------------------------
 
-PROTECTED_TYPES = (EKS_CLUSTER, KMS_KEY, VPC, SUBNET)
 
-
-def _protected(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    if prod_rules(environment(args.props)) and not args.opts.protect:
+def protected(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+    if not args.opts.protect:
         yield (
             f"prod {args.resource_type.rsplit(':', 1)[-1]} is not protected; `pulumi destroy` or a replace "
             "would delete it and every workload with it"
         )
-
-
-prod_resources_protected = resource_rule(
-    "prod-resources-protected",
-    "Prod control plane, secrets key and network are protected from deletion (Pulumi protect).",
-    types=PROTECTED_TYPES,
-    level=MANDATORY,
-    severity=HIGH,
-    check=_protected,
-    remediation="Leave protectResources unset (prod protects by default) or set it to true in the prod stack.",
-    tags=["security", "prod"],
-)
-
-
-POLICIES = [
-    imdsv2_required,
-    encrypted_root_volumes,
-    no_ssh_remote_access,
-    control_plane_logging,
-    secrets_kms_encryption,
-    endpoint_not_open,
-    endpoint_private,
-    node_role_no_admin,
-    autoscaler_iam_scoped,
-    prod_resources_protected,
-]

@@ -1,4 +1,4 @@
-"""Rules for the workload layer: priority classes, namespace defaults and MLRun's view of spot nodes.
+"""Checks of the workload layer: priority classes, namespace defaults and MLRun's view of spot nodes.
 
 These read Kubernetes objects the program registers with pulumi_kubernetes
 (PriorityClass, Namespace, LimitRange, ConfigMap). Stack rules report objects
@@ -14,29 +14,21 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ._props import (
-    EKS_CLUSTER,
-    K8S_CONFIG_MAP,
-    K8S_LIMIT_RANGE,
-    K8S_NAMESPACE,
-    K8S_PRIORITY_CLASS,
-    NODE_GROUP,
+from .karpenter_pools import pools_in
+from .layout import groups_in
+from .props import (
     entries,
-    environment,
     fmt,
     get,
     items,
     known,
     number,
-    prod_rules,
     quantity,
     repels,
     show_taint,
     tolerates,
 )
-from ._rule import HIGH, MANDATORY, MEDIUM, stack_rule
-from .karpenter import pools_in
-from .layout import groups_in
+from .resource_types import K8S_CONFIG_MAP, K8S_LIMIT_RANGE, K8S_NAMESPACE, K8S_PRIORITY_CLASS
 
 TIERS = ("low", "medium", "high")
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -48,24 +40,6 @@ def object_name(resource: Any) -> Any:
     """metadata.name, or the Pulumi name when the object is auto-named."""
     name = get(resource.props, "metadata", "name")
     return name if known(name) and name else resource.name
-
-
-def stack_environment(args: Any) -> str | None:
-    """The environment of the stack: the cluster's tag, else the node groups' label, else any resource's tag.
-
-    A separate Kubernetes-layer stack (kubernetes-layer/) holds no cluster or node group; its IAM roles
-    and EKS add-ons carry the environment tag.
-    """
-    for r in args.resources:
-        if r.resource_type in (EKS_CLUSTER, NODE_GROUP):
-            env = environment(r.props)
-            if env:
-                return env
-    for r in args.resources:
-        env = environment(r.props)
-        if env:
-            return env
-    return None
 
 
 def holds_kubernetes_layer(args: Any) -> bool:
@@ -89,7 +63,7 @@ def _tier_of(name: str, names: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     if not holds_kubernetes_layer(args):  # the classes live in the stack that holds the Kubernetes layer
         return
     names = cfg["classNames"] or {}
@@ -126,29 +100,6 @@ def _priority_classes(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
             )
 
 
-priority_classes = stack_rule(
-    "priority-classes",
-    "User priority classes low, medium and high exist, rank low < medium < high and use preemptionPolicy Never "
-    "(checked in the stack that deploys the Kubernetes layer).",
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_priority_classes,
-    config={
-        "classNames": (
-            {
-                "type": ["object", "null"],
-                "properties": {t: {"type": "string"} for t in TIERS},
-                "additionalProperties": False,
-            },
-            None,
-        )
-    },
-    remediation="Keep workloads.priorityClasses at preemptionPolicy Never with values ranking low < medium < "
-    "high; if you renamed the classes, set classNames in the policy config.",
-    tags=["workloads", "scheduling"],
-)
-
-
 # --- namespaces and their defaults ----------------------------------------------------------------
 
 
@@ -161,7 +112,7 @@ def _limit_ranges_by_namespace(args: Any) -> dict[str, list[Any]]:
     return out
 
 
-def _namespace_limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def namespace_limit_ranges(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     exempt = set(SYSTEM_NAMESPACES) | set(cfg["exemptNamespaces"])
     by_ns = _limit_ranges_by_namespace(args)
     for r in args.resources:
@@ -183,22 +134,7 @@ def _namespace_limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, 
             )
 
 
-workload_namespace_limit_range = stack_rule(
-    "workload-namespace-limit-range",
-    "Every workload namespace has a LimitRange giving containers default requests and limits.",
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_namespace_limits,
-    config={"exemptNamespaces": ({"type": "array", "items": {"type": "string"}}, [])},
-    remediation="Declare the namespace under workloads.namespaces so the toolkit adds its LimitRange, or list "
-    "namespaces that hold no workloads in exemptNamespaces in the policy config.",
-    tags=["workloads"],
-)
-
-
-def _guaranteed(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
-    if not prod_rules(stack_environment(args)):
-        return
+def guaranteed_qos_defaults(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     for ns, ranges in sorted(_limit_ranges_by_namespace(args).items()):
         for lr in ranges:
             for item in items(get(lr.props, "spec", "limits", default=[])):
@@ -223,18 +159,6 @@ def _guaranteed(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | 
                         )
 
 
-prod_guaranteed_qos_defaults = stack_rule(
-    "prod-guaranteed-qos-defaults",
-    "In prod, namespace defaults make pods Guaranteed QoS: default request = default limit for cpu and memory.",
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_guaranteed,
-    remediation="In the prod stack set workloads.namespaces.<ns>.limits.defaultRequest equal to "
-    "limits.default for cpu and memory (or set only one of them; the toolkit copies it).",
-    tags=["workloads", "prod"],
-)
-
-
 # --- MLRun's view of spot nodes ---------------------------------------------------------------------
 
 
@@ -247,7 +171,7 @@ def _b64json(text: Any, what: str) -> tuple[Any, str | None]:
         return None, f"{what} is not base64-encoded JSON ({exc})"
 
 
-def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def spot_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     groups = [*groups_in(args), *pools_in(args)]  # Karpenter NodePools are groups of nodes too
     spot = [g for g in groups if g.spot]
     # Needs the node groups and the ConfigMap in one stack; with a separate Kubernetes layer they are in two,
@@ -319,19 +243,3 @@ def _mlrun_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, st
                     f"{', '.join(shared)}; constrain mode would not keep functions on spot nodes",
                     cm.urn,
                 )
-
-
-mlrun_spot_settings = stack_rule(
-    "mlrun-spot-settings",
-    "When a stack holds spot groups and the Kubernetes layer, MLRun's preemptible-node tolerations and node "
-    "selector (MLRUN_* settings in a ConfigMap) match exactly the spot groups' taints and labels.",
-    level=MANDATORY,
-    severity=HIGH,
-    check=_mlrun_settings,
-    remediation="Derive the MLRun settings from the layout (mlplatform_core/model/ml_settings/mlrun.py mlrun_env) "
-    "and register them as a ConfigMap in the MLRun namespace; do not edit them by hand.",
-    tags=["mlrun", "spot"],
-)
-
-
-POLICIES = [priority_classes, workload_namespace_limit_range, prod_guaranteed_qos_defaults, mlrun_spot_settings]

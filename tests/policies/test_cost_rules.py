@@ -18,7 +18,7 @@ from mlplatform_policies import cost as pack_cost
 from tests.conftest import ROOT, stack_config
 from tests.policies.analyzer import PolicyPack, diagnostics_of, keys
 from tests.policies.test_pack import recording
-from tests.policies.test_rules import NG, _set, configured, edit, evaluate, shipped
+from tests.policies.variants import NG, assert_rule_case, configured, edit, evaluate, set_at, shipped
 
 DAY = datetime.date(2026, 11, 22)
 CEILING = "idle-cost-ceiling"
@@ -37,6 +37,34 @@ def ceiling(env: str, usd: float) -> dict:
 
 def messages(violations, rule: str) -> list[str]:
     return [v.message for v in violations if v.policy == rule]
+
+
+def _cases():
+    dev, prod = "dev", "prod"
+    # (rule, stack, broken resources, expected level, policy config): the shipped prod idles at about
+    # 2,035 USD/month; its broken variant keeps 4 more m5.4xlarge nodes.
+    yield (
+        CEILING,
+        prod,
+        lambda r: edit(r, NG, "workload", set_at(["scalingConfig"], {"minSize": 6, "maxSize": 20, "desiredSize": 6})),
+        "advisory",
+        ceiling("prod", 3000),
+    )
+    yield (
+        GPU,
+        dev,
+        lambda r: edit(r, NG, "gpu", set_at(["scalingConfig"], {"minSize": 1, "maxSize": 4, "desiredSize": 1})),
+        "advisory",
+        None,
+    )
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("rule,stack,breaks,level,config", CASES, ids=[c[0] for c in CASES])
+def test_rule_passes_on_the_shipped_stack_and_fails_on_the_broken_one(rule, stack, breaks, level, config):
+    assert_rule_case(rule, stack, breaks, level, config)
 
 
 def plan_floor(stack: str, **edits) -> str:
@@ -110,14 +138,14 @@ def test_without_subnets_the_region_comes_from_the_aws_provider():
 
 def test_a_ceiling_the_pack_cannot_price_is_reported():
     stack = [r for r in shipped("prod") if r.type != "pulumi:providers:aws"]
-    stack = edit(stack, "aws:ec2/subnet:Subnet", None, _set(["availabilityZone"], "eu-west-1a"))
+    stack = edit(stack, "aws:ec2/subnet:Subnet", None, set_at(["availabilityZone"], "eu-west-1a"))
     (message,) = messages(evaluate(stack, ceiling("prod", 5000)), CEILING)
     assert "cannot hold the stack to the prod ceiling" in message and "in eu-west-1" in message
     assert "node group initial" in message
 
 
 def test_a_dev_gpu_group_that_idles_is_reported_with_its_cost():
-    idle = edit(shipped("dev"), NG, "gpu", _set(["scalingConfig"], {"minSize": 2, "maxSize": 4, "desiredSize": 2}))
+    idle = edit(shipped("dev"), NG, "gpu", set_at(["scalingConfig"], {"minSize": 2, "maxSize": 4, "desiredSize": 2}))
     (violation,) = [v for v in evaluate(idle) if v.policy == GPU]
     g5 = json.loads((ROOT / "mlplatform_core" / "data" / "prices.json").read_text())["on_demand_usd_per_hour"]
     per_month = 2 * g5["g5.xlarge"]["us-east-1"] * 730
@@ -126,7 +154,7 @@ def test_a_dev_gpu_group_that_idles_is_reported_with_its_cost():
 
 
 def test_prod_gpu_groups_may_keep_warm_nodes_unless_the_config_says_otherwise():
-    warm = edit(shipped("prod"), NG, "gpu", _set(["scalingConfig"], {"minSize": 1, "maxSize": 8, "desiredSize": 1}))
+    warm = edit(shipped("prod"), NG, "gpu", set_at(["scalingConfig"], {"minSize": 1, "maxSize": 8, "desiredSize": 1}))
     assert GPU not in {v.policy for v in evaluate(warm)}
     assert GPU in {v.policy for v in evaluate(warm, {GPU: {"environments": ["dev", "prod"]}})}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mlplatform.check import policy_resources
 from mlplatform_policies import offline
 from tests.conftest import shipped_run
-from tests.policies.test_rules import DEV_POLICY_CONFIG, NG, TAG, add, evaluate, mandatory, shipped
+from tests.policies.variants import DEV_POLICY_CONFIG, NG, TAG, add, evaluate, mandatory, shipped
 
 
 def _group(resources, name):

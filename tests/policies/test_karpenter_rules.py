@@ -16,23 +16,13 @@ from mlplatform.check import run_checks
 from mlplatform.plan import Plan
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
-from mlplatform_policies import BY_NAME, karpenter
+from mlplatform_policies import BY_NAME, karpenter_pools, resource_types
 from tests.conftest import shipped_run, stack_config
-from tests.policies.test_rules import (
-    DEV_POLICY_CONFIG,
-    NG,
-    _set,
-    add,
-    drop,
-    edit,
-    evaluate,
-    mandatory,
-    shipped,
-)
+from tests.policies.variants import DEV_POLICY_CONFIG, NG, add, drop, edit, evaluate, mandatory, set_at, shipped
 
 STACK = "dev-karpenter"
-POOL = karpenter.NODE_POOL
-CLASS = karpenter.EC2_NODE_CLASS
+POOL = resource_types.NODE_POOL
+CLASS = resource_types.EC2_NODE_CLASS
 POLICY = "aws:iam/rolePolicy:RolePolicy"
 
 
@@ -60,7 +50,7 @@ TEMPLATE = ["spec", "template", "spec"]
 
 
 def _cases():
-    yield "karpenter-spot-pool-taint", lambda r: edit(r, POOL, "nodepool-spot", _set([*TEMPLATE, "taints"], []))
+    yield "karpenter-spot-pool-taint", lambda r: edit(r, POOL, "nodepool-spot", set_at([*TEMPLATE, "taints"], []))
     yield (
         "karpenter-pool-lifecycle-label",
         lambda r: edit(
@@ -70,7 +60,7 @@ def _cases():
             _requirements(lambda q: [x for x in q if x["key"] != "karpenter.sh/capacity-type"]),
         ),
     )
-    yield "karpenter-gpu-pool-dedicated", lambda r: edit(r, POOL, "nodepool-gpu", _set([*TEMPLATE, "taints"], []))
+    yield "karpenter-gpu-pool-dedicated", lambda r: edit(r, POOL, "nodepool-gpu", set_at([*TEMPLATE, "taints"], []))
     yield (
         "karpenter-gpu-types-only-in-gpu-pools",
         lambda r: edit(
@@ -85,27 +75,30 @@ def _cases():
             ),
         ),
     )
-    yield "karpenter-pool-limits", lambda r: edit(r, POOL, "nodepool-gpu", _set(["spec", "limits"], {"nodes": "4"}))
+    yield "karpenter-pool-limits", lambda r: edit(r, POOL, "nodepool-gpu", set_at(["spec", "limits"], {"nodes": "4"}))
     yield (
         "karpenter-job-pool-consolidation",
         lambda r: edit(
-            r, POOL, "nodepool-jobs", _set(["spec", "disruption", "consolidationPolicy"], "WhenEmptyOrUnderutilized")
+            r, POOL, "nodepool-jobs", set_at(["spec", "disruption", "consolidationPolicy"], "WhenEmptyOrUnderutilized")
         ),
     )
     yield (
         "karpenter-initial-group",
         lambda r: edit(
-            r, POOL, "nodepool-jobs", _set(["spec", "template", "metadata", "labels", karpenter.ROLE_LABEL], "initial")
+            r,
+            POOL,
+            "nodepool-jobs",
+            set_at([*TEMPLATE[:2], "metadata", "labels", karpenter_pools.ROLE_LABEL], "initial"),
         ),
     )
     yield (
         "karpenter-node-class-imdsv2",
-        lambda r: edit(r, CLASS, "ec2nodeclass-jobs", _set(["spec", "metadataOptions", "httpTokens"], "optional")),
+        lambda r: edit(r, CLASS, "ec2nodeclass-jobs", set_at(["spec", "metadataOptions", "httpTokens"], "optional")),
     )
     yield (
         "karpenter-node-class-encrypted-volumes",
         lambda r: edit(
-            r, CLASS, "ec2nodeclass-gpu", _set(["spec", "blockDeviceMappings", 0, "ebs", "encrypted"], False)
+            r, CLASS, "ec2nodeclass-gpu", set_at(["spec", "blockDeviceMappings", 0, "ebs", "encrypted"], False)
         ),
     )
     yield (
@@ -176,7 +169,7 @@ def test_gpu_families_in_a_cpu_pool_are_reported():
 
 
 def test_a_pool_without_a_disruption_block_uses_karpenters_underutilized_default():
-    resources = edit(shipped(STACK), POOL, "nodepool-gpu", _set(["spec", "disruption"], {}))
+    resources = edit(shipped(STACK), POOL, "nodepool-gpu", set_at(["spec", "disruption"], {}))
     (message,) = messages(resources, "karpenter-job-pool-consolidation")
     assert "WhenEmptyOrUnderutilized" in message and "GPU" in message
 
@@ -190,7 +183,7 @@ def test_node_classes_may_rely_on_the_crd_defaults():
     assert not messages(resources, "karpenter-node-class-imdsv2")
     assert not messages(resources, "karpenter-node-class-encrypted-volumes")
     resources = edit(
-        shipped(STACK), CLASS, "ec2nodeclass-jobs", _set(["spec", "metadataOptions", "httpPutResponseHopLimit"], 3)
+        shipped(STACK), CLASS, "ec2nodeclass-jobs", set_at(["spec", "metadataOptions", "httpPutResponseHopLimit"], 3)
     )
     assert messages(resources, "karpenter-node-class-imdsv2")
 
@@ -252,22 +245,22 @@ def test_pack_constants_match_the_toolkit():
     from mlplatform_core.model import instances
     from mlplatform_core.model.karpenter import capacity, spec
 
-    assert karpenter.NODE_POOL == f"kubernetes:{spec.NODE_POOL_API}:NodePool" == node_pools.NODE_POOL_TYPE
-    assert f"kubernetes:{spec.NODE_CLASS_API}:{spec.NODE_CLASS_KIND}" == karpenter.EC2_NODE_CLASS
-    assert karpenter.EC2_NODE_CLASS == node_pools.NODE_CLASS_TYPE
-    assert karpenter.CAPACITY_TYPE == spec.CAPACITY_TYPE_LABEL
-    assert karpenter.INSTANCE_TYPE == spec.INSTANCE_TYPE_LABEL
-    assert karpenter.INSTANCE_FAMILY == capacity.INSTANCE_FAMILY_LABEL
-    assert karpenter.GPU_MANUFACTURER == capacity.INSTANCE_GPU_MANUFACTURER_LABEL
-    assert karpenter.GPU_COUNT == capacity.INSTANCE_GPU_COUNT_LABEL
+    assert resource_types.NODE_POOL == f"kubernetes:{spec.NODE_POOL_API}:NodePool" == node_pools.NODE_POOL_TYPE
+    assert f"kubernetes:{spec.NODE_CLASS_API}:{spec.NODE_CLASS_KIND}" == resource_types.EC2_NODE_CLASS
+    assert resource_types.EC2_NODE_CLASS == node_pools.NODE_CLASS_TYPE
+    assert karpenter_pools.CAPACITY_TYPE == spec.CAPACITY_TYPE_LABEL
+    assert karpenter_pools.INSTANCE_TYPE == spec.INSTANCE_TYPE_LABEL
+    assert karpenter_pools.INSTANCE_FAMILY == capacity.INSTANCE_FAMILY_LABEL
+    assert karpenter_pools.GPU_MANUFACTURER == capacity.INSTANCE_GPU_MANUFACTURER_LABEL
+    assert karpenter_pools.GPU_COUNT == capacity.INSTANCE_GPU_COUNT_LABEL
     families: dict[str, list] = {}
     for t in instances.catalog().values():
         families.setdefault(t.family, []).append(t)
-    assert {f for f, ts in families.items() if all(t.nvidia_gpu for t in ts)} == karpenter.NVIDIA_GPU_FAMILIES
+    assert {f for f, ts in families.items() if all(t.nvidia_gpu for t in ts)} == karpenter_pools.NVIDIA_GPU_FAMILIES
 
 
 def test_a_hop_limit_of_two_passes_in_dev_and_fails_in_prod():
-    hop2 = _set(["spec", "metadataOptions", "httpPutResponseHopLimit"], 2)
+    hop2 = set_at(["spec", "metadataOptions", "httpPutResponseHopLimit"], 2)
     resources = edit(shipped(STACK), CLASS, "ec2nodeclass-jobs", hop2)
     assert not messages(resources, "karpenter-node-class-imdsv2")  # the dev stack's classes say environment dev
 

@@ -24,7 +24,7 @@ from mlplatform.engine import ProgramRun, run_stack
 from mlplatform_policies import PACK_NAME, POLICIES, offline
 from tests.conftest import ROOT, shipped_run, stack_config
 from tests.policies.analyzer import PolicyPack, diagnostics_of, keys
-from tests.policies.test_rules import DEV_POLICY_CONFIG, LT, NG, TAG, _set, edit, shipped
+from tests.policies.variants import DEV_POLICY_CONFIG, LT, NG, TAG, edit, set_at, shipped
 
 # prod's groups as NodePools: pools scale from zero, so the workload group's minSize goes.
 PROD_KARPENTER_GROUPS = {
@@ -160,14 +160,14 @@ def test_a_public_endpoint_fails_on_the_control_plane_pulumi_eks_creates(pack):
 
 def test_edited_resources_fail_through_the_protocol_as_in_mlplatform_check(pack):
     # Mistakes the config layer refuses, made in hand-written code: the pack must still catch them.
-    broken = edit(shipped("dev"), LT, "jobs-lt", _set(["metadataOptions", "httpTokens"], "optional"))
-    broken = edit(broken, NG, "spot", _set(["taints"], []))
+    broken = edit(shipped("dev"), LT, "jobs-lt", set_at(["metadataOptions", "httpTokens"], "optional"))
+    broken = edit(broken, NG, "spot", set_at(["taints"], []))
     broken = edit(broken, NG, "jobs", ignore_changes=())
     gone = "gpu-asg-k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"
     broken = [x for x in broken if not (x.type == TAG and x.name == gone)]
     child = {"enabledClusterLogTypes": ["api"], "vpcConfig": {"endpointPublicAccess": True}}
     broken = edit(broken, EKS_CLUSTER, "cluster-eksCluster", lambda props: props.update(child), protect=False)
-    broken = edit(broken, EKS_CLUSTER, "cluster-eksCluster", _set(["encryptionConfig"], None))
+    broken = edit(broken, EKS_CLUSTER, "cluster-eksCluster", set_at(["encryptionConfig"], None))
     p = pack("dev")
     p.configure(DEV_POLICY_CONFIG)
     found = keys(p.analyze(broken))
@@ -211,10 +211,10 @@ def test_values_unknown_during_a_preview_raise_no_false_violations(pack):
     # Unknown in a preview: an ASG name (a node-group output), a launch template's id, every role's ARN and
     # the node groups' role ARN. Rules must neither fail on them nor give up on the whole stack, and an IRSA
     # role with broad rights must not be blamed on the nodes.
-    unknown = edit(shipped("prod"), TAG, None, _set(["autoscalingGroupName"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, NG, None, _set(["launchTemplate", "id"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, "aws:iam/role:Role", None, _set(["arn"], UNKNOWN_STRING_VALUE))
-    unknown = edit(unknown, NG, None, _set(["nodeRoleArn"], UNKNOWN_STRING_VALUE))
+    unknown = edit(shipped("prod"), TAG, None, set_at(["autoscalingGroupName"], UNKNOWN_STRING_VALUE))
+    unknown = edit(unknown, NG, None, set_at(["launchTemplate", "id"], UNKNOWN_STRING_VALUE))
+    unknown = edit(unknown, "aws:iam/role:Role", None, set_at(["arn"], UNKNOWN_STRING_VALUE))
+    unknown = edit(unknown, NG, None, set_at(["nodeRoleArn"], UNKNOWN_STRING_VALUE))
     irsa = next(r for r in shipped("prod") if r.name == "platform-autoscaler" and r.type == "aws:iam/role:Role")
     attachment = {"role": irsa.state["name"], "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"}
     unknown.append(offline.Resource(IAM_ATTACHMENT, "irsa-admin", "urn:test:irsa-admin", attachment, state=attachment))
@@ -224,8 +224,9 @@ def test_values_unknown_during_a_preview_raise_no_false_violations(pack):
 
 
 def test_pack_needs_only_pulumi_policy_and_the_stdlib():
-    # The pack runs in its own venv (policies/requirements.txt): no toolkit, pydantic or yaml imports.
-    allowed = set(sys.stdlib_module_names) | {"pulumi_policy", "__future__"}
+    # The pack runs in its own venv (policies/requirements.txt): no toolkit or pydantic imports; PyYAML (which
+    # reads the rule declarations) comes with pulumi, a dependency of pulumi-policy.
+    allowed = set(sys.stdlib_module_names) | {"pulumi_policy", "yaml", "__future__"}
     package = Path(mlplatform_policies.__file__).parent
     for path in package.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -244,7 +245,7 @@ def test_pack_constants_match_the_toolkit():
     """The pack keeps its own copies (it runs in its own venv); they must not drift from the toolkit's."""
     from mlplatform_core.model import cluster, instances, layout, scheduling
     from mlplatform_core.model.config import node_groups
-    from mlplatform_policies import _props
+    from mlplatform_policies import props as _props
 
     assert _props.ROLE_LABEL == scheduling.ROLE_LABEL
     assert _props.LIFECYCLE_LABEL == scheduling.LIFECYCLE_LABEL

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mlplatform_core.model.quantity import parse_quantity
-from mlplatform_policies._props import quantity
+from mlplatform_policies.props import quantity
 
 SUFFIXES = ["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "e3", "E-2"]
 NUMBERS = st.one_of(

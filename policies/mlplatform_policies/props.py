@@ -13,12 +13,14 @@ for real on `pulumi up`, when the value is known (pulumi_policy/policy.py Analyz
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
+
+from .resource_types import EKS_CLUSTER, NODE_GROUP
 
 
 class _Sentinel:
@@ -59,26 +61,6 @@ _ACCELERATED = json.loads((Path(__file__).resolve().parent / "accelerated_instan
 NVIDIA_GPU_TYPES = frozenset(_ACCELERATED["nvidia_gpu"])  # pods can request nvidia.com/gpu on them
 ACCELERATED_TYPES = frozenset(_ACCELERATED["accelerated"])  # any GPU (fractional too) or other accelerator
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-ASG_TAG = "aws:autoscaling/tag:Tag"
-# pulumi_eks.Cluster (eks:index:Cluster) is a remote component: the engine registers it with no properties,
-# so no rule reads it. Its child carries the control plane's settings.
-EKS_CLUSTER = "aws:eks/cluster:Cluster"
-KMS_KEY = "aws:kms/key:Key"
-VPC = "aws:ec2/vpc:Vpc"
-SUBNET = "aws:ec2/subnet:Subnet"
-IAM_ROLE = "aws:iam/role:Role"
-IAM_POLICY = "aws:iam/policy:Policy"
-IAM_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
-IAM_ROLE_POLICY_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
-IAM_POLICY_ATTACHMENT = "aws:iam/policyAttachment:PolicyAttachment"
-K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
-K8S_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
-K8S_CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
-K8S_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
-K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
-EKS_ADDON = "aws:eks/addon:Addon"
 
 _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
@@ -191,6 +173,25 @@ def prod_rules(env: str | None) -> bool:
     return env != "dev"
 
 
+def stack_environment(resources: Iterable[Any]) -> str | None:
+    """The environment of a stack: the cluster's tag, else the node groups' label, else any resource's tag.
+
+    A separate Kubernetes-layer stack (kubernetes-layer/) holds no cluster or node group; its IAM roles
+    and EKS add-ons carry the environment tag.
+    """
+    resources = list(resources)
+    for r in resources:
+        if r.resource_type in (EKS_CLUSTER, NODE_GROUP):
+            env = environment(r.props)
+            if env:
+                return env
+    for r in resources:
+        env = environment(r.props)
+        if env:
+            return env
+    return None
+
+
 def is_nvidia_gpu(itype: str) -> bool:
     return itype in NVIDIA_GPU_TYPES
 
@@ -286,37 +287,3 @@ def quantity(value: Any) -> Fraction | None:
         return Fraction(number_part) * scale
     except (ValueError, ZeroDivisionError):
         return None
-
-
-# --- IAM documents ------------------------------------------------------------------------------
-
-
-def policy_document(value: Any) -> dict | None:
-    """An IAM policy document from a JSON string or a mapping; None when unknown or unparsable."""
-    if isinstance(value, str):
-        try:
-            doc = json.loads(value)
-        except json.JSONDecodeError:
-            return None
-        return doc if isinstance(doc, dict) else None
-    if isinstance(value, Mapping):
-        return plain(value)
-    return None
-
-
-def statements(doc: Mapping[str, Any]) -> list[dict]:
-    st = doc.get("Statement", [])
-    return [s for s in (st if isinstance(st, list) else [st]) if isinstance(s, dict)]
-
-
-def as_list(value: Any) -> list:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def action_matches(pattern: str, action: str) -> bool:
-    """IAM action matching: case-insensitive, '*' and '?' wildcards."""
-    import fnmatch
-
-    return fnmatch.fnmatchcase(action.lower(), pattern.lower())

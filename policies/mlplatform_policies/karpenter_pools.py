@@ -1,6 +1,6 @@
-"""Rules for Karpenter: NodePools keep the layout's promises, EC2NodeClasses the node security baseline.
+"""Checks of Karpenter's NodePools: they keep the layout's promises (spot taints, GPU pools, limits, disruption).
 
-NodePools and EC2NodeClasses are Kubernetes custom resources (pulumi_kubernetes
+NodePools are Kubernetes custom resources (pulumi_kubernetes
 apiextensions.CustomResource): their type is kubernetes:<apiVersion>:<kind> and a policy sees
 {apiVersion, kind, metadata, spec} as the program wrote them, offline and in a preview alike.
 
@@ -16,41 +16,26 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._props import (
+from .props import (
     ACCELERATED_TYPES,
     CORE_TAINT_KEY,
-    EKS_CLUSTER,
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
-    IAM_POLICY,
-    IAM_ROLE,
-    IAM_ROLE_POLICY,
     LIFECYCLE_LABEL,
     MISSING,
-    NODE_GROUP,
     NVIDIA_GPU_TYPES,
     ROLE_LABEL,
     UNKNOWN,
-    action_matches,
-    as_list,
     entries,
-    environment,
     fmt,
     get,
     items,
     known,
-    number,
-    policy_document,
-    prod_rules,
     quantity,
     repels,
-    statements,
-    truthy,
 )
-from ._rule import CRITICAL, HIGH, MANDATORY, MEDIUM, resource_rule, stack_rule
+from .resource_types import EKS_CLUSTER, NODE_GROUP, NODE_POOL
 
-NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
@@ -163,7 +148,7 @@ def pool_of(args: Any) -> Pool:
 # --- spot pools -----------------------------------------------------------------------------------
 
 
-def _spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     if p.spot and not any(repels(t) for t in p.taints):
         what = "is a spot pool" if p.capacity_types == {"spot"} else "may launch spot nodes"
@@ -173,21 +158,7 @@ def _spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-karpenter_spot_pool_taint = resource_rule(
-    "karpenter-spot-pool-taint",
-    "Karpenter NodePools that may launch spot nodes (karpenter.sh/capacity-type allows spot, or is left open) "
-    "carry a NoSchedule or NoExecute taint.",
-    types=[NODE_POOL],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_spot_taint,
-    remediation="Keep spotTaint at effect NoSchedule or NoExecute; the toolkit puts it on every spot NodePool. "
-    "A hand-written pool should constrain karpenter.sh/capacity-type and taint its spot nodes.",
-    tags=["karpenter", "spot"],
-)
-
-
-def _lifecycle(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def lifecycle_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     have = p.labels.get(LIFECYCLE_LABEL)
     if p.spot and p.capacity_types - {"spot"}:
@@ -200,19 +171,6 @@ def _lifecycle(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     if known(have) and have != want:
         shown = "no label" if have is None else f"{LIFECYCLE_LABEL}={fmt(have)}"
         yield f"NodePool {p.name} needs the node label {LIFECYCLE_LABEL}={want}, found {shown}"
-
-
-karpenter_pool_lifecycle_label = resource_rule(
-    "karpenter-pool-lifecycle-label",
-    "Karpenter NodePools label their nodes app.iguazio.com/lifecycle = preemptible (spot) or non-preemptible, "
-    "and do not mix spot with on-demand nodes.",
-    types=[NODE_POOL],
-    level=MANDATORY,
-    severity=MEDIUM,
-    check=_lifecycle,
-    remediation="Do not override app.iguazio.com/lifecycle; give each pool one capacity type (the toolkit does).",
-    tags=["karpenter", "mlrun"],
-)
 
 
 # --- GPUs ---------------------------------------------------------------------------------------
@@ -232,7 +190,7 @@ def _gpu_only(p: Pool) -> tuple[bool, list[str]]:
     return bool(limited), others
 
 
-def _gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     if not p.declared_gpu:
         return
@@ -248,20 +206,7 @@ def _gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-karpenter_gpu_pool_dedicated = resource_rule(
-    "karpenter-gpu-pool-dedicated",
-    "GPU NodePools are dedicated: the nvidia.com/gpu taint, and requirements that allow NVIDIA GPU types only.",
-    types=[NODE_POOL],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_gpu_dedicated,
-    remediation="Configure GPUs through nodeGroups.gpu or an additional group with gpu: true; the toolkit taints "
-    "the pool and requires instance-gpu-manufacturer nvidia and NVIDIA GPU types.",
-    tags=["karpenter", "gpu"],
-)
-
-
-def _gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     if p.declared_gpu:
         return
@@ -274,23 +219,10 @@ def _gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-karpenter_gpu_types_only_in_gpu_pools = resource_rule(
-    "karpenter-gpu-types-only-in-gpu-pools",
-    "GPU and other accelerated instance types or families appear only in GPU NodePools.",
-    types=[NODE_POOL],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_gpu_types_elsewhere,
-    remediation="Move accelerated types and families (g*, p*, inf*, trn*) to the gpu group or an additional group "
-    "with gpu: true.",
-    tags=["karpenter", "gpu", "cost"],
-)
-
-
 # --- limits and disruption ------------------------------------------------------------------------
 
 
-def _limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     limits = get(p.props, "spec", "limits", default={})
     if limits is UNKNOWN:
@@ -309,19 +241,7 @@ def _limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
             yield f"NodePool {p.name}: limits.{key} is {fmt(value)}; a pool needs room for at least one node"
 
 
-karpenter_pool_limits = resource_rule(
-    "karpenter-pool-limits",
-    "Karpenter NodePools set cpu and memory limits (and nvidia.com/gpu on GPU pools).",
-    types=[NODE_POOL],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_limits,
-    remediation="Keep the limits the toolkit derives from the group's maxSize, or set karpenter.nodePools.<g>.limits.",
-    tags=["karpenter", "cost"],
-)
-
-
-def _consolidation(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
+def consolidation(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     runs_jobs = not p.spot and not any(repels(t) for t in p.taints)
     policy = p.consolidation
@@ -334,23 +254,10 @@ def _consolidation(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         )
 
 
-karpenter_job_pool_consolidation = resource_rule(
-    "karpenter-job-pool-consolidation",
-    "NodePools that run MLRun jobs (on-demand, untainted) or GPU work consolidate only when empty (WhenEmpty).",
-    types=[NODE_POOL],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_consolidation,
-    remediation="Leave karpenter.nodePools.<g>.consolidationPolicy unset for job and GPU pools (the toolkit uses "
-    "WhenEmpty) or set it to WhenEmpty.",
-    tags=["karpenter", "mlrun", "disruption"],
-)
-
-
 # --- the initial group ----------------------------------------------------------------------------
 
 
-def _initial(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+def initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     pools = pools_in(args)
     for p in pools:
         if p.role == "initial" or any(t[0] == CORE_TAINT_KEY for t in p.taints):
@@ -374,138 +281,3 @@ def _initial(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
             f"{ROLE_LABEL}=initial; the Karpenter controller needs nodes Karpenter does not manage",
             None,
         )
-
-
-karpenter_initial_group = stack_rule(
-    "karpenter-initial-group",
-    "No Karpenter NodePool serves the initial role; a stack with NodePools keeps a managed initial node group.",
-    level=MANDATORY,
-    severity=HIGH,
-    check=_initial,
-    remediation="Keep nodeGroups.initial enabled; the toolkit never makes a NodePool of it.",
-    tags=["karpenter", "layout"],
-)
-
-
-# --- EC2NodeClass ---------------------------------------------------------------------------------
-
-
-def _imdsv2(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    # Left out, metadataOptions and each of its fields default to IMDSv2 with hop limit 1 (the CRD's defaults).
-    tokens = get(args.props, "spec", "metadataOptions", "httpTokens")
-    if known(tokens) and tokens is not MISSING and tokens != "required":
-        yield (
-            f"EC2NodeClass {args.name}: metadataOptions.httpTokens is {fmt(tokens)}; IMDSv1 lets any process (or "
-            "SSRF) on the node read the node role's credentials"
-        )
-    hops = number(get(args.props, "spec", "metadataOptions", "httpPutResponseHopLimit"))
-    if hops is not None and hops > 2:
-        yield f"EC2NodeClass {args.name}: httpPutResponseHopLimit is {fmt(hops)}; more than 2 lets pods reach IMDS"
-    elif hops is not None and hops > 1 and prod_rules(environment(get(args.props, "spec"))):
-        # As for node groups' launch templates (security.py): above 1 a pod can fetch an IMDSv2 token.
-        yield (
-            f"EC2NodeClass {args.name}: httpPutResponseHopLimit is {fmt(hops)} on a prod node; above 1 pods can "
-            "fetch IMDS tokens and borrow the node role's credentials (use IRSA for pods that need AWS)"
-        )
-
-
-karpenter_node_class_imdsv2 = resource_rule(
-    "karpenter-node-class-imdsv2",
-    "EC2NodeClasses require IMDSv2 (session tokens) with a hop limit of at most 2, and 1 in prod.",
-    types=[EC2_NODE_CLASS],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_imdsv2,
-    remediation="Set metadataOptions httpTokens: required and httpPutResponseHopLimit: 1 (the toolkit does).",
-    tags=["karpenter", "security", "checkov:CKV_AWS_79"],
-)
-
-
-def _encrypted(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    # Left out, blockDeviceMappings default to encrypted gp3 volumes (provider amifamily/resolver.go DefaultEBS).
-    for m in items(get(args.props, "spec", "blockDeviceMappings", default=[])):
-        ebs = get(m, "ebs")
-        if not known(ebs) or ebs is None:
-            continue
-        enc = get(ebs, "encrypted")
-        if known(enc) and not truthy(enc) and get(ebs, "snapshotID") in (MISSING, None):
-            shown = fmt(enc) if enc is not MISSING else "unset"
-            yield f"EC2NodeClass {args.name}: volume {fmt(get(m, 'deviceName'))} is not encrypted (encrypted={shown})"
-
-
-karpenter_node_class_encrypted_volumes = resource_rule(
-    "karpenter-node-class-encrypted-volumes",
-    "EC2NodeClasses map only encrypted EBS volumes.",
-    types=[EC2_NODE_CLASS],
-    level=MANDATORY,
-    severity=HIGH,
-    check=_encrypted,
-    remediation="Set ebs.encrypted: true on every blockDeviceMapping (the toolkit maps an encrypted gp3 root volume).",
-    tags=["karpenter", "security", "checkov:CKV_AWS_8"],
-)
-
-
-# --- the controller's IAM -------------------------------------------------------------------------
-
-DESTRUCTIVE = ("ec2:TerminateInstances", "ec2:DeleteLaunchTemplate")
-CLUSTER_TAG = "kubernetes.io/cluster/"
-
-
-def _tag_scoped(st: dict) -> bool:
-    for conditions in (st.get("Condition") or {}).values():
-        if isinstance(conditions, dict) and any(f"ResourceTag/{CLUSTER_TAG}" in k for k in conditions):
-            return True
-    return False
-
-
-def _controller_scope(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
-    docs: list[tuple[Any, Any]] = []
-    for r in args.resources:
-        if r.resource_type in (IAM_POLICY, IAM_ROLE_POLICY):
-            docs.append((r, get(r.props, "policy")))
-        elif r.resource_type == IAM_ROLE:
-            docs.extend((r, get(p, "policy")) for p in items(get(r.props, "inlinePolicies", default=[])))
-    for r, raw in docs:
-        doc = policy_document(raw)
-        if doc is None:
-            continue
-        for st in statements(doc):
-            if st.get("Effect") != "Allow":
-                continue
-            actions = [a for a in as_list(st.get("Action")) if isinstance(a, str)]
-            granted = [s for s in DESTRUCTIVE if any(action_matches(a, s) for a in actions)]
-            if granted and not _tag_scoped(st):
-                yield (
-                    f"{r.name} allows {', '.join(granted)} on every instance in the account; scope it with a "
-                    f"Condition on aws:ResourceTag/{CLUSTER_TAG}<cluster> = owned (Karpenter's reference policy)",
-                    r.urn,
-                )
-            if any(action_matches(a, "iam:PassRole") for a in actions) and "*" in as_list(st.get("Resource")):
-                yield f"{r.name} allows iam:PassRole on every role; name the node role it may pass", r.urn
-
-
-karpenter_controller_iam_scoped = stack_rule(
-    "karpenter-controller-iam-scoped",
-    "Instance termination and launch-template deletion are allowed only on resources tagged for this cluster, "
-    "and iam:PassRole only for named roles (Karpenter's reference policy).",
-    level=MANDATORY,
-    severity=CRITICAL,
-    check=_controller_scope,
-    remediation="Use the controller policies of mlplatform_core/model/addons/karpenter.py (Karpenter's reference "
-    "policies, generated from the release).",
-    tags=["karpenter", "security", "iam"],
-)
-
-
-POLICIES = [
-    karpenter_spot_pool_taint,
-    karpenter_pool_lifecycle_label,
-    karpenter_gpu_pool_dedicated,
-    karpenter_gpu_types_only_in_gpu_pools,
-    karpenter_pool_limits,
-    karpenter_job_pool_consolidation,
-    karpenter_initial_group,
-    karpenter_node_class_imdsv2,
-    karpenter_node_class_encrypted_volumes,
-    karpenter_controller_iam_scoped,
-]

@@ -1,0 +1,25 @@
+"""The type tokens of the resources the rules read (`<package>:<module>:<Type>`, as the engine sends them)."""
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+ASG_TAG = "aws:autoscaling/tag:Tag"
+# pulumi_eks.Cluster (eks:index:Cluster) is a remote component: the engine registers it with no properties,
+# so no rule reads it. Its child carries the control plane's settings.
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+KMS_KEY = "aws:kms/key:Key"
+VPC = "aws:ec2/vpc:Vpc"
+SUBNET = "aws:ec2/subnet:Subnet"
+IAM_ROLE = "aws:iam/role:Role"
+IAM_POLICY = "aws:iam/policy:Policy"
+IAM_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
+IAM_ROLE_POLICY_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+IAM_POLICY_ATTACHMENT = "aws:iam/policyAttachment:PolicyAttachment"
+K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
+K8S_LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
+K8S_CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+K8S_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+EKS_ADDON = "aws:eks/addon:Addon"
+# Karpenter's custom resources (pulumi_kubernetes apiextensions.CustomResource: kubernetes:<apiVersion>:<kind>).
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
