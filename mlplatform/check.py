@@ -23,6 +23,7 @@ from mlplatform_policies import POLICIES, offline
 from .documents import SCHEMA_VERSION, shown_path
 from .engine import ProgramRun, StackRun
 from .plan import Plan
+from .project import find_project
 
 Violation = offline.Violation
 PolicyConfigError = offline.PolicyConfigError
@@ -134,8 +135,12 @@ def run_checks(
     return violations
 
 
-def default_policy_config(plan: Plan) -> Path | None:
-    """The project's policies/config/<stack>.json, the file CI passes as --policy-pack-config for that stack."""
+def default_policy_config(plan: Plan | str) -> Path | None:
+    """The project's policies/config/<stack>.json, the file CI passes as --policy-pack-config for that stack
+    (a stack name alone: of the working directory's project)."""
+    if isinstance(plan, str):
+        project = find_project(required=False)
+        return project.policy_config(plan) if project else None
     return plan.project.policy_config(plan.stack) if plan.project else None
 
 

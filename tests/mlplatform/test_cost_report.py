@@ -76,7 +76,8 @@ def test_karpenter_pools_are_upper_bounds_for_the_types_they_may_launch_not_for_
     assert "node pool jobs: m5.4xlarge on-demand, the highest of its types (the data has no spot prices)" not in out
 
 
-def test_unit_prices_name_their_period(capsys):
+def test_unit_prices_name_their_period(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     out = plan(capsys, "dev")
     assert "0.192 / node-hour" in out and "0.10 / cluster-hour" in out and "USD per unit" in out
 
@@ -120,7 +121,8 @@ def test_plan_json_control_plane_follows_the_kubernetes_version(tmp_path, capsys
     assert old["totals"]["idleFloor"]["usdPerMonth"] - new["totals"]["idleFloor"]["usdPerMonth"] == pytest.approx(365)
 
 
-def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys):
+def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     src = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
     path = tmp_path / "Pulumi.eu.yaml"
     path.write_text(src.replace("aws:region: us-east-1", "aws:region: eu-west-1"))

@@ -39,7 +39,8 @@ def test_plan_json_shows_each_pools_requirements_labels_taints_limits_and_disrup
     assert {("karpenter.sh/v1", "NodePool"), ("karpenter.k8s.aws/v1", "EC2NodeClass")} <= kinds
 
 
-def test_plan_tables_show_the_node_pools(capsys):
+def test_plan_tables_show_the_node_pools(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     code, out, _ = run_cli(capsys, "plan", "dev-karpenter")
     assert code == 0
     section = out[out.index("Karpenter NodePools") : out.index("Placement (profiles")]

@@ -67,7 +67,8 @@ def test_json_shape(capsys):
         assert any(r.startswith("Insufficient cpu") for r in group["reasons"])
 
 
-def test_table_output_lists_every_reason(capsys):
+def test_table_output_lists_every_reason(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     code, out, _ = run_place(capsys, "dev", "-f", str(EXAMPLES / "oversized-statefulset.yaml"))
     assert code == 0
     assert "StatefulSet/feature-store-cache" in out
@@ -109,7 +110,8 @@ def test_missing_filename_is_a_usage_error(capsys):
 @pytest.mark.parametrize(
     "stack, groups", [("dev", ["initial", "jupyter", "jobs", "spot", "gpu"]), ("prod", ["initial", "workload", "gpu"])]
 )
-def test_plan_shows_the_placement_matrix_and_json_section(capsys, stack, groups):
+def test_plan_shows_the_placement_matrix_and_json_section(capsys, stack, groups, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     assert main(["plan", stack]) == 0
     out = capsys.readouterr().out
     assert "Placement (profiles x node groups)" in out and "placement invariants: all hold" in out

@@ -79,7 +79,7 @@ def test_values_made_up_offline_are_placeholders_in_the_plan(capsys):
     for physical in stand_ins.values():
         assert physical not in out  # never shown as if it were the real name
     outputs = out[out.index("Stack outputs:") :]
-    assert "nodeGroups: " + ", ".join(f"{g}={g}-<suffix>" for g in stand_ins) in outputs
+    assert "  nodeGroups:\n" + "".join(f"    {g}={g}-<suffix>\n" for g in stand_ins) in outputs  # wider than 100
     assert "autoscalerRoleArn: arn:aws:iam::<account-id>:role/platform-autoscaler-<suffix>" in outputs
     assert "clusterStack: <organization>/ml-platform-eks/dev" in outputs
     assert "123456789012" not in out and "known only once deployed" in outputs
