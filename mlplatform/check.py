@@ -17,6 +17,7 @@ from typing import Any
 
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from mlplatform_core.change import rules as change_rules
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
 
@@ -191,3 +192,63 @@ def check_document(
         ]
         + [PLACEMENT_RULE],
     }
+
+
+# --- change rules (`check --against BEFORE`): mlplatform_core.change.rules, offline only -----------------
+CHANGE_RULE_NAMES = frozenset(r.name for r in change_rules.RULES)
+
+
+def split_policy_config(
+    policy_config: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The pack's part of a policy config and the change rules' part (which a real preview's pack ignores)."""
+    if policy_config is None:
+        return None, {}
+    pack = {k: v for k, v in policy_config.items() if k not in CHANGE_RULE_NAMES}
+    return pack, {k: v for k, v in policy_config.items() if k in CHANGE_RULE_NAMES}
+
+
+def allowed_groups(change_config: Mapping[str, Any], source: str) -> list[str]:
+    """`{"change-capacity-gap": {"allowedGroups": [...]}}`: node groups whose replacement may leave a gap."""
+    entry = change_config.get("change-capacity-gap", {})
+    groups = entry.get("allowedGroups", []) if isinstance(entry, Mapping) else None
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise PolicyConfigError(
+            f"{source}: change-capacity-gap must be an object with allowedGroups, a list of node group names "
+            f'(e.g. {{"change-capacity-gap": {{"allowedGroups": ["gpu"]}}}}); got {entry!r}'
+        )
+    return groups
+
+
+def change_rule_violations(found: list[change_rules.ChangeViolation]) -> list[Violation]:
+    by_name = {r.name: r for r in change_rules.RULES}
+    return [
+        Violation(
+            policy=v.rule,
+            level=v.level,
+            severity="high" if v.level == "mandatory" else "medium",
+            message=v.message,
+            urn=None,
+            resource_type=v.resource_type,
+            resource_name=v.resource_name,
+            description=by_name[v.rule].description,
+            remediation=by_name[v.rule].remediation,
+        )
+        for v in found
+    ]
+
+
+def change_rule_documents(environment: str) -> list[dict[str, Any]]:
+    """The change rules as `check --json` lists its rules (level: this environment's, or off)."""
+    env = "prod" if environment == "prod" else "dev"
+    return [
+        {
+            "name": r.name,
+            "level": change_rules.LEVELS[r.name][env] or "disabled",
+            "defaultLevel": change_rules.LEVELS[r.name][env] or "disabled",
+            "severity": "high",
+            "description": r.description,
+            "remediation": r.remediation,
+        }
+        for r in change_rules.RULES
+    ]

@@ -1,17 +1,23 @@
 """What every `--json` document shares: its schema version, and paths shown without the user's machine.
 
-README ("The JSON documents") describes each document; a change to a key's name or meaning that a
+docs/json.md ("The JSON documents") describes each document; a change to a key's name or meaning that a
 reader of version N would misread bumps SCHEMA_VERSION. Keys are camelCase throughout; keys that
 are data (labels, tags, Kubernetes manifests, resource inputs, stack outputs) keep their own names.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "1"
+from mlplatform_core.model.config import ConfigError, Problem
+
+# 2: plan documents carry each resource's replaceOnChanges, deleteBeforeReplace and custom, each node group's
+# maxUnavailable, each placement profile's preemptionMode and perNode, and kubernetesSupport.upgradePolicy:
+# what `mlplatform diff` and `check --against` compare.
+SCHEMA_VERSION = "2"
 
 
 def shown_path(path: str | Path, root: Path | None = None) -> str:
@@ -37,3 +43,47 @@ def camel(key: str) -> str:
 def camel_keys(mapping: dict[str, Any]) -> dict[str, Any]:
     """A flat mapping with its keys in camelCase (the values as they are)."""
     return {camel(k): v for k, v in mapping.items()}
+
+
+def read_plan_document(path: str) -> dict[str, Any]:
+    """A saved `mlplatform plan STACK --json` document (the BEFORE of `diff` and `check --against`).
+
+    Bad input (ConfigError, exit 2): an unreadable file, not JSON, not one stack's plan document, or a
+    document of another schema version (its resources would be compared by keys this version does not
+    mean the same way): make BEFORE again with a toolkit of this schema version.
+    """
+    where = "--against"
+    shown = shown_path(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError([Problem(where, f"cannot read {shown}: {err.strerror or err}")]) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ConfigError([Problem(where, f"{shown} is not JSON ({err.msg} at line {err.lineno})")]) from None
+    if not isinstance(doc, dict) or "stacks" in doc or "resources" not in doc or "nodeGroups" not in doc:
+        what = "a document of several stacks" if isinstance(doc, dict) and "stacks" in doc else "not a plan document"
+        raise ConfigError(
+            [Problem(where, f"{shown} is {what}; save one stack's plan: mlplatform plan STACK --json > FILE")]
+        )
+    version = doc.get("schemaVersion")
+    if version != SCHEMA_VERSION:
+        raise ConfigError(
+            [
+                Problem(
+                    where,
+                    f"{shown} has schemaVersion {json.dumps(version)}, this toolkit reads {SCHEMA_VERSION!r}: make "
+                    "BEFORE with a toolkit of the same schema version (docs/diff.md, which versions compare)",
+                )
+            ]
+        )
+    return doc
+
+
+def check_same_stack(before: dict[str, Any], stack: str, against: str) -> None:
+    """BEFORE must be a plan of the stack it is compared with (bad input otherwise)."""
+    if before.get("stack") != stack:
+        raise ConfigError(
+            [Problem("--against", f"{shown_path(against)} is the plan of stack {before.get('stack')!r}, not {stack!r}")]
+        )

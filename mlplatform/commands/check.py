@@ -40,24 +40,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="policy config JSON, as for `pulumi preview --policy-pack-config`, for every stack checked "
         "(default: the project's policies/config/<stack>.json when it exists)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="BEFORE",
+        help="also apply the change rules to the update from BEFORE, a saved `mlplatform plan STACK --json` "
+        "document (docs/diff.md): replacing the cluster, KMS key or VPC in prod, capacity gaps, rolls, "
+        "Kubernetes version jumps",
+    )
 
 
-def check_stack(project: Project, target: Target, policy_config_file: str | None) -> StackResult:
-    """One stack's policy check; InputError when the stack or the policy config cannot be read."""
-    from ..check import PolicyConfigError, check_document, default_policy_config, load_policy_config, run_checks
-    from ..documents import shown_path
-    from ..plan import build_plan  # the engine, the Pulumi SDK and the pack: only once a check runs
+def check_stack(
+    project: Project, target: Target, policy_config_file: str | None, against: str | None = None
+) -> StackResult:
+    """One stack's policy check (and, with `against`, the change rules of the update from that saved plan);
+    InputError when the stack, the policy config or BEFORE cannot be read."""
+    from mlplatform_core.change.diff import diff_documents
+    from mlplatform_core.change.rules import change_violations
+
+    from ..check import (  # the engine, the Pulumi SDK and the pack: only once a check runs
+        PolicyConfigError,
+        allowed_groups,
+        change_rule_documents,
+        change_rule_violations,
+        check_document,
+        default_policy_config,
+        load_policy_config,
+        run_checks,
+        split_policy_config,
+    )
+    from ..documents import check_same_stack, read_plan_document, shown_path
+    from ..plan import build_plan
     from ..reports.check import verdict_line
+    from ..reports.plan_document import plan_document
     from ..reports.stack_result import StackResult
 
+    before = read_plan_document(against) if against else None  # bad input before the program runs
     plan = build_plan(target.stack, target.config_file, project)
     path = Path(policy_config_file) if policy_config_file else default_policy_config(plan)
     try:
-        policy_config = load_policy_config(path) if path else None
+        policy_config, change_config = split_policy_config(load_policy_config(path) if path else None)
         violations = run_checks(plan, policy_config)  # refuses policy names the pack does not have
     except PolicyConfigError as err:  # its message names the file: as the documents show paths
-        raise InputError(str(err).replace(str(path), shown_path(path, project.root))) from None
+        raise InputError(str(err).replace(str(path), shown_path(path, project.root)) if path else str(err)) from None
+    if before is not None:
+        check_same_stack(before, plan.stack, against)
+        after = plan_document(plan)
+        allowed = allowed_groups(change_config, shown_path(path or "-", project.root))
+        found = change_violations(diff_documents(before, after), before, after, allowed)
+        violations = change_rule_violations([v for v in found if v.level == "mandatory"]) + violations
+        violations += change_rule_violations([v for v in found if v.level != "mandatory"])
     doc = check_document(plan, violations, path, policy_config)
+    if before is not None:
+        doc["against"] = shown_path(against, project.root)
+        doc["rules"] += change_rule_documents(plan.config.environment)
     return StackResult(
         doc["stack"],
         doc["source"],
@@ -78,9 +113,11 @@ def render_result(result: StackResult, console: Console) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.against and (args.all or len(args.stacks) > 1):
+        raise InputError("--against: BEFORE is one stack's plan: check one stack with it")
     return run_stacks(
         args,
         "mlplatform check",
-        lambda project, target, _: check_stack(project, target, args.policy_config),
+        lambda project, target, _: check_stack(project, target, args.policy_config, args.against),
         render_result,
     )

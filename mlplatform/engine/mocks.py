@@ -112,6 +112,8 @@ class Mocks(pulumi_mocks.Mocks):
                     outputs=outputs,
                     protect=bool(request.protect),
                     ignore_changes=list(request.ignoreChanges),
+                    replace_on_changes=list(request.replaceOnChanges),
+                    delete_before_replace=bool(request.deleteBeforeReplace),
                     provider=args.provider or None,
                     **_dependencies(request),
                 )

@@ -22,6 +22,10 @@ class Recorded:
     outputs: dict[str, Any]
     protect: bool = False
     ignore_changes: list[str] = field(default_factory=list)
+    # The replacement options the program sets (`replace_on_changes`, `delete_before_replace`): what `pulumi up`
+    # replaces besides the provider's own ForceNew inputs, and in which order (mlplatform diff reads them).
+    replace_on_changes: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
     provider: str | None = None
     # Set on the children a remote component's Construct creates (engine/remote): who created them, and
     # the property paths (into inputs or outputs) not known during a preview of a fresh stack.
@@ -46,6 +50,8 @@ class Recorded:
             "parent": self.parent,
             "protect": self.protect,
             "ignoreChanges": self.ignore_changes,
+            "replaceOnChanges": self.replace_on_changes,
+            "deleteBeforeReplace": self.delete_before_replace,
             "inputs": self.inputs,
             "dependencies": self.dependencies,
             "propertyDependencies": self.property_dependencies,

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import ebs_csi
+from mlplatform_core.model.cost.extended_support import upgrade_policy_view
 from mlplatform_core.model.deployment import cluster_stack_reference
 
 from ..engine.run import ORGANIZATION
@@ -106,7 +107,7 @@ def support_section(plan: Plan) -> dict[str, Any]:
     minor = plan.config.kubernetes_version
     version = eks_versions.calendar().get(minor)
     if version is None:
-        return {"minor": minor, "phase": None}
+        return {"minor": minor, "phase": None, "upgradePolicy": upgrade_policy_view(plan.config, eks_versions.today())}
     phase = version.phase(eks_versions.today())
     notes = {
         "standard": f"standard support until {version.end_of_standard_support.isoformat()}; plan the next "
@@ -118,6 +119,7 @@ def support_section(plan: Plan) -> dict[str, Any]:
     return {
         "minor": minor,
         "phase": phase,
+        "upgradePolicy": upgrade_policy_view(plan.config, eks_versions.today()),
         "endOfStandardSupport": version.end_of_standard_support.isoformat(),
         "endOfExtendedSupport": version.end_of_extended_support.isoformat(),
         "note": notes.get(phase, ""),

@@ -97,6 +97,8 @@ def placement_section(
                 "name": p.name,
                 "description": p.description,
                 "reaches": list(result.reachable),
+                "preemptionMode": p.preemption_mode,
+                "perNode": p.per_node,
                 "groups": [g.to_dict() for g in result.groups],
             }
             for p, result in report.placements

@@ -56,6 +56,8 @@ def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[st
                 "maxSize": scaling.get("maxSize"),
                 "desiredSize": scaling.get("desiredSize"),
                 "desiredSizeIgnored": "scalingConfig.desiredSize" in ng.ignore_changes,
+                # Nodes replaced at a time when EKS rolls the group (UpdateNodegroupVersion).
+                "maxUnavailable": i.get("updateConfig", {}).get("maxUnavailable"),
                 "labels": dict(sorted(i.get("labels", {}).items())),
                 "taints": [
                     Taint.from_eks(t["key"], t.get("value"), t["effect"]).to_dict() for t in i.get("taints", [])
@@ -91,9 +93,13 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "name": r.name,
                 "project": r.project,
                 "parent": r.parent,
+                "custom": r.custom,  # false: a component (under the real engine a remote one has no inputs)
                 "inputs": r.inputs,
                 "protect": r.protect,
                 "ignoreChanges": r.ignore_changes,
+                # What `pulumi up` replaces besides the provider's ForceNew inputs, and in which order.
+                "replaceOnChanges": r.replace_on_changes,
+                "deleteBeforeReplace": r.delete_before_replace,
                 "createdBy": r.created_by,
                 # What `pulumi up` makes it wait for (URNs), as the state records it; deploymentOrder follows.
                 "urn": r.urn,

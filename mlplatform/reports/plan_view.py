@@ -96,6 +96,8 @@ def render(plan: Plan, console: Console) -> None:
         f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
         + (f" ({support['note']})" if support.get("note") else "")
     )
+    if policy := support.get("upgradePolicy", {}).get("note"):
+        console.print(f"  upgrade policy: {escape(policy)}")
     console.print(f"  API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
     console.print(f"  network: {_network(cfg)}")
     console.print()

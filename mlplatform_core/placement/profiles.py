@@ -47,6 +47,7 @@ class Profile:
     gpu: bool = False  # must reach GPU groups only
     spot_only: bool = False  # asked for spot nodes outside MLRun (Polyaxon's spot environment)
     expected_groups: tuple[str, ...] | None = None  # system pods: exactly these groups, no more, no fewer
+    per_node: bool = False  # a DaemonSet: one pod per node of the groups it reaches, never moved elsewhere
 
     def pod(self) -> Pod:
         return Pod.from_spec(self.spec, self.name)
@@ -249,6 +250,7 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 spec,
                 user=False,
                 expected_groups=agent.groups,
+                per_node=True,
             )
         )
     if not mlrun.configured:

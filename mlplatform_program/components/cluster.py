@@ -87,6 +87,8 @@ class Cluster(pulumi.ComponentResource):
             endpoint_public_access=ep.public_access,
             public_access_cidrs=ep.public_access_cidrs or None,
             deletion_protection=cfg.protected,
+            # Never EKS's silent default (EXTENDED): the stack's choice, STANDARD in dev unless set.
+            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=cfg.support_type),
             # The workload layer adopts CoreDNS as an EKS add-on pinned to the initial group; one owner only.
             coredns_addon_options=eks.CoreDnsAddonOptionsArgs(enabled=False),
             tags=tags,

@@ -116,6 +116,8 @@ def stack_configs(draw, reshape: bool = True) -> tuple[str, dict[str, Any]]:
         "aws:region": draw(st.sampled_from(["us-west-2", "eu-central-1", "ap-south-1"])),
         P + "environment": env,
     }
+    if env == "prod" or draw(st.booleans()):  # prod must choose its EKS upgrade policy (upgrade_policy.py)
+        raw[P + "upgradePolicy"] = {"supportType": draw(st.sampled_from(["STANDARD", "EXTENDED"]))}
     node_groups: dict[str, Any] = {}
     for name, base in DEFAULTS[env].items():
         if name == "initial":

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mlplatform.cli import main
+from mlplatform.documents import SCHEMA_VERSION
 from tests.conftest import ROOT, STACKS
 from tests.mlplatform.conftest import EXAMPLES
 
@@ -91,9 +92,9 @@ def docs(tmp_path_factory):
 
 def test_every_document_carries_the_schema_version(docs):
     for name, doc in docs[0].items():
-        assert doc["schemaVersion"] == "1", name
+        assert doc["schemaVersion"] == SCHEMA_VERSION == "2", name
         for inner in doc.get("stacks", []):  # each stack's own document inside a multi-stack one
-            assert inner.get("schemaVersion", "1") == "1"
+            assert inner.get("schemaVersion", SCHEMA_VERSION) == SCHEMA_VERSION
 
 
 def test_no_document_holds_an_absolute_path_of_this_machine(docs):

@@ -88,6 +88,7 @@ _FOLLOWED: dict[str, Any] = {
     "endpointPublicAccess": None,
     "publicAccessCidrs": None,
     "deletionProtection": None,
+    "upgradePolicy": None,  # passed on to the aws.eks.Cluster as it is (cluster.ts:741)
     "corednsAddonOptions": None,  # checked below: only a disabled CoreDNS add-on
     "tags": None,
 }
@@ -244,7 +245,7 @@ def construct(
     )
 
     # The control plane (cluster.ts:687-762). Unset inputs stay unset: no kubernetesNetworkConfig,
-    # computeConfig, storageConfig or upgradePolicy for this program's inputs.
+    # computeConfig or storageConfig for this program's inputs.
     public = inputs.get("endpointPublicAccess")
     cidrs = inputs.get("publicAccessCidrs")
     if cidrs and public is False:  # the apply at cluster.ts:708-720 throws
@@ -285,6 +286,7 @@ def construct(
             if inputs.get("authenticationMode")
             else None,
             "deletionProtection": inputs.get("deletionProtection"),
+            "upgradePolicy": inputs.get("upgradePolicy"),
         },
         ignore_changes=("accessConfig.bootstrapClusterCreatorAdminPermissions", "bootstrapSelfManagedAddons"),
         unknown_in_preview=tuple(cluster_unknown),

@@ -26,6 +26,7 @@ from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .pulumi_format import from_pulumi_text
+from .upgrade_policy import UpgradePolicy, effective_support_type, upgrade_policy_problems
 from .workloads import WorkloadsConfig
 
 DEFAULT_KUBERNETES_VERSION = "1.35"
@@ -37,6 +38,9 @@ class StackConfig(SettingsModel):
     cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
     # A deliberate pin, moved one minor at a time (EKS upgrades go one minor at a time): in standard support.
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
+    # What EKS does when that minor leaves standard support (upgrade_policy.py): STANDARD by default in dev,
+    # a deliberate choice in prod.
+    upgrade_policy: UpgradePolicy = Field(default_factory=UpgradePolicy)
     endpoint: EndpointConfig = Field(default_factory=EndpointConfig)
     # Deploy the Kubernetes layer with the cluster (inline) or from kubernetes-layer/ (separate); see kubernetes_layer.
     kubernetes_layer: Literal[KUBERNETES_LAYERS] | None = None  # type: ignore[valid-type]
@@ -100,6 +104,11 @@ class StackConfig(SettingsModel):
         return self.cluster_name or f"mlp-{stack}"[:100]
 
     @property
+    def support_type(self) -> str:
+        """The EKS upgrade policy's support type the cluster is created with (upgrade_policy.py)."""
+        return effective_support_type(self.upgrade_policy, self.environment)
+
+    @property
     def protected(self) -> bool:
         return self.protect_resources if self.protect_resources is not None else self.environment == "prod"
 
@@ -111,6 +120,10 @@ _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]
     (
         frozenset({"kubernetesLayer", "endpoint", "network"}),
         lambda cfg: kubernetes_layer_problems(cfg.kubernetes_layer, cfg.endpoint, cfg.network),
+    ),
+    (
+        frozenset({"upgradePolicy", "environment"}),
+        lambda cfg: upgrade_policy_problems(cfg.upgrade_policy, cfg.environment),
     ),
 )
 

@@ -27,6 +27,9 @@ def problems(raw: dict[str, Any], stack: str = "dev") -> dict[str, str]:
 
 
 def base(env: str = "dev", **settings: Any) -> dict[str, Any]:
+    # prod must choose its EKS upgrade policy (upgrade_policy.py)
+    if env == "prod":
+        settings = {"upgradePolicy": {"supportType": "STANDARD"}, **settings}
     return {"aws:region": "us-west-2", P + "environment": env, **{P + k: v for k, v in settings.items()}}
 
 

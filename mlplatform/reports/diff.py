@@ -1,0 +1,128 @@
+"""The views of `mlplatform diff`: the JSON document, tables grouped by action, and Markdown for a PR comment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.change import replacement
+from mlplatform_core.change.diff import ACTION_ORDER, diff_documents
+
+from ..documents import SCHEMA_VERSION
+from .tables import print_table
+
+STYLE = {"replace": "red bold", "delete": "red", "roll": "yellow", "update": "cyan", "create": "green", "same": "dim"}
+
+
+def diff_document(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """`mlplatform diff --json`: {"schemaVersion", "stack", "before", "resources", "nodeGroups", ...}."""
+    diff = diff_documents(before, after)
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "stack": after["stack"],
+        "source": after["source"],
+        "before": {"stack": before.get("stack"), "source": before.get("source")},
+        **diff,
+        "replacementFacts": replacement.source(),
+    }
+
+
+def _before(doc: dict[str, Any]) -> str:
+    b = doc["before"]
+    return f"{b.get('document') or 'BEFORE'} (the plan of {b.get('source')})"
+
+
+def _order(r: dict[str, Any]) -> str:
+    if r["action"] != "replace":
+        return ""
+    return r["order"] + (f": {r['note']}" if r.get("note") else "")
+
+
+def _displaced(g: dict[str, Any]) -> str:
+    parts = []
+    for d in g["displaced"]:
+        where = f"-> {', '.join(d['elsewhere'])}" if d["elsewhere"] else ("waits" if d["waits"] else "moves within")
+        parts.append(f"{d['workload']} ({where})" + (" EVICTED (prevent mode)" if d.get("evicted") else ""))
+    return "; ".join(parts) or "-"
+
+
+def render_diff(doc: dict[str, Any], console: Console) -> None:
+    counts = ", ".join(f"{n} {a}" for a, n in doc["counts"].items() if n) or "no change"
+    step = doc["kubernetesVersion"]
+    console.print(f"[bold]Diff of stack {escape(doc['stack'])}[/bold] against {escape(_before(doc))}: {counts}")
+    if step["from"] != step["to"]:
+        console.print(f"  Kubernetes {step['from']} -> {step['to']}")
+    if doc["resources"]:
+        table = Table(title="Resources (replacements first)", title_justify="left", show_lines=True)
+        for col in ("action", "resource", "type", "changed inputs", "order"):
+            table.add_column(col)
+        for r in doc["resources"]:
+            style = STYLE[r["action"]]
+            table.add_row(
+                f"[{style}]{r['action']}[/{style}]",
+                escape(r["name"]),
+                escape(r["type"]),
+                escape(", ".join(r["fields"]) or "-"),
+                escape(_order(r) or (r.get("note") or "")),
+            )
+        print_table(console, table)
+    for key, title in (("nodeGroups", "Node groups"), ("nodePools", "Karpenter NodePools")):
+        if not doc.get(key):
+            continue
+        table = Table(title=title, title_justify="left", show_lines=True)
+        for col in ("group", "action", "changed inputs", "nodes at most", "displaced workloads"):
+            table.add_column(col)
+        for g in doc[key]:
+            style = STYLE[g["action"]]
+            nodes = "-" if g["nodesAtMost"] is None else str(g["nodesAtMost"])
+            if g.get("batch"):
+                nodes += f" ({g['batch']} at a time)"
+            table.add_row(
+                escape(g["name"]),
+                f"[{style}]{g['action']}[/{style}]",
+                escape(", ".join(g["fields"]) or "-"),
+                nodes,
+                escape(_displaced(g)),
+            )
+        print_table(console, table)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ") or "-"
+
+
+def diff_markdown(doc: dict[str, Any]) -> str:
+    """A pull-request comment: a heading, the counts, then a table per section, replacements first."""
+    counts = ", ".join(f"{n} {a}" for a, n in doc["counts"].items() if n) or "no change"
+    lines = [f"### mlplatform diff: `{doc['stack']}`", "", f"Against {_before(doc)}: **{counts}**.", ""]
+    step = doc["kubernetesVersion"]
+    if step["from"] != step["to"]:
+        lines += [f"Kubernetes {step['from']} → {step['to']}.", ""]
+    if doc["resources"]:
+        lines += ["| action | resource | type | changed inputs | order |", "| --- | --- | --- | --- | --- |"]
+        for a in ACTION_ORDER:
+            for r in (r for r in doc["resources"] if r["action"] == a):
+                lines.append(
+                    f"| **{a}** | `{_cell(r['name'])}` | `{r['type']}` | {_cell(', '.join(r['fields']))} | "
+                    f"{_cell(_order(r) or r.get('note') or '')} |"
+                )
+        lines.append("")
+    for key, title in (("nodeGroups", "Node groups"), ("nodePools", "Karpenter NodePools")):
+        if not doc.get(key):
+            continue
+        lines += [
+            f"#### {title}",
+            "",
+            "| group | action | changed inputs | nodes at most | displaced workloads |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for g in doc[key]:
+            nodes = "-" if g["nodesAtMost"] is None else str(g["nodesAtMost"])
+            lines.append(
+                f"| {g['name']} | {g['action']} | {_cell(', '.join(g['fields']))} | {nodes} | {_cell(_displaced(g))} |"
+            )
+        lines.append("")
+    return "\n".join(lines)

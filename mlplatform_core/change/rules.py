@@ -1,0 +1,162 @@
+"""The change rules `mlplatform check STACK --against BEFORE` adds to the policy results.
+
+- change-foundation-replaced (prod, mandatory): replacing the EKS cluster, the KMS key or the VPC destroys
+  every workload and its data path; it is never an incidental side effect of a merge.
+- change-capacity-gap (mandatory in prod, advisory in dev): replacing or deleting a node group that is the only
+  one serving its role while workloads run there leaves them Pending; a stack allows it for named groups in
+  its policy config: {"change-capacity-gap": {"allowedGroups": ["gpu"]}}.
+- change-node-group-roll (advisory): a roll replaces every node, `maxUnavailable` at a time.
+- change-kubernetes-version (mandatory everywhere): the control plane moves one minor at a time (EKS refuses
+  more; downgrades do not exist), and no node group may run a newer minor than the control plane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from math import ceil
+from typing import Any
+
+from ..model.eks_versions import minor_key
+from .resources import DELETE, NODE_GROUP, REPLACE, ROLL
+
+FOUNDATION = {
+    "aws:eks/cluster:Cluster": "the EKS cluster",
+    "aws:kms/key:Key": "the KMS key",
+    "aws:ec2/vpc:Vpc": "the VPC",
+}
+
+
+@dataclass(frozen=True)
+class ChangeRule:
+    name: str
+    description: str
+    remediation: str
+
+
+RULES = (
+    ChangeRule(
+        "change-foundation-replaced",
+        "In prod, an update never replaces the EKS cluster, its secrets KMS key or the VPC (offline only: "
+        "`check --against`).",
+        "Revert the input that forces the replacement (see `mlplatform diff`), or build a new stack and migrate.",
+    ),
+    ChangeRule(
+        "change-capacity-gap",
+        "Replacing or deleting the only node group of a role that runs workloads leaves them Pending (offline "
+        "only: `check --against`).",
+        "Add a second group for the role first, roll instead of replacing, or list the group under allowedGroups "
+        "in the stack's policy config for this change.",
+    ),
+    ChangeRule(
+        "change-node-group-roll",
+        "A roll replaces every node of a group, maxUnavailable nodes at a time (offline only: `check --against`).",
+        "Nothing to fix: schedule the merge when the group's workloads can be drained batch by batch.",
+    ),
+    ChangeRule(
+        "change-kubernetes-version",
+        "The control plane moves one Kubernetes minor at a time and no node group runs ahead of it (offline "
+        "only: `check --against`).",
+        "Raise kubernetesVersion one minor per update (and roll the node groups) until the target minor.",
+    ),
+)
+LEVELS = {
+    "change-foundation-replaced": {"prod": "mandatory", "dev": None},
+    "change-capacity-gap": {"prod": "mandatory", "dev": "advisory"},
+    "change-node-group-roll": {"prod": "advisory", "dev": "advisory"},
+    "change-kubernetes-version": {"prod": "mandatory", "dev": "mandatory"},
+}
+
+
+@dataclass(frozen=True)
+class ChangeViolation:
+    rule: str
+    level: str
+    message: str
+    resource_type: str | None = None
+    resource_name: str | None = None
+
+
+def _version_violations(diff: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    step = diff["kubernetesVersion"]
+    out: list[tuple[str, str | None]] = []
+    if step["minors"] is not None and step["minors"] > 1:
+        out.append(
+            (
+                f"kubernetesVersion {step['from']} -> {step['to']} jumps {step['minors']} minors; EKS "
+                "upgrades the control plane one minor at a time",
+                None,
+            )
+        )
+    elif step["minors"] is not None and step["minors"] < 0:
+        out.append(
+            (f"kubernetesVersion {step['from']} -> {step['to']} goes back; EKS cannot downgrade a control plane", None)
+        )
+    control = after.get("kubernetesVersion")
+    for r in after.get("resources", []):
+        version = r.get("inputs", {}).get("version")
+        ahead = isinstance(version, str) and isinstance(control, str) and minor_key(version) > minor_key(control)
+        if r["type"] == NODE_GROUP and ahead:
+            out.append(
+                (
+                    f"node group {r['name']} runs Kubernetes {version}, ahead of the control plane's {control}",
+                    r["name"],
+                )
+            )
+    return out
+
+
+def _only_one(group: Mapping[str, Any], after: Mapping[str, Any], disrupted: Collection[str]) -> bool:
+    role = group.get("role")
+    peers = [g["name"] for g in after.get("nodeGroups", []) if g.get("role") == role and g["name"] != group["name"]]
+    return not [p for p in peers if p not in disrupted]
+
+
+def change_violations(
+    diff: Mapping[str, Any],
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    allowed_groups: Collection[str] = (),
+) -> list[ChangeViolation]:
+    env = "prod" if after.get("environment") == "prod" else "dev"
+    out: list[ChangeViolation] = []
+
+    def add(rule: str, message: str, type_: str | None = None, name: str | None = None) -> None:
+        level = LEVELS[rule][env]
+        if level is not None:
+            out.append(ChangeViolation(rule, level, message, type_, name))
+
+    for r in diff["resources"]:
+        if r["action"] == REPLACE and r["type"] in FOUNDATION:
+            add(
+                "change-foundation-replaced",
+                f"replaces {FOUNDATION[r['type']]} {r['name']} (forced by {', '.join(r.get('forcedBy', []))})",
+                r["type"],
+                r["name"],
+            )
+    groups = {g["name"]: g for g in before.get("nodeGroups", [])}
+    disrupted = {g["name"] for g in diff["nodeGroups"] if g["action"] in (REPLACE, DELETE, ROLL)}
+    for g in diff["nodeGroups"]:
+        waiting = [d["workload"] for d in g["displaced"] if d["waits"]]
+        gap = g["action"] in (REPLACE, DELETE) and waiting and g["name"] in groups
+        if gap and _only_one(groups[g["name"]], after, disrupted) and g["name"] not in allowed_groups:
+            add(
+                "change-capacity-gap",
+                f"{g['action']}s node group {g['name']} (up to {g['nodesAtMost']} "
+                f"nodes), the only group of its role: {', '.join(waiting)} wait for new nodes",
+                NODE_GROUP,
+                g["name"],
+            )
+        if g["action"] == ROLL:
+            nodes, batch = g["nodesAtMost"] or 0, g.get("batch") or 1
+            add(
+                "change-node-group-roll",
+                f"rolls node group {g['name']}: up to {nodes} nodes replaced {batch} at "
+                f"a time, so the group runs up to {batch} node(s) below its size for {ceil(nodes / batch)} "
+                f"batch(es) (fields: {', '.join(g['fields'])})",
+                NODE_GROUP,
+                g["name"],
+            )
+    for message, name in _version_violations(diff, after):
+        add("change-kubernetes-version", message, NODE_GROUP if name else None, name)
+    return out
