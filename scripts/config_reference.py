@@ -59,6 +59,15 @@ MEANINGS: dict[str, Doc] = {
         "extended support) on the day it runs.",
         'kubernetesVersion: "1.35"',
     ),
+    "upgradePolicy": Doc(
+        "What EKS does when the cluster's minor leaves standard support ([the upgrade policy](diff.md)).",
+        "upgradePolicy: {supportType: STANDARD}",
+    ),
+    "upgradePolicy.supportType": Doc(
+        "STANDARD: EKS upgrades the control plane one minor when standard support ends; EXTENDED: the cluster "
+        "stays on its minor up to 12 more months at the extended-support price.",
+        "upgradePolicy: {supportType: EXTENDED}",
+    ),
     "endpoint": Doc(
         "Who can reach the Kubernetes API.",
         "endpoint: {privateAccess: true, publicAccess: false}",
@@ -558,8 +567,16 @@ def allowed(key: Key) -> str:
     return "; ".join(parts) or "-"
 
 
+def minimal_stack(environment: str) -> dict[str, Any]:
+    """The fewest settings a stack of the environment needs (prod must choose its upgrade policy)."""
+    config: dict[str, Any] = {REGION_KEY: "us-east-1", f"{PROJECT}:environment": environment}
+    if environment == "prod":
+        config[f"{PROJECT}:upgradePolicy"] = {"supportType": "EXTENDED"}
+    return config
+
+
 def _minimal(environment: str) -> StackConfig:
-    return parse({REGION_KEY: "us-east-1", f"{PROJECT}:environment": environment})
+    return parse(minimal_stack(environment))
 
 
 def environment_defaults(path: str) -> dict[str, str] | None:
@@ -567,6 +584,8 @@ def environment_defaults(path: str) -> dict[str, str] | None:
     configs = {env: _minimal(env) for env in ENVIRONMENTS}
     if path == "protectResources":
         return {env: f"`{str(cfg.protected).lower()}`" for env, cfg in configs.items()}
+    if path == "upgradePolicy.supportType":
+        return {"dev": "`STANDARD`", "prod": "required (no default: choose)"}
     if path == "network.natGateways":
         return {env: "`perAz`" if nat_per_az(cfg.network, env) else "`single`" for env, cfg in configs.items()}
     if path == "kubernetesLayer":

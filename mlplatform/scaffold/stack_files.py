@@ -27,6 +27,18 @@ PURPOSE = {
     "gpu": "A dedicated GPU group that scales from zero (tainted nvidia.com/gpu): one size class and GPU model.",
 }
 OFF_BY_DEFAULT = "set enabled: true to add it"
+# What EKS does when the minor leaves standard support (required in prod; docs/diff.md, the upgrade policy).
+SUPPORT_TYPE = {"dev": "STANDARD", "prod": "EXTENDED"}
+UPGRADE_POLICY = {
+    "dev": [
+        "  # When the minor leaves standard support, EKS upgrades the control plane one minor (no extended-support "
+        "price)."
+    ],
+    "prod": [
+        "  # Required in prod: EXTENDED keeps the cluster on its minor up to 12 more months (no upgrade forced on",
+        "  # production) at the extended-support price, which `mlplatform plan prod` shows.",
+    ],
+}
 
 
 def _group(name: str, d: GroupDefaults) -> list[str]:
@@ -53,6 +65,9 @@ def stack_file(environment: str, project: str, region: str, version: str) -> str
         f"  {ns}:environment: {environment}",
         "  # The Kubernetes minor, quoted; upgrade one minor at a time.",
         f'  {ns}:kubernetesVersion: "{DEFAULT_KUBERNETES_VERSION}"',
+        *UPGRADE_POLICY[environment],
+        f"  {ns}:upgradePolicy:",
+        f"    supportType: {SUPPORT_TYPE[environment]}",
         "  # Private API endpoint: `pulumi up` here runs anywhere (AWS APIs only); kubernetes-layer/ deploys the",
         "  # Kubernetes layer from a runner inside the VPC. From a laptop without VPN instead (dev): publicAccess:",
         "  # true, publicAccessCidrs: [<your egress IP>/32] and kubernetesLayer: inline.",

@@ -47,8 +47,8 @@ def test_every_setting_is_in_the_reference():
 @pytest.mark.parametrize("key", [k.path for k in config_reference.settings()])
 def test_every_example_in_the_reference_is_a_valid_setting(key):
     example = yaml.safe_load(config_reference.MEANINGS[key].example)
-    environment = example.pop("environment", "dev")
-    config = {REGION_KEY: example.pop(REGION_KEY, "us-east-1"), f"{PROJECT}:environment": environment}
+    config = config_reference.minimal_stack(example.pop("environment", "dev"))
+    config[REGION_KEY] = example.pop(REGION_KEY, "us-east-1")
     config.update({f"{PROJECT}:{k}": v for k, v in example.items()})
     if key.startswith("karpenter"):
         config[f"{PROJECT}:provisioner"] = "karpenter"
