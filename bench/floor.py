@@ -26,6 +26,7 @@ bench/run drives it with the project's .venv.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import sys
@@ -164,7 +165,9 @@ def project_modules(modules) -> list[str]:
     return sorted(m for m in modules if m.split(".")[0] in roots)
 
 
-def replay(path: str) -> None:
+def replay(path: str, collector: bool = False) -> None:
+    """`collector`: with the collector settings the engine uses (young-generation collections only during a
+    run, gc.freeze after it; public Python APIs a program could use too), to see the engine's cost apart."""
     with open(path, encoding="utf-8") as fh:
         RECORDING.update(json.load(fh))
     for name in RECORDING["modules"]:  # the same SDK modules, in the order the real run loaded them
@@ -181,7 +184,15 @@ def replay(path: str) -> None:
             done.extend(replay_program(program))
             return pulumi.Output.all(*(r.urn for r in done))  # every registration answered
 
-        run()
+        if collector:
+            thresholds = gc.get_threshold()
+            gc.set_threshold(thresholds[0] or 700, 10**9, 10**9)
+        try:
+            run()
+        finally:
+            if collector:
+                gc.set_threshold(*thresholds)
+                gc.freeze()
         replayed += [(r._name, program["project"]) for r in done]
         recorded += [(r["name"], program["project"]) for r in program["resources"] if not r["createdBy"]]
     # The floor is only a floor if it did the same work: every registration replayed, same imports.
@@ -205,11 +216,14 @@ def main() -> int:
     rec.add_argument("out")
     rep = sub.add_parser("replay", help="the floor: replay a recording in this process")
     rep.add_argument("recording")
+    rep.add_argument(
+        "--collector", action="store_true", help="with the engine's collector settings (young collections, freeze)"
+    )
     args = ap.parse_args()
     if args.cmd == "record":
         record(args.stack, args.config_file, args.out)
     else:
-        replay(args.recording)
+        replay(args.recording, args.collector)
     return 0
 
 
