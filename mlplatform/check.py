@@ -15,11 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
-
 from mlplatform_core.change import rules as change_rules
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
+from mlplatform_policies.pulumi_policy_internals import UNKNOWN_STRING
 
 from .documents import SCHEMA_VERSION, shown_path
 from .engine import ProgramRun, StackRun
@@ -81,7 +80,7 @@ def _unknown(values: Mapping[str, Any], paths) -> dict[str, Any]:
             cur[last]  # only where the value exists
         except (KeyError, IndexError, TypeError):
             continue
-        cur[last] = UNKNOWN_STRING_VALUE
+        cur[last] = UNKNOWN_STRING
     return out
 
 

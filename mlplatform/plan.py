@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from mlplatform_core.model.config import StackConfig, kubernetes_layer_of, read_stack_document
+from mlplatform_core.model.cost.capacity import stack_capacity
+from mlplatform_core.model.cost.prices import LivePrices, on_demand
 from mlplatform_core.model.deployment import Deployment, deployment
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.validation import validate_stack
@@ -33,6 +35,7 @@ class Plan:
     run: StackRun  # every program of the stack; run.programs for each `pulumi up` on its own
     named_by: str = NAMED_BY_ARGUMENT  # stacks.NAMED_BY_FILE when the name came from the --config-file's name
     project: Project | None = None  # whose programs ran (None: a plan built by hand, in tests)
+    live_prices: LivePrices | None = None  # `--prices live`: what the Price List API answered for this stack
 
     @cached_property
     def placement(self) -> InvariantReport:
@@ -57,7 +60,9 @@ def project_for(project_dir: str | None, config_file: str | None) -> Project:
     return project if project is not None else builtin_project()
 
 
-def build_plan(stack: str | None = None, config_file: str | None = None, project: Project | None = None) -> Plan:
+def build_plan(
+    stack: str | None = None, config_file: str | None = None, project: Project | None = None, prices: str = "snapshot"
+) -> Plan:
     project = project or project_for(None, config_file)
     name, path = resolve_stack(project, stack, config_file)
     source = shown_path(path, project.root)  # in documents and messages: no absolute path of this machine
@@ -78,4 +83,13 @@ def build_plan(stack: str | None = None, config_file: str | None = None, project
         run=run_stack(name, document.config, project),
         named_by=named_by(stack, config_file),
         project=project,
+        live_prices=_live_prices(valid.config.region, valid.layout) if prices == "live" else None,
     )
+
+
+def _live_prices(region: str, layout: Layout) -> LivePrices:
+    """Live answers for what the snapshot does not price in the region: its unpriced instance types, charges."""
+    from .live_prices import read_live  # boto3 is imported only when live prices are asked for
+
+    types = {t for cap in stack_capacity(layout) for t in cap.instance_types}
+    return read_live(region, sorted(t for t in types if not on_demand(region, t).known))

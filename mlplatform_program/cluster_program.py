@@ -5,16 +5,19 @@ from __future__ import annotations
 import pulumi
 
 from mlplatform_core.model.access import access_grants
-from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
 from mlplatform_core.model.config import kubernetes_layer_of
+from mlplatform_core.model.ml_settings.gpu_resources import gpu_resources
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
 
 from .components.access import ClusterAccess
 from .components.cluster import Cluster
-from .components.karpenter import KarpenterInfrastructure, KarpenterPools
+from .components.karpenter_provisioner import KarpenterInfrastructure, KarpenterPools
+from .components.node_agent_addons import NodeAgentAddons
 from .components.node_group import NodeGroup
 from .components.platform import Platform
+from .components.training_network import TrainingNetwork, single_zone_groups
 from .stack_settings import stack_settings
 
 
@@ -24,6 +27,18 @@ def cluster_program() -> None:
     cfg, layout, workloads = valid.config, valid.layout, valid.workloads
 
     cluster = Cluster("cluster", cfg, layout)
+    # Training groups: one subnet each, a placement group, EFA's security group (components/training_network.py).
+    network = None
+    if single_zone_groups(layout):
+        network = TrainingNetwork(
+            "training",
+            layout,
+            vpc_id=cluster.vpc_id,
+            subnet_ids=cluster.private_subnet_ids,
+            subnet_zones=cluster.private_subnet_zones,
+            cluster=cluster.eks,
+            tags=cluster.tags,
+        )
     node_groups = {
         spec.name: NodeGroup(
             spec,
@@ -35,9 +50,15 @@ def cluster_program() -> None:
             tags=cluster.tags,
             eks_cluster_name=cluster.eks_cluster_name,  # waits for the control plane; never for other groups
             depends_on=cluster.node_role_policies,  # destroy detaches the node policies after the nodes are gone
+            network=network.groups.get(spec.name) if network else None,
         )
         for spec in layout.managed_groups
     }
+    # The node monitoring agent (node repair) and the Pod Identity agent: EKS add-ons on every node.
+    agents = NodeAgentAddons(
+        "node-agents", layout, cluster.eks_cluster_name, cluster.kubernetes_version, tags=cluster.tags
+    )
+    identity_agent = [agents.pod_identity_agent] if agents.pod_identity_agent else []
     ClusterAccess("access", cluster.name, access_grants(cfg), depends_on=[cluster.eks], tags=cluster.tags)
 
     # The workload layer: priority classes, namespaces with job defaults, autoscaler, GPU plugin, CoreDNS,
@@ -54,11 +75,13 @@ def cluster_program() -> None:
             node_group_names={name: group.node_group_name for name, group in node_groups.items()},
             node_groups={name: group.node_group for name, group in node_groups.items()},  # each add-on its hosts
             tags=cluster.tags,
+            identity_agent=identity_agent,
         )
 
     # Karpenter provisions every group but the initial one: its controller runs on the initial node group.
     # Its AWS side lives here; its charts and NodePools go with the Kubernetes layer (kubernetes-layer/ when
     # separate), which reads the three outputs below.
+    training_exports = network.exports() if network else {}
     if uses_karpenter(layout):
         karpenter = KarpenterInfrastructure(
             "karpenter",
@@ -77,13 +100,18 @@ def cluster_program() -> None:
                 queue_name=karpenter.queue_name,
                 controller_role_arn=karpenter.controller_role_arn,
                 replicas=cfg.karpenter.replicas,
-                depends_on=[*karpenter.ready, *(group.node_group for group in node_groups.values())],
+                depends_on=[*karpenter.ready, *identity_agent, *(g.node_group for g in node_groups.values())],
                 tags=cluster.tags,
+                training=training_exports,
             )
         pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)
         pulumi.export("karpenterQueueName", karpenter.queue_name)
         pulumi.export("karpenterControllerRoleArn", karpenter.controller_role_arn)
         pulumi.export("nodePools", [pool.name for pool in layout.node_pools])
+        # Where single-zone pools launch: read by kubernetes-layer/ for their NodePools and EC2NodeClasses.
+        pulumi.export(
+            "karpenterTraining", {p.name: training_exports[p.name] for p in layout.node_pools if p.single_zone}
+        )
 
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig_json)
@@ -92,3 +120,6 @@ def cluster_program() -> None:
     pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})
     pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
     pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))
+    # What pods request on each GPU group (time-sliced or MIG devices, EFA): for MLRun's with_limits(gpu_type=)
+    # and a Polyaxon run's container limits, next to the group's environment above.
+    pulumi.export("gpuResources", gpu_resources(layout))

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pulumi
 
-from mlplatform_core.model.addons.karpenter import uses_karpenter
+from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
 from mlplatform_core.model.cluster import resource_tags
 from mlplatform_core.model.config import PROJECT, kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference
 
 from .components.cluster_reference import ClusterReference
-from .components.karpenter import KarpenterPools
+from .components.karpenter_provisioner import KarpenterPools
 from .components.platform import Platform
 from .stack_settings import stack_settings
 
@@ -59,6 +59,7 @@ def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
             controller_role_arn=cluster.output("karpenterControllerRoleArn"),
             replicas=cfg.karpenter.replicas,
             tags=tags,
+            training=cluster.output("karpenterTraining") if any(p.single_zone for p in layout.node_pools) else None,
         )
 
     pulumi.export("clusterStack", cluster_stack)

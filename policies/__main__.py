@@ -2,14 +2,9 @@
 server and blocks, so nothing else lives here: the rules are in mlplatform_policies, importable and
 testable on their own (`mlplatform check` runs them offline)."""
 
-import sys
-from pathlib import Path
-
 from pulumi_policy import EnforcementLevel, PolicyPack
 
-# The CLI runs the pack from its own venv, where the toolkit is not installed: import the rules from here.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+# The pack's venv has the ml-platform-eks package (requirements.txt): the rules and the core they read with.
 from mlplatform_policies import PACK_NAME, POLICIES
 
 PolicyPack(

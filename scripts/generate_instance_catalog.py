@@ -5,14 +5,12 @@ Standard library only. Sources (pinned in scripts/upstream.json):
   karpenter-instance-types  aws/karpenter-provider-aws website/content/en/docs/reference/instance-types.md:
                             vCPUs, memory, architecture, GPUs and accelerators (count, maker, name) per type,
                             generated upstream from EC2 DescribeInstanceTypes
+  karpenter-instance-types-legacy  the same document at an older commit: the facts of the older Xen GPU
+                            generations (p2, g3, g3s, p3) the current document no longer lists
   eks-ami-instance-info     awslabs/amazon-eks-ami nodeadm/internal/kubelet/instance-info.jsonl: ENIs and
                             IPv4 per ENI, from which the EKS AL2023 AMI computes max pods
   karpenter-vpc-limits      aws/karpenter-provider-aws .../zz_generated.vpclimits.go: ENIs on all cards
   ebs-csi-volume-limits     kubernetes-sigs/aws-ebs-csi-driver .../volume_limits_table.go: EBS attachments
-
-It also writes the policy pack's copy of the accelerated instance types
-(policies/mlplatform_policies/accelerated_instance_types.json): the pack runs in its own venv without the
-toolkit, and a test keeps the two equal.
 
 Usage (from the repository root):
   scripts/generate_instance_catalog.py --fetch                 # the pinned upstream commits
@@ -34,7 +32,6 @@ import upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "mlplatform_core" / "data" / "instance_types.json"
-PACK_OUTPUT = ROOT / "policies" / "mlplatform_policies" / "accelerated_instance_types.json"
 
 LABEL = "karpenter.k8s.aws/instance-"
 ARCH = {"amd64": "x86_64", "arm64": "arm64"}
@@ -119,6 +116,26 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+
+
+def network_facts(name: str, doc: dict, vpc: dict) -> dict:
+    """EFA and network cards of one type, for multi-node training (the `efa` group setting).
+
+    `efa_interfaces`: EC2's MaximumEfaInterfaces, which Karpenter's doc lists as the type's
+    vpc.amazonaws.com/efa resource (provider pkg/providers/instancetype/types.go `efas`);
+    `network_cards`: the network cards in the VPC limits (one EFA interface per card at most).
+    """
+    out: dict = {}
+    efa = _int(doc.get(name, {}).get("resources", {}).get(EFA_RESOURCE))
+    if efa:
+        out["efa_interfaces"] = efa
+    cards = vpc.get(name, {}).get("cards")
+    if cards:
+        out["network_cards"] = len(cards)
+    return out
+
+
 def build(doc: dict, ami: dict, vpc: dict, ebs: dict | None) -> tuple[dict[str, dict], list[str]]:
     """Every type in any source; `partial` where only network limits are known. Returns (types, mismatches)."""
     types: dict[str, dict] = {}
@@ -167,21 +184,30 @@ def build(doc: dict, ami: dict, vpc: dict, ebs: dict | None) -> tuple[dict[str, 
             # Xen types have no per-type value.
             xen = name in ebs["xen"] or rec.get("hypervisor") == "xen"
             rec["ebs_attachments"] = None if xen else ebs["limits"].get(name, 27)
+        rec.update(network_facts(name, doc, vpc))
         if name not in doc:
             rec["partial"] = True  # network limits only: not in the DescribeInstanceTypes-derived doc
         types[name] = {k: v for k, v in rec.items() if v is not None}
     return types, mismatches
 
 
-def accelerated(types: dict[str, dict]) -> dict[str, list[str]]:
-    """The pack's view: types with an NVIDIA GPU a pod can request, and types with any accelerator at all."""
-    nvidia = sorted(
-        n
-        for n, t in types.items()
-        if t.get("gpu", {}).get("maker") == "NVIDIA" and t.get("devices", {}).get("nvidia.com/gpu")
-    )
-    anything = sorted(n for n, t in types.items() if "gpu" in t or "accelerator" in t)
-    return {"nvidia_gpu": nvidia, "accelerated": anything}
+def add_legacy_facts(types: dict[str, dict], legacy: dict, current: dict) -> list[str]:
+    """Describe types the current document does not (partial, or absent) from an older edition of it.
+
+    The older edition's facts are DescribeInstanceTypes' as of its commit; a type's hardware does not change,
+    so they still hold. Such a type is marked `legacy_doc` (where its facts come from). Returns the names."""
+    added = []
+    for name, entry in legacy.items():
+        if name in current:
+            continue
+        described, _ = build({name: entry}, {}, {}, None)
+        record = {k: v for k, v in described[name].items() if k not in ("partial", "max_pods")}
+        kept = {k: v for k, v in types.get(name, {}).items() if k != "partial"}  # network limits stay current
+        types[name] = {**record, **kept, "legacy_doc": True}
+        if "max_pods" not in types[name] and "max_pods" in described[name]:
+            types[name]["max_pods"] = described[name]["max_pods"]
+        added.append(name)
+    return sorted(added)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,10 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eks-ami-info", metavar="FILE")
     p.add_argument("--vpclimits", metavar="FILE")
     p.add_argument("--ebs-limits", metavar="FILE")
+    p.add_argument("--karpenter-doc-legacy", metavar="FILE")
     p.add_argument("--fetch", action="store_true", help="download the files that were not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
     p.add_argument("-o", "--output", type=Path, default=OUTPUT)
-    p.add_argument("--pack-output", type=Path, default=PACK_OUTPUT)
     args = p.parse_args(argv)
 
     doc_text, doc_src = upstream.read("karpenter-instance-types", args.karpenter_doc, args.fetch, args.ref)
@@ -209,7 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         ebs = parse_ebs_table(text)
         sources.append(src)
 
-    types, mismatches = build(parse_karpenter_doc(doc_text), parse_eks_ami_info(ami_text), vpc, ebs)
+    doc = parse_karpenter_doc(doc_text)
+    types, mismatches = build(doc, parse_eks_ami_info(ami_text), vpc, ebs)
+    if args.karpenter_doc_legacy or args.fetch:
+        text, src = upstream.read("karpenter-instance-types-legacy", args.karpenter_doc_legacy, args.fetch, None)
+        add_legacy_facts(types, parse_karpenter_doc(text), doc)
+        sources.append(src)
     if mismatches:  # the sources disagree: a format change upstream, or data to look at before shipping
         print("sources disagree:\n  " + "\n  ".join(mismatches[:20]), file=sys.stderr)
         return 1
@@ -227,13 +258,15 @@ def main(argv: list[str] | None = None) -> int:
             "devices": "extended resources the node advertises (nvidia.com/gpu, aws.amazon.com/neuron, ...)",
             "max_pods": "the EKS AL2023 AMI's max pods: ENIs on the default card x (IPv4 per ENI - 1) + 2",
             "enis": "ENIs on all network cards",
+            "efa_interfaces": "EFA interfaces the type supports at most (EC2 MaximumEfaInterfaces); absent: no EFA",
+            "network_cards": "network cards (an EFA interface per card at most)",
             "ebs_attachments": "EBS volume attachments (none known: Xen)",
             "partial": "true: only network limits are known (no vCPU, memory or accelerator data)",
+            "legacy_doc": "true: vCPU, memory and accelerator facts from the older edition of the Karpenter document "
+            "(karpenter-instance-types-legacy), which still lists this type",
         },
     }
     upstream.write_json(args.output, head, "instance_types", types)
-    pack = {"generated": today, "generator": head["generator"], "source": sources, **accelerated(types)}
-    args.pack_output.write_text(json.dumps(pack, indent=1) + "\n", encoding="utf-8")
     partial = sum(1 for t in types.values() if t.get("partial"))
     print(f"{len(types)} instance types ({partial} with network limits only) -> {args.output}", file=sys.stderr)
     return 0

@@ -12,26 +12,25 @@ Standard library only. Sources (pinned in scripts/upstream.json):
                                index.json, or all regions'): EC2 on-demand prices with Karpenter's filter, NAT
                                gateway per hour and per GB processed, EBS gp3 per GB-month (scripts/price_list.py)
   aws-price-list-kms           optional, --price-list: offer files of awskms: a KMS key per month
+  aws-pricing-pages            prices only AWS's pricing pages state (NAT gateway, public IPv4, EBS gp3, KMS key),
+                               recorded in scripts/upstream.json as dated facts with each page's URL; an offer
+                               file of the same region replaces them
+  karpenter-prices-aws-cn      Karpenter's table for the China partition (cn-north-1), in CNY: kept apart
+                               (`ec2_on_demand_cny`), never mixed with USD
 
-Without offer files the snapshot has Karpenter's regions only and no NAT gateway, EBS or KMS price. An offer
+Without offer files the snapshot has Karpenter's regions and the pricing pages' charges only. An offer
 file's region replaces the Karpenter table of that region (same filter, newer data) and adds its charges;
-the snapshot's `source` records each file's offer, version and publicationDate. Spot prices and public IPv4
-addresses are never priced: the snapshot names them under `unknown` with the reason and the toolkit reports
-them as unknown. The China file (cn-north-1) is not read: it is in CNY and stale upstream.
+the snapshot's `source` records each file's offer, version and publicationDate. Spot prices are never priced:
+the snapshot names them under `unknown` with the reason and the toolkit reports them as unknown.
 
-It also writes the policy pack's copy (policies/mlplatform_policies/prices.json): the same prices plus
-the support dates of each Kubernetes minor from mlplatform_core/data/eks_versions.json, because the pack
-runs in its own venv without the toolkit. A test keeps the two equal; after a refresh of the EKS calendar
-run `scripts/generate_prices.py --pack-only` to bring the pack's copy up to date.
 
 Usage (from the repository root):
   scripts/generate_prices.py --fetch                       # the pinned upstream commits and the AWS page
   scripts/generate_prices.py --fetch --ref main            # refresh; then pin the commits in upstream.json
   scripts/generate_prices.py --karpenter-prices FILE --karpenter-prices-us-gov FILE --eks-pricing FILE
   scripts/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
-  scripts/generate_prices.py --pack-only                   # re-derive the pack's copy from the snapshots
 
-Offer files are streamed (scripts/json_stream.py): memory stays near what is kept, not the file's size
+Offer files are streamed (scripts/json_reader.py): memory stays near what is kept, not the file's size
 (hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); README, "Upstream
 data", has the commands that download them.
 """
@@ -41,7 +40,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import html
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -52,8 +50,6 @@ import upstream
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "mlplatform_core" / "data" / "prices.json"
-PACK_OUTPUT = ROOT / "policies" / "mlplatform_policies" / "prices.json"
-CALENDAR = ROOT / "mlplatform_core" / "data" / "eks_versions.json"
 ITEMS = "on_demand_usd_per_hour"
 OFFER_ROLES = {"AmazonEC2": "aws-price-list-ec2", "awskms": "aws-price-list-kms"}  # scripts/upstream.json
 
@@ -63,11 +59,16 @@ UNKNOWN = {
     "ec2_other_regions": "Karpenter's price generator commits only us-east-1 for the commercial partition and "
     "us-gov-east-1/us-gov-west-1 for GovCloud; other regions come from the AWS Price List offer files "
     "(scripts/generate_prices.py --price-list; README: Upstream data)",
-    "nat_gateway": "only an AWS Price List offer file (AmazonEC2) has it (README, Upstream data)",
-    "public_ipv4": "no authoritative machine-readable price for public IPv4 addresses (the NAT gateways' "
-    "Elastic IPs) in any committed dataset",
-    "ebs": "only an AWS Price List offer file (AmazonEC2) has it (README, Upstream data)",
-    "kms_key": "only an AWS Price List offer file (awskms) has it (README, Upstream data)",
+    "nat_gateway": "the Amazon VPC pricing page (aws-pricing-pages) states it for the regions in `charges`; "
+    "others need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
+    "public_ipv4": "the Amazon VPC pricing page states it for the regions in `charges` (aws-pricing-pages); "
+    "other regions need an AWS Price List offer file (AmazonVPC) or `plan --prices live`",
+    "ebs": "the Amazon EBS pricing page (aws-pricing-pages) states it for the regions in `charges`; others "
+    "need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
+    "kms_key": "the AWS KMS pricing page (aws-pricing-pages) states it for the regions in `charges`; others "
+    "need an AWS Price List offer file (awskms) or `plan --prices live`",
+    "ec2_cny": "China regions are priced in CNY (Karpenter's cn-north-1 table); CNY is shown as CNY and never "
+    "added to USD totals",
     "eks_control_plane_other_partitions": "the AWS statement gives one list price for the commercial "
     "partition; GovCloud, China (CNY) and ISO regions have their own price lists",
 }
@@ -125,7 +126,25 @@ CHARGE_UNITS = {
     "nat_gateway_gb": "USD per GB processed by a NAT gateway",
     "ebs_gp3_gb_month": "USD per GB-month of EBS gp3 storage (provisioned size)",
     "kms_key_month": "USD per KMS key-month (a customer managed key)",
+    "public_ipv4_hour": "USD per public IPv4 address-hour (a NAT gateway's Elastic IP)",
 }
+PAGES_ROLE = "aws-pricing-pages"
+
+
+def page_charges(pin: dict) -> tuple[dict[str, dict[str, float]], list[dict]]:
+    """({region: {charge: USD}}, source records) from the pricing pages' dated facts in scripts/upstream.json."""
+    charges: dict[str, dict[str, float]] = {}
+    sources = []
+    for key, fact in sorted(pin["facts"].items()):
+        if key not in CHARGE_UNITS:
+            raise SystemExit(f"{PAGES_ROLE}: {key} is not a charge the snapshot knows ({', '.join(CHARGE_UNITS)})")
+        for region, price in fact["prices"].items():
+            charges.setdefault(region, {})[key] = float(price)
+        record = {"role": PAGES_ROLE, "charge": key, "url": fact["url"], "date": pin["date"]}
+        if "effective" in fact:
+            record["effective"] = fact["effective"]
+        sources.append({**record, "regions": sorted(fact["prices"]), "license": pin["license"]})
+    return charges, sources
 
 
 def build(
@@ -134,6 +153,8 @@ def build(
     sources: list[dict],
     offers: Sequence[price_list.OfferPrices] = (),
     generated: str | None = None,
+    pages: dict[str, dict[str, float]] | None = None,
+    cny: tuple[dict, str, dict[str, dict[str, float]]] | None = None,
 ):
     """The snapshot's head and rows: one row per instance type, its price in every region that has one.
 
@@ -145,7 +166,8 @@ def build(
         for region, prices in sorted(tables_by_region.items()):
             regions[region] = {"from": source["role"], "price_list_generated_at": stamp, "instance_types": len(prices)}
             by_region[region] = prices
-    charges: dict[str, dict[str, float]] = {}
+    # The pages' facts first: an offer file of the same region (machine-readable, versioned) replaces them.
+    charges: dict[str, dict[str, float]] = {region: dict(found) for region, found in (pages or {}).items()}
     read: dict[tuple[str, str], str] = {}  # (offer, region) -> file: two files for one region are refused
     for offer in offers:
         for region in offer.regions:
@@ -184,15 +206,29 @@ def build(
             "partition": "aws",
             "note": "the extended-support price is the total per cluster-hour, not a surcharge on the standard one",
         },
+        "ec2_on_demand_cny": _cny_block(cny),
         "charges": {
-            "what": "on-demand prices of what a stack creates besides instances, per region, from AWS Price List "
-            "offer files (none without them)",
+            "what": "on-demand prices of what a stack creates besides instances, per region: AWS Price List offer "
+            "files, else the pricing pages' dated facts (aws-pricing-pages)",
             "units": CHARGE_UNITS,
             "regions": charges,
         },
         "unknown": UNKNOWN,
     }
     return head, rows
+
+
+def _cny_block(cny: tuple[dict, str, dict[str, dict[str, float]]] | None) -> dict:
+    """The China partition's table, apart: CNY per instance-hour, never mixed with the USD rows."""
+    if cny is None:
+        return {"unit": "CNY per instance-hour", "regions": {}, "prices": {}}
+    source, stamp, by_region = cny
+    return {
+        "what": "EC2 on-demand price in the China partition, Linux, shared tenancy (Karpenter's Price List filter)",
+        "unit": "CNY per instance-hour",
+        "regions": {r: {"from": source["role"], "price_list_generated_at": stamp} for r in sorted(by_region)},
+        "prices": {r: dict(sorted(p.items())) for r, p in sorted(by_region.items())},
+    }
 
 
 def offer_source(offer: price_list.OfferPrices) -> dict:
@@ -210,28 +246,12 @@ def offer_source(offer: price_list.OfferPrices) -> dict:
     }
 
 
-def support_dates() -> dict[str, dict[str, str]]:
-    """When each Kubernetes minor leaves standard and extended support (the toolkit's EKS calendar)."""
-    versions = json.loads(CALENDAR.read_text(encoding="utf-8"))["versions"]
-    return {
-        minor: {k: v[k] for k in ("end_of_standard_support", "end_of_extended_support")}
-        for minor, v in versions.items()
-    }
-
-
-def write_pack(snapshot: Path, pack: Path) -> None:
-    data = json.loads(snapshot.read_text(encoding="utf-8"))
-    head = {k: v for k, v in data.items() if k != ITEMS}
-    head["derived_from"] = ["mlplatform_core/data/prices.json", "mlplatform_core/data/eks_versions.json"]
-    head["eks_support"] = support_dates()
-    upstream.write_json(pack, head, ITEMS, data[ITEMS])
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--karpenter-prices", metavar="FILE", help="zz_generated.pricing_aws.go")
     p.add_argument("--karpenter-prices-us-gov", metavar="FILE", help="zz_generated.pricing_aws_us_gov.go")
     p.add_argument("--eks-pricing", metavar="FILE", help="the AWS post (HTML, or its text)")
+    p.add_argument("--karpenter-prices-cn", metavar="FILE", help="zz_generated.pricing_aws_cn.go (CNY)")
     p.add_argument(
         "--price-list",
         metavar="FILE",
@@ -241,42 +261,45 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--fetch", action="store_true", help="download the files that were not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
-    p.add_argument("--pack-only", action="store_true", help="only re-derive the pack's copy from the snapshots")
     p.add_argument("-o", "--output", type=Path, default=OUTPUT)
-    p.add_argument("--pack-output", type=Path, default=PACK_OUTPUT)
     args = p.parse_args(argv)
-    if not args.pack_only:
-        tables, sources = [], []
-        for role, local in (
-            ("karpenter-prices-aws", args.karpenter_prices),
-            ("karpenter-prices-aws-us-gov", args.karpenter_prices_us_gov),
-        ):
-            text, src = upstream.read(role, local, args.fetch, args.ref)
-            stamp, by_region = parse_karpenter_prices(text)
-            tables.append((src, stamp, by_region))
-            sources.append({**src, "generated_at": stamp})
-        page, src = upstream.read("eks-control-plane-pricing", args.eks_pricing, args.fetch, args.ref)
-        eks = parse_eks_pricing(page)
-        sources.append(src)
-        offers = []
-        for path in args.price_list:
-            offer = price_list.read_offer(Path(path))
-            if not offer.regions:  # a region index may list zones that are not AWS Regions
-                print(f"{path}: skipped, no product located in an AWS Region", file=sys.stderr)
-                continue
-            offers.append(offer)
-            print(f"{path}: {offer.offer} {offer.version}, {', '.join(offer.regions)}", file=sys.stderr)
-        offers.sort(key=lambda o: (o.offer, o.regions, o.file))
-        sources += [offer_source(o) for o in offers]
-        head, rows = build(tables, eks, sources, offers)
-        upstream.write_json(args.output, head, ITEMS, rows)
-        print(
-            f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions, other charges in "
-            f"{len(head['charges']['regions'])} -> {args.output}",
-            file=sys.stderr,
-        )
-    write_pack(args.output, args.pack_output)
-    print(f"the policy pack's copy -> {args.pack_output}", file=sys.stderr)
+    tables, sources = [], []
+    for role, local in (
+        ("karpenter-prices-aws", args.karpenter_prices),
+        ("karpenter-prices-aws-us-gov", args.karpenter_prices_us_gov),
+    ):
+        text, src = upstream.read(role, local, args.fetch, args.ref)
+        stamp, by_region = parse_karpenter_prices(text)
+        tables.append((src, stamp, by_region))
+        sources.append({**src, "generated_at": stamp})
+    page, src = upstream.read("eks-control-plane-pricing", args.eks_pricing, args.fetch, args.ref)
+    eks = parse_eks_pricing(page)
+    sources.append(src)
+    cny = None
+    if args.karpenter_prices_cn or args.fetch:
+        text, src = upstream.read("karpenter-prices-aws-cn", args.karpenter_prices_cn, args.fetch, args.ref)
+        stamp, cn_tables = parse_karpenter_prices(text)
+        cny = (src, stamp, cn_tables)
+        sources.append({**src, "generated_at": stamp, "currency": "CNY"})
+    pages, page_sources = page_charges(upstream.manifest()[PAGES_ROLE])
+    sources += page_sources
+    offers = []
+    for path in args.price_list:
+        offer = price_list.read_offer(Path(path))
+        if not offer.regions:  # a region index may list zones that are not AWS Regions
+            print(f"{path}: skipped, no product located in an AWS Region", file=sys.stderr)
+            continue
+        offers.append(offer)
+        print(f"{path}: {offer.offer} {offer.version}, {', '.join(offer.regions)}", file=sys.stderr)
+    offers.sort(key=lambda o: (o.offer, o.regions, o.file))
+    sources += [offer_source(o) for o in offers]
+    head, rows = build(tables, eks, sources, offers, pages=pages, cny=cny)
+    upstream.write_json(args.output, head, ITEMS, rows)
+    print(
+        f"{len(rows)} instance types in {len(head['ec2_on_demand']['regions'])} regions, other charges in "
+        f"{len(head['charges']['regions'])} -> {args.output}",
+        file=sys.stderr,
+    )
     return 0
 
 

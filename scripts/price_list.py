@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from json_stream import Reader, open_text
+from json_reader import Reader, open_text
 
 OFFER_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/{offer}/{version}/{where}index.json"
 OFFERS = {"amazonec2": "AmazonEC2", "awskms": "awskms"}  # offerCode (case as AWS writes it in URLs)

@@ -42,3 +42,11 @@ def dev_run() -> StackRun:
 @pytest.fixture(scope="session")
 def prod_run() -> StackRun:
     return shipped_run("prod")
+
+
+@cache
+def irsa_run(stack: str = "dev") -> StackRun:
+    """A shipped stack without `podIdentity`: the IRSA roles a stack that omits the setting keeps."""
+    raw = stack_config(stack)
+    raw.pop("ml-platform-eks:podIdentity", None)
+    return run_stack(stack, raw)

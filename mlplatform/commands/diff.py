@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..plan import build_plan, project_for
     from ..reports.console import make_console
     from ..reports.diff import diff_document, diff_markdown, render_diff
-    from ..reports.json_stream import write_json
+    from ..reports.json_writer import write_json
     from ..reports.plan_document import plan_document
     from ..stacks import select_stacks
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
+from typing import IO, TYPE_CHECKING
 
 from mlplatform_core.errors import InputError
 
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from ..stack_names import add_stack_options, stack_argument
 
+if TYPE_CHECKING:
+    from mlplatform_core.placement.filters import PodPlacement
+
 HELP = "show on which node groups the pods of a manifest can land"
+_SPOOL_BYTES = 16 * 2**20  # output held in memory up to this, then in a temporary file
 EXIT_CODES = {
     EXIT_OK: "the manifest was placed, even if a pod fits nowhere or the API server would reject it (read the "
     "verdicts), unless --fail-unplaceable",
@@ -46,23 +52,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _read_text(filename: str, limit: int) -> str:
+def _open(filename: str) -> IO[str]:
     from mlplatform_core.placement.manifests import ManifestError
 
     try:
-        if filename == "-":
-            return sys.stdin.read(limit + 1)
-        with open(filename, encoding="utf-8") as fh:
-            return fh.read(limit + 1)
+        return sys.stdin if filename == "-" else open(filename, encoding="utf-8")
     except OSError as exc:
         raise ManifestError(f"cannot read {filename}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ManifestError(f"{filename} is not UTF-8 text") from None
+
+
+class _Unplaceable:
+    """Counts, as the results stream by, the pods that the API server rejects or no group can run."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, results: Iterable[PodPlacement]) -> Iterator[PodPlacement]:
+        for result in results:
+            self.count += bool(result.rejected or not result.reachable)
+            yield result
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when the manifest was placed (even if some pod fits nowhere), 2 on bad input."""
+    """Exit 0 when the manifest was placed (even if some pod fits nowhere, unless --fail-unplaceable), 2 on bad
+    input."""
     # The settings model and the scheduler's filters: imported once the command runs (never the Pulumi SDK).
+    import contextlib
+    import shutil
+    import tempfile
+
     from rich.markup import escape
 
     from mlplatform_core.model.config import read_stack_document
@@ -70,15 +88,13 @@ def run(args: argparse.Namespace) -> int:
     from mlplatform_core.model.workloads import manifests
     from mlplatform_core.placement.admission import ClusterObjects
     from mlplatform_core.placement.filters import place_admitted
-    from mlplatform_core.placement.manifests import MAX_MANIFEST_BYTES as limit
-    from mlplatform_core.placement.manifests import ManifestError, read_manifest
+    from mlplatform_core.placement.manifests import ManifestError, ManifestStream
     from mlplatform_core.placement.templates import node_templates
 
     from ..documents import shown_path
     from ..plan import project_for
     from ..reports.console import make_console
-    from ..reports.json_stream import write_json
-    from ..reports.placement import place_document, render_place
+    from ..reports.placement import render_place, write_place_document
     from ..stacks import NAMED_BY_FILE, file_name_note, named_by, resolve_stack
 
     if args.stack_name is not None and args.stack is not None:
@@ -95,23 +111,40 @@ def run(args: argparse.Namespace) -> int:
     cfg, layout = valid.config, valid.layout
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
-    try:
-        manifest = read_manifest(_read_text(args.filename, limit))
-        admissions = [m.admit(cluster, args.namespace) for m in manifest.pods]
-    except ManifestError as err:
-        print(f"error: {args.filename}: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     templates = node_templates(layout)
-    results = [place_admitted(a, templates) for a in admissions]
-    notes = [manifest.note] if manifest.note else []
-    if args.json:
-        write_json(place_document(results, notes, stack=name))
-    else:
-        console = make_console()
-        console.print(f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}")
-        if note:
-            console.print(f"  [yellow]note[/yellow] {escape(note)}")
-        console.print()
-        render_place(results, console, notes)
-    unplaceable = [r for r in results if r.rejected or not r.reachable]
-    return EXIT_FAILED if args.fail_unplaceable and unplaceable else EXIT_OK
+    unplaceable = _Unplaceable()
+    # Pods are read, admitted, placed and written one at a time (memory stays flat for any manifest); the output
+    # is held in a spool (memory, then a temporary file) until the whole manifest has been read, so a manifest
+    # that turns out bad at its last document still prints nothing but the error.
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8") as spool:
+        try:
+            with contextlib.ExitStack() as stack_of_files:
+                stream = _open(args.filename)
+                if stream is not sys.stdin:
+                    stack_of_files.enter_context(stream)
+                manifest = ManifestStream(stream)
+                results = unplaceable(place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
+
+                def notes() -> list[str]:
+                    return [manifest.note] if manifest.note else []
+
+                if args.json:
+                    write_place_document(results, notes, name, spool)
+                else:
+                    console = make_console(spool)
+                    console.print(
+                        f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}"
+                    )
+                    if note:
+                        console.print(f"  [yellow]note[/yellow] {escape(note)}")
+                    console.print()
+                    render_place(results, console, notes)
+        except UnicodeDecodeError:
+            print(f"error: {args.filename}: {args.filename} is not UTF-8 text", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except ManifestError as err:
+            print(f"error: {args.filename}: {err}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout)
+    return EXIT_FAILED if args.fail_unplaceable and unplaceable.count else EXIT_OK

@@ -30,16 +30,23 @@ EXIT_CODES = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_stack_arguments(parser, "every stack of the project (each Pulumi.<stack>.yaml in its stack folder)")
+    parser.add_argument(
+        "--prices",
+        choices=("snapshot", "live"),
+        default="snapshot",
+        help="where prices come from: the committed snapshot (default, offline), or, for what it lacks, the AWS "
+        "Price List API (needs AWS credentials; answers cached on disk with their date for 7 days)",
+    )
 
 
-def plan_stack(project: Project, target: Target, fmt: str) -> StackResult:
+def plan_stack(project: Project, target: Target, fmt: str, prices: str = "snapshot") -> StackResult:
     """One stack's plan; InputError when the stack cannot be read."""
     from ..plan import build_plan  # the engine and the Pulumi SDK: only once a plan is made
     from ..reports.plan_document import plan_document
     from ..reports.plan_summary import placement_verdict
     from ..reports.stack_result import StackResult
 
-    plan = build_plan(target.stack, target.config_file, project)
+    plan = build_plan(target.stack, target.config_file, project, prices=prices)
     doc = plan_document(plan) if fmt in (JSON, MARKDOWN) else None
     # one `pulumi up` per program, each with its own waves: "in 6 + 3 waves"
     waves = " + ".join(str(len(o["waves"])) for o in doc["deploymentOrder"]) if doc else None
@@ -64,4 +71,6 @@ def render_plan(result: StackResult, console: Console) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_stacks(args, "mlplatform plan", plan_stack, render_plan)
+    return run_stacks(
+        args, "mlplatform plan", lambda project, target, fmt: plan_stack(project, target, fmt, args.prices), render_plan
+    )

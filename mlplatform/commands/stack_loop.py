@@ -66,6 +66,7 @@ def run_stacks(
 
     Imported here, not at the top: `mlplatform plan --help` must not load the engine or the reports.
     """
+    from ..collisions import colliding
     from ..plan import project_for
     from ..reports.console import make_console
     from ..reports.stack_result import StackResult
@@ -81,8 +82,11 @@ def run_stacks(
         engine_run.FREEZER.enabled = True
     console = make_console() if fmt == TABLE else None
     results: list[StackResult] = []
+    refused = colliding(project, targets)  # two stacks of the run that would create the same cluster
     for target in targets:
         try:
+            if target in refused:
+                raise InputError(refused[target])
             result = evaluate(project, target, fmt)
         except InputError as err:
             result = StackResult(target.stack, target.config_file, EXIT_BAD_INPUT, error=str(err))

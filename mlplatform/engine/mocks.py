@@ -7,10 +7,11 @@ import threading
 from typing import Any
 
 import pulumi
-from pulumi.runtime import mocks as pulumi_mocks
 
 from . import remote
+from .pulumi_internals import Registration
 from .recording import Invoke, Recorded, clean
+from .urn import make_urn
 
 ACCOUNT = "123456789012"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
@@ -25,33 +26,20 @@ def physical_name(typ: str, name: str) -> str:
     return f"{name}-{_suffix(typ + name)}"
 
 
-# pulumi/pulumi sdk/python/lib/pulumi/runtime/rpc.py: _special_sig_key, _special_resource_sig
-_SIG_KEY, _RESOURCE_SIG = "4dabf18193072939515e22adb298388d", "5cf8f73096256a8f31e491e813e4eb8e"
-
-
-def _resource_reference(monitor: pulumi_mocks.MockMonitor, child: Recorded) -> dict:
-    """A resource reference to a recorded child, as a remote component's output carries it.
-
-    pulumi_eks.Cluster's `eksCluster` output is its aws:eks/cluster:Cluster child itself (pulumi-eks
-    nodejs/eks/cluster/cluster.ts registerOutputs `eksCluster`); the SDK rebuilds it from its URN (a
-    getResource invoke the mock monitor answers from its registrations), so `eks_cluster.name` is an
-    Output that depends on the EKS cluster, as in a real run.
-    """
-    state = {**child.inputs, **child.outputs}
-    monitor.resources[child.urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child.urn, state["name"], state)
-    return {_SIG_KEY: _RESOURCE_SIG, "urn": child.urn, "id": state["name"]}
-
-
-def _dependencies(request) -> dict[str, Any]:
+def _dependencies(registration: Registration) -> dict[str, Any]:
     """What the resource waits for in a real `pulumi up` (the engine keeps it in the state): its explicit
     depends_on and the resources behind its input Outputs, and the latter per input property."""
     return {
-        "dependencies": sorted(request.dependencies),
-        "property_dependencies": {k: sorted(v.urns) for k, v in sorted(request.propertyDependencies.items())},
+        "dependencies": list(registration.dependencies),
+        "property_dependencies": {k: list(v) for k, v in registration.property_dependencies.items()},
     }
 
 
-class Mocks(pulumi_mocks.Mocks):
+def _urn(registration: Registration) -> str:
+    return make_urn(pulumi.get_stack(), pulumi.get_project(), registration.parent, registration.type, registration.name)
+
+
+class Mocks(pulumi.runtime.Mocks):
     """Provider stand-ins: echo the inputs and add the outputs programs read."""
 
     def __init__(
@@ -89,38 +77,37 @@ class Mocks(pulumi_mocks.Mocks):
             outputs["name"] = physical
         return f"{physical}-id", outputs
 
-    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         typ, name = args.typ, args.name
         if typ == STACK_REFERENCE:  # read, not registered: the id is the referenced stack
             return self._stack_reference(args)
-        request = getattr(self.local, "request", None)
-        registering = request is not None and request.name == name and request.type == typ
-        if registering and remote.modelled(typ, bool(request.remote)):
-            return self._construct(request, args)
+        registration: Registration | None = getattr(self.local, "registration", None)
+        registering = registration is not None and registration.name == name and registration.type == typ
+        if registering and remote.modelled(typ, registration.remote):
+            return self._construct(registration, args)
         id_, outputs = self.provider_outputs(typ, name, args.inputs)
         if registering:
-            monitor = self.monitor_ref[0]
             self.record.append(
                 Recorded(
-                    urn=monitor.make_urn(request.parent, typ, name),
+                    urn=_urn(registration),
                     type=typ,
                     name=name,
-                    parent=request.parent or None,
-                    custom=bool(request.custom),
-                    remote=bool(request.remote),
+                    parent=registration.parent,
+                    custom=registration.custom,
+                    remote=registration.remote,
                     inputs=clean(args.inputs),
                     outputs=outputs,
-                    protect=bool(request.protect),
-                    ignore_changes=list(request.ignoreChanges),
-                    replace_on_changes=list(request.replaceOnChanges),
-                    delete_before_replace=bool(request.deleteBeforeReplace),
+                    protect=registration.protect,
+                    ignore_changes=list(registration.ignore_changes),
+                    replace_on_changes=list(registration.replace_on_changes),
+                    delete_before_replace=registration.delete_before_replace,
                     provider=args.provider or None,
-                    **_dependencies(request),
+                    **_dependencies(registration),
                 )
             )
         return id_, {**args.inputs, **outputs}
 
-    def _stack_reference(self, args: pulumi_mocks.MockResourceArgs):
+    def _stack_reference(self, args: pulumi.runtime.MockResourceArgs):
         referenced = args.inputs.get("name", args.name)
         if referenced not in self.stack_outputs:
             raise KeyError(f"offline engine: no recorded run of stack {referenced} to answer its StackReference")
@@ -128,33 +115,37 @@ class Mocks(pulumi_mocks.Mocks):
         outputs = {"outputs": stack_outputs, "secretOutputNames": list(secret_names)}
         return args.resource_id or args.name, {"name": referenced, **outputs}
 
-    def _construct(self, request, args: pulumi_mocks.MockResourceArgs):
+    def _construct(self, registration: Registration, args: pulumi.runtime.MockResourceArgs):
         """A remote component: the engine hands it to its provider's Construct; record what that creates."""
         outputs, recorded = remote.record(
-            request,
+            registration,
             args.inputs,
-            urn=self.monitor_ref[0].make_urn(request.parent, args.typ, args.name),
+            urn=_urn(registration),
             stack=pulumi.get_stack(),
             project=pulumi.get_project(),
             region=self.region,
             new_resource=self.provider_outputs,
         )
         component, children = recorded[0], recorded[1:]
-        for key, value in _dependencies(request).items():
+        for key, value in _dependencies(registration).items():
             setattr(component, key, value)
         self.record.extend(recorded)
         state = {**args.inputs, **outputs}
-        for key, child_type in remote.reference_outputs(request.type).items():
+        for key, child_type in remote.reference_outputs(registration.type).items():
+            # pulumi_eks.Cluster's `eksCluster` output is its aws:eks/cluster:Cluster child itself (pulumi-eks
+            # nodejs/eks/cluster/cluster.ts registerOutputs `eksCluster`): a reference the SDK rebuilds the
+            # child from, so `eks_cluster.name` is an Output that depends on the EKS cluster, as in a real run.
             (child,) = [c for c in children if c.type == child_type and c.parent == component.urn]
-            state[key] = _resource_reference(self.monitor_ref[0], child)
+            child_state = {**child.inputs, **child.outputs}
+            state[key] = self.monitor_ref[0].reference(child.urn, child_state["name"], child_state)
         return f"{args.name}-{_suffix(args.typ + args.name)}-id", state
 
-    def call(self, args: pulumi_mocks.MockCallArgs):
+    def call(self, args: pulumi.runtime.MockCallArgs):
         result = self._answer(args)
         self.invokes.append(Invoke(args.token, clean(dict(args.args)), result))
         return result
 
-    def _answer(self, args: pulumi_mocks.MockCallArgs):
+    def _answer(self, args: pulumi.runtime.MockCallArgs):
         if args.token == "aws:eks/getAddonVersion:getAddonVersion":
             # The newest build for the minor is AWS's answer at preview time; offline it is named, not guessed.
             addon, minor = args.args.get("addonName"), args.args.get("kubernetesVersion")
@@ -174,6 +165,15 @@ class Mocks(pulumi_mocks.Mocks):
                 "zoneIds": [f"usw2-az{i + 1}" for i in range(len(letters))],
                 "id": self.region,
             }
+        if args.token == "aws:ec2/getSubnet:getSubnet":
+            # The AZ of a subnet the stack does not create is AWS's answer at deploy. Offline, the subnets take the
+            # region's zones in the order they are looked up (a, b, c...): a stand-in, like the names.
+            self.subnets_seen = getattr(self, "subnets_seen", [])
+            subnet = args.args.get("id")
+            if subnet not in self.subnets_seen:
+                self.subnets_seen.append(subnet)
+            zone = f"{self.region}{'abcdef'[self.subnets_seen.index(subnet) % 6]}"
+            return {"id": subnet, "availabilityZone": zone, "vpcId": "(the subnet's VPC, looked up at deploy)"}
         if args.token == "aws:index/getRegion:getRegion":
             return {"name": self.region, "id": self.region}
         if args.token == "aws:eks/getCluster:getCluster":

@@ -10,7 +10,6 @@ so that programs which read outputs run to the end.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 import runpy
@@ -21,15 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-from pulumi.runtime.settings import set_root_resource
-from pulumi.runtime.stack import wait_for_rpcs
 
 from ..project import Project, project_root
+from .collector_and_pump import Freezer, Pump, young_collections_only
 from .mocks import Mocks
-from .monitor import Monitor
 from .ordering import ConstructionOrder
+from .pulumi_internals import Monitor, drop_leftover_outputs, reset_root_resource, wait_for_registrations
 from .recording import Invoke, ProgramRun, Recorded, StackRun
-from .sdk_shortcuts import Freezer, Pump, young_collections_only
 
 CONFIG_ENV = "PULUMI_CONFIG"
 ORGANIZATION = "organization"  # what pulumi.get_organization() answers offline (and on a DIY backend)
@@ -50,39 +47,6 @@ def _event_loop() -> asyncio.AbstractEventLoop:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
     return loop
-
-
-def _tracked_outputs() -> tuple[Any, set] | None:
-    """The SDK's set of apply tasks and its lock, or None when this SDK keeps them elsewhere.
-
-    `pulumi.runtime.settings.SETTINGS` is a module-level name the SDK does not export from pulumi.runtime:
-    looked up, not imported, so that an SDK without it skips the clean-up instead of failing every plan
-    (tests/mlplatform/test_engine.py pins that the installed SDK has it).
-    """
-    settings = getattr(importlib.import_module("pulumi.runtime.settings"), "SETTINGS", None)
-    outputs, lock = getattr(settings, "outputs", None), getattr(settings, "lock", None)
-    return (lock, outputs) if isinstance(outputs, set) and lock is not None else None
-
-
-def _drop_leftover_outputs(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel and forget the Output tasks a failed run leaves behind.
-
-    The SDK tracks every apply's task in SETTINGS.outputs, which set_mocks does not replace (its
-    MockSettings has no `outputs`; pulumi/runtime/mocks.py, settings.py `configure`), and wait_for_rpcs
-    awaits them all: the next run would raise the failed run's error. pulumi.runtime.mocks.test clears
-    the same set before each test.
-    """
-    tracked = _tracked_outputs()
-    if tracked is None:
-        return
-    lock, outputs = tracked
-    with lock:
-        leftover = list(outputs)
-        outputs.clear()
-    for task in leftover:
-        task.cancel()
-    if leftover:
-        loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
 
 def run_program(
@@ -189,7 +153,7 @@ def execute(
         mocks = Mocks(region, local, record, monitor_ref, stack_outputs=outputs, invokes=invokes)
         monitor = Monitor(mocks, local)
         monitor_ref.append(monitor)
-        set_root_resource(None)  # type: ignore[arg-type]
+        reset_root_resource()
         pulumi.runtime.set_mocks(
             mocks, project=project, stack=stack, preview=False, monitor=monitor, organization=ORGANIZATION
         )
@@ -206,7 +170,7 @@ def execute(
         try:
             with young_collections_only():
                 runpy.run_path(str(program), run_name="__main__")
-                loop.run_until_complete(wait_for_rpcs())
+                wait_for_registrations(loop)
                 root = pulumi.runtime.get_root_resource()
                 exports: dict[str, Any] = {}
                 secrets: set[str] = set()
@@ -217,14 +181,14 @@ def execute(
                         secrets.add(key)
                 resources = order.sort(record, loop)
         finally:
-            _drop_leftover_outputs(loop)
+            drop_leftover_outputs(loop)
             FREEZER.after_run()
             pulumi.runtime.set_all_config({}, [])
             if config_env is None:
                 os.environ.pop(CONFIG_ENV, None)
             else:
                 os.environ[CONFIG_ENV] = config_env
-            set_root_resource(None)  # type: ignore[arg-type]
+            reset_root_resource()
     return ProgramRun(
         stack=stack,
         config=dict(raw_config if raw_config is not None else pulumi_config),

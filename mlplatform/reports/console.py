@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import IO
 
 from rich.console import Console
 
@@ -19,38 +20,43 @@ def columns() -> int | None:
 
 
 class _TrimmedLines:
-    """Standard output without the spaces rich pads lines with (a table's title is padded to its width):
-    each finished line is written without trailing spaces."""
+    """A text file (standard output unless given) without the spaces rich pads lines with (a table's title is
+    padded to its width): each finished line is written without trailing spaces."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: IO[str] | None = None) -> None:
+        self._target = target
         self._pending = ""
+
+    @property
+    def _out(self) -> IO[str]:
+        return self._target if self._target is not None else sys.stdout  # stdout as it is when written to
 
     def write(self, text: str) -> int:
         *lines, self._pending = (self._pending + text).split("\n")
         if lines:
-            sys.stdout.write("".join(line.rstrip(" ") + "\n" for line in lines))
+            self._out.write("".join(line.rstrip(" ") + "\n" for line in lines))
         return len(text)
 
     def flush(self) -> None:
         if self._pending.strip(" ") == "":
-            self._pending = self._pending.strip(" ")
-        sys.stdout.write(self._pending)
+            self._pending = ""
+        self._out.write(self._pending)
         self._pending = ""
-        sys.stdout.flush()
+        self._out.flush()
 
     def isatty(self) -> bool:
         return False
 
-    def fileno(self) -> int:
-        return sys.stdout.fileno()
 
-
-def make_console() -> Console:
+def make_console(file: IO[str] | None = None) -> Console:
     """A terminal's console (rich reads COLUMNS or the terminal's size), or for piped output a colourless one
-    COLUMNS wide, else PIPED_WIDTH (rich alone would wrap every table at 80 columns), its lines trimmed.
+    COLUMNS wide, else PIPED_WIDTH (rich alone would wrap every table at 80 columns), its lines trimmed. It
+    writes to standard output, or to `file` (a spool the command copies to standard output later).
 
     Text is printed as written: no `:name:` emoji codes (rich would turn `a:m:b` into `aⓂb`)."""
     console = Console(emoji=False)
     if console.is_terminal:
+        if file is not None:
+            console.file = file
         return console
-    return Console(file=_TrimmedLines(), width=columns() or PIPED_WIDTH, no_color=True, emoji=False)
+    return Console(file=_TrimmedLines(file), width=columns() or PIPED_WIDTH, no_color=True, emoji=False)

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from mlplatform_core.model.cost import HOURS_PER_MONTH, Line, StackCost, Total, estimate, price_source, prices_date
 from mlplatform_core.model.cost.estimate import SIZES
-from mlplatform_core.model.cost.prices import priced_regions, unknown_reason
+from mlplatform_core.model.cost.prices import priced_regions, priced_with, unknown_reason
 
 from ..documents import camel_keys
 from ..plan import Plan
@@ -26,7 +26,8 @@ CENT = Decimal("0.01")
 
 
 def plan_cost(plan: Plan) -> StackCost:
-    return estimate(plan.config, plan.layout)
+    with priced_with(plan.live_prices):
+        return estimate(plan.config, plan.layout)
 
 
 def _money(usd: Decimal | None, places: Decimal = CENT) -> float | None:
@@ -75,6 +76,14 @@ def _total(total: Total) -> dict[str, Any]:
     }
 
 
+def _other_currencies(cost: StackCost) -> dict[str, dict[str, float | None]]:
+    found: dict[str, dict[str, float | None]] = {}
+    for size in SIZES:
+        for currency, per_hour in cost.other_currencies(size).items():
+            found.setdefault(currency, {})[TOTALS[size]] = _money(per_hour * HOURS_PER_MONTH)
+    return found
+
+
 def _source(source: dict[str, Any]) -> dict[str, Any]:
     """The price snapshot's provenance, its keys named like the rest of the document."""
     return {**source, "source": [camel_keys(s) for s in source.get("source", [])]}
@@ -94,8 +103,15 @@ def cost_section(cost: StackCost) -> dict[str, Any]:
         "region": cost.region,
         "on": cost.on.isoformat(),
         "prices": {"date": prices_date(), "regions": priced_regions(), **_source(price_source())},
+        # `plan --prices live`: what the AWS Price List API answered (and where it is cached), or null
+        "livePrices": None
+        if cost.live is None
+        else {"date": cost.live.date, "how": cost.live.how, "instanceTypes": sorted(cost.live.on_demand)}
+        | {"charges": sorted(cost.live.charges)},
         "lines": [_line(line) for line in cost.lines],
         "totals": {TOTALS[s]: _total(cost.total(s)) for s in SIZES},
+        # Lines priced only in another currency (China: CNY), per month, never added to the USD totals.
+        "otherCurrencies": _other_currencies(cost),
         "notIncluded": list(cost.not_included),
     }
 
@@ -174,10 +190,16 @@ def render_cost(plan: Plan, console: Console) -> None:
     cost = plan_cost(plan)
     print_table(console, cost_table(cost))
     floor, ceiling = cost.idle_floor, cost.ceiling
+    if cost.live is not None:
+        console.print(f"  live prices: AWS Price List API answers of {cost.live.date} ({escape(cost.live.how)})")
     console.print(
         f"  idle floor {_total_cell(floor)} USD/month (no user workloads: control plane, network, every group at "
         f"its min); ceiling {_total_cell(ceiling)} USD/month (every group at its max)"
     )
+    for currency, months in _other_currencies(cost).items():
+        words = {"idleFloor": "idle floor", "desired": "desired", "ceiling": "ceiling"}
+        shown = ", ".join(f"{words.get(k, k)} {v:,.2f}" for k, v in months.items() if v is not None)
+        console.print(f"  in {currency}, never added to USD: {shown} {currency}/month")
     if floor.lower_bound or ceiling.lower_bound:
         missing = list(dict.fromkeys([*floor.unknown, *ceiling.unknown]))
         console.print("  >= : a lower bound; these have no price in the snapshot:")

@@ -81,6 +81,9 @@ def access_section(plan: Plan) -> list[dict[str, Any]]:
     return out
 
 
+POD_IDENTITY_ASSOCIATION_TYPE = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
+
+
 def storage_section(plan: Plan) -> dict[str, Any] | None:
     """The EBS CSI add-on (version, role, configuration) and the StorageClass the stack makes the default."""
     addons = [r for r in plan.run.of_type(EKS_ADDON_TYPE) if r.inputs.get("addonName") == ebs_csi.ADDON_NAME]
@@ -88,6 +91,12 @@ def storage_section(plan: Plan) -> dict[str, Any] | None:
         return None
     addon = addons[0].inputs
     values = addon.get("configurationValues")
+    # The controller's role: IRSA (the add-on annotates its service account) or a Pod Identity association.
+    associations = [
+        r.inputs
+        for r in plan.run.of_type(POD_IDENTITY_ASSOCIATION_TYPE)
+        if r.inputs.get("serviceAccount") == ebs_csi.CONTROLLER_SERVICE_ACCOUNT
+    ]
     classes = [
         {k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}
         for r in plan.run.of_type(STORAGE_CLASS_TYPE)
@@ -97,6 +106,8 @@ def storage_section(plan: Plan) -> dict[str, Any] | None:
         "version": addon.get("addonVersion"),
         "preserve": addon.get("preserve", False),
         "serviceAccountRoleArn": addon.get("serviceAccountRoleArn"),
+        "roleThrough": "Pod Identity" if associations else "IRSA",
+        "roleArn": associations[0].get("roleArn") if associations else addon.get("serviceAccountRoleArn"),
         "configuration": json.loads(values) if isinstance(values, str) else values,
         "storageClasses": classes,
     }
@@ -168,7 +179,8 @@ def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:
         console.print(
             escape(
                 f"Storage: EKS add-on {storage['addon']} {storage['version']} "
-                f"(preserve={storage['preserve']}, IRSA role), StorageClass {classes or 'none'}"
+                f"(preserve={storage['preserve']}, role through {storage['roleThrough']}), "
+                f"StorageClass {classes or 'none'}"
             )
         )
 

@@ -7,9 +7,10 @@ its JSON and `render_placement` for its human view, so the wording lives here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -160,16 +161,37 @@ def render_placement(
     return report
 
 
+def place_pod(result: PodPlacement) -> dict[str, Any]:
+    """One pod of `mlplatform place --json`, every documented key present (empty lists, a null namespace)."""
+    found = result.to_dict()
+    keys = ("name", "namespace", "groups", "ranking", "rejected", "notes", "warnings")
+    return {k: found.get(k, None if k == "namespace" else []) for k in keys} | found
+
+
 def place_document(
-    results: Sequence[PodPlacement], notes: Sequence[str] = (), stack: str | None = None
+    results: Iterable[PodPlacement], notes: Sequence[str] = (), stack: str | None = None
 ) -> dict[str, Any]:
-    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "groups": [{"name", "schedulable",
-    "reasons"}]}]}; a pod the API server refuses has no groups and its reasons under "rejected"; "notes" on the
-    manifest as a whole."""
-    out: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "stack": stack, "pods": [r.to_dict() for r in results]}
-    if notes:
-        out["notes"] = list(notes)
-    return out
+    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "groups": [{"name",
+    "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings"}], "notes"}. A pod the API server refuses
+    has no groups and its reasons under "rejected"; "notes" on the manifest as a whole. Every key is always there."""
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "stack": stack,
+        "pods": [place_pod(r) for r in results],
+        "notes": list(notes),
+    }
+
+
+def write_place_document(
+    results: Iterable[PodPlacement], notes: Callable[[], Sequence[str]], stack: str | None, out: TextIO
+) -> None:
+    """place_document written as the pods are placed: one pod per line, so memory stays flat for any number of
+    pods; `notes` is asked for once every pod is out (what the manifest skipped is known only then)."""
+    head = json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": stack}, indent=2)[:-2]
+    out.write(head + ',\n  "pods": [')
+    for i, result in enumerate(results):
+        out.write(("," if i else "") + "\n    " + json.dumps(place_pod(result), default=str))
+    out.write('\n  ],\n  "notes": ' + json.dumps(list(notes())) + "\n}\n")
 
 
 def place_table(result: PodPlacement) -> Table:
@@ -197,7 +219,10 @@ def place_table(result: PodPlacement) -> Table:
     return table
 
 
-def render_place(results: Sequence[PodPlacement], console: Console, notes: Sequence[str] = ()) -> None:
+def render_place(
+    results: Iterable[PodPlacement], console: Console, notes: Callable[[], Sequence[str]] | Sequence[str] = ()
+) -> None:
+    """Each pod's verdict as it is placed, then the manifest's notes (`notes` may be asked for at the end)."""
     for result in results:
         if result.rejected:
             console.print(f"[bold]{escape(result.pod.name)}[/bold]")
@@ -213,5 +238,5 @@ def render_place(results: Sequence[PodPlacement], console: Console, notes: Seque
         if not result.reachable and not result.rejected:
             console.print("  [bold red]no node group can run this pod; it would stay Pending[/bold red]")
         console.print()
-    for note in notes:
+    for note in notes() if callable(notes) else notes:
         console.print(f"note: {escape(note)}")

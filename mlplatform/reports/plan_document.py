@@ -12,6 +12,7 @@ from ..plan import Plan
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
+from .gpu_capacity import gpu_capacity_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
@@ -50,7 +51,8 @@ def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[st
                 "name": ng.name,
                 "role": i.get("labels", {}).get(ROLE_LABEL, ng.name),
                 "capacityType": i.get("capacityType"),
-                "instanceTypes": i.get("instanceTypes", []),
+                # A reservation's group names its type in the launch template (EKS requires it there).
+                "instanceTypes": i.get("instanceTypes") or [t for lt in lts if (t := lt.inputs.get("instanceType"))],
                 "amiType": i.get("amiType"),
                 "minSize": scaling.get("minSize"),
                 "maxSize": scaling.get("maxSize"),
@@ -109,7 +111,11 @@ def plan_document(plan: Plan) -> dict[str, Any]:
             for r in plan.run.resources
         ],
         "exports": plan.run.public_exports(),
-        "placement": placement_section(plan.layout, report=plan.placement),
+        # With the proof: where training groups sit and what pods request on each GPU group (gpu_capacity.py).
+        "placement": {
+            **placement_section(plan.layout, report=plan.placement),
+            "gpuCapacity": gpu_capacity_section(plan),
+        },
         "kubernetes": kubernetes_section(plan.run),
         "cost": cost_section(plan_cost(plan)),
         "storage": storage_section(plan),

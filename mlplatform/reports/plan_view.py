@@ -19,6 +19,7 @@ from ..stacks import NAMED_BY_FILE, file_name_note
 from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
+from .gpu_capacity import render_gpu_capacity
 from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
@@ -108,6 +109,8 @@ def render(plan: Plan, console: Console) -> None:
     if doc["nodePools"]:  # provisioner: karpenter
         print_table(console, node_pool_table(doc["nodePools"]))
         console.print()
+    render_gpu_capacity(doc["placement"]["gpuCapacity"], console)
+    console.print()
     render_cost(plan, console)
     console.print()
     render_placement(plan.layout, console, report=plan.placement)

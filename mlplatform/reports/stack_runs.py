@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..documents import SCHEMA_VERSION, shown_path
 from ..exit_codes import EXIT_BAD_INPUT
-from .json_stream import write_json
+from .json_writer import write_json
 from .markdown import markdown_document
 from .stack_result import StackResult
 from .tables import print_table

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .addons.charts import CHARTS
+from .addons.charts import CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN
+from .addons.gpu_agents import releases as gpu_releases
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
 from .network import DEFAULT_VPC_CIDR
@@ -103,7 +104,9 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     oidc = f"https://oidc.eks.{region}.amazonaws.com (pulumi-eks reads the OIDC issuer's TLS certificate)"
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
-    charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in CHARTS}))
+    # The repositories of the charts the stack installs (the GPU add-ons' only where a group needs them).
+    installed = [CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN, *(r.chart for r in gpu_releases(layout))]
+    charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in installed}))
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (
         "AWS credentials for the IAM permissions in the README, and Kubernetes cluster-admin: the identity "

@@ -33,9 +33,21 @@ class InstanceType:
     max_pods: int | None  # the EKS AL2023 AMI's max pods (VPC CNI secondary IPs)
     gpu_maker: str | None = None  # NVIDIA, AMD, ... (any GPU, fractional included)
     gpu_name: str | None = None  # e.g. a10g, h100, t4g
+    gpu_memory_mib: int | None = None  # memory of one GPU
     accelerator: str | None = None  # non-GPU accelerator, e.g. "AWS inferentia2"
     devices: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     ebs_attachments: int | None = None
+    efa_interfaces: int = 0  # EFA interfaces the type supports at most (0: no EFA)
+    network_cards: int | None = None
+
+    @property
+    def efa(self) -> bool:
+        return self.efa_interfaces > 0
+
+    @property
+    def efa_interfaces_per_node(self) -> int:
+        """The EFA interfaces a node gets: one per network card, at most the type's maximum."""
+        return min(self.efa_interfaces, self.network_cards or self.efa_interfaces)
 
     @property
     def family(self) -> str:
@@ -55,6 +67,11 @@ class InstanceType:
     def accelerated(self) -> bool:
         """Any GPU (fractional and non-NVIDIA included) or other accelerator: a type for dedicated groups only."""
         return self.gpu_maker is not None or self.accelerator is not None
+
+    @property
+    def maybe_accelerated(self) -> bool:
+        """Accelerated, or not known not to be: a type whose GPU facts are unknown is never taken for a CPU type."""
+        return self.accelerated or not self.known
 
     @property
     def size_class(self) -> tuple[int | None, int | None, int]:
@@ -90,9 +107,12 @@ def _instance(name: str, row: Mapping[str, Any]) -> InstanceType:
         max_pods=row.get("max_pods"),
         gpu_maker=gpu.get("maker"),
         gpu_name=gpu.get("name"),
+        gpu_memory_mib=gpu.get("memory_mib"),
         accelerator=f"{accel.get('maker')} {accel.get('name')}" if accel else None,
         devices=MappingProxyType(dict(devices)),
         ebs_attachments=row.get("ebs_attachments"),
+        efa_interfaces=int(row.get("efa_interfaces") or 0),
+        network_cards=row.get("network_cards"),
     )
 
 
@@ -136,6 +156,12 @@ def suggest(instance_type: str, n: int = 3) -> list[str]:
     # A known family with an unknown size: offer the family's sizes.
     fam = family(instance_type)
     return sorted((t for t in names if family(t) == fam), key=lambda t: (names[t].vcpu or 0, t))[:n]
+
+
+UNKNOWN_ACCELERATORS = (
+    "the catalog knows only its network limits (the Karpenter instance-type document, current and older, does "
+    "not describe it), so whether it has a GPU or another accelerator is unknown"
+)
 
 
 def unknown_type_message(instance_type: str) -> str:

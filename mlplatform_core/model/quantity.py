@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
@@ -43,6 +44,8 @@ def parse_quantity(value: object) -> Fraction:
     >>> parse_quantity("250m"), parse_quantity("1Gi"), parse_quantity(2)
     (Fraction(1, 4), Fraction(1073741824, 1), Fraction(2, 1))
     """
+    if type(value) is str:  # the common case first: manifests repeat a few quantities thousands of times
+        return _parse_text(value)
     if isinstance(value, bool):  # bool is an int subclass; `cpu: true` is a mistake, not 1
         raise QuantityError(f"{value!r} is not a quantity such as 500m, 2 or 4Gi")
     if isinstance(value, int):
@@ -53,6 +56,11 @@ def parse_quantity(value: object) -> Fraction:
         return Fraction(repr(value))  # the decimal the user wrote, not the binary float
     if not isinstance(value, str):
         raise QuantityError(f"{value!r} is not a quantity such as 500m, 2 or 4Gi")
+    return _parse_text(value)
+
+
+@lru_cache(maxsize=4096)  # manifests repeat a few quantities thousands of times (`place` with 10,000 pods)
+def _parse_text(value: str) -> Fraction:
     text = value.strip()
     match = _QUANTITY.match(text) if len(text) <= _MAX_CHARS else None
     if not match:

@@ -29,6 +29,8 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
 # Set on the GPU groups whose AMI needs the NVIDIA device plugin DaemonSet (AL2023 NVIDIA, not Bottlerocket).
 DEVICE_PLUGIN_LABEL = "mlplatform.io/nvidia-device-plugin"
+# Set on groups with EFA interfaces (efa: true): the EFA device plugin DaemonSet selects it.
+EFA_LABEL = "mlplatform.io/efa"
 
 # Labels EKS and the kubelet put on every node; users must not set them.
 EKS_CAPACITY_LABEL = "eks.amazonaws.com/capacityType"
@@ -52,8 +54,9 @@ class Taint:
 
     @property
     def repels(self) -> bool:
-        """Whether the scheduler refuses pods that do not tolerate it (PreferNoSchedule only scores)."""
-        return self.effect != "PreferNoSchedule"
+        """Whether the scheduler refuses pods that do not tolerate it (PreferNoSchedule only scores; an effect
+        Kubernetes does not know, as a policy may read from a hand-written program, keeps nobody off)."""
+        return self.effect in ("NoSchedule", "NoExecute")
 
     def to_dict(self) -> dict[str, str]:
         return {"key": self.key, "value": self.value, "effect": self.effect}

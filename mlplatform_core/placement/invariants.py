@@ -6,7 +6,7 @@
 - prevent and none never reach a spot group;
 - constrain (and the Polyaxon spot experiment) reach spot groups only, at least one;
 - allow reaches a spot group and an on-demand workload group;
-- GPU jobs reach GPU groups only, and CPU-only user workloads stay off them;
+- GPU jobs reach GPU groups only, and CPU-only user workloads stay off them; EFA jobs reach EFA groups only;
 - no user workload reaches the initial group;
 - system pods reach exactly their groups (core services: initial; every DaemonSet: the groups it serves).
 
@@ -66,6 +66,7 @@ def check_invariants(
     """Place every profile and report each broken placement promise as an error."""
     spot = {g.name for g in layout.spot_groups}
     gpu = {g.name for g in layout.gpu_groups}
+    efa = {g.name for g in layout.groups if g.efa}
     initial = {g.name for g in layout.groups if g.is_initial}
     errors: list[Finding] = []
     placements = []
@@ -97,6 +98,8 @@ def check_invariants(
                 err("preemption mode allow reaches no on-demand workload group")
         if profile.gpu and reach - gpu:
             err(f"GPU job reaches non-GPU group(s) {_names(sorted(reach - gpu))}")
+        if profile.efa and reach - efa:
+            err(f"EFA job reaches group(s) without EFA {_names(sorted(reach - efa))}")
         if profile.user and not profile.gpu and reach & gpu:
             err(
                 f"CPU-only workload reaches GPU group(s) {_names(sorted(reach & gpu))}; "

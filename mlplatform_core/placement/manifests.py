@@ -10,18 +10,66 @@ the item of a List (items[i]) and the kind.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import IO, Any
 
 import yaml
 
 from .admission import Admission, ClusterObjects, admit
 from .pods import Pod, PodSpecError
 
-MAX_MANIFEST_BYTES = 5_000_000
-MAX_PODS = 500
+# Documents are read one at a time and their pods placed as they come, so memory stays flat however long the
+# manifest; the byte limit only keeps a runaway stream (a device, an endless pipe) from running for ever.
+MAX_MANIFEST_BYTES = 1_000_000_000
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same safe types
+
+
+class _ManifestLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """The safe loader, building each document in one recursive pass: PyYAML's generic construction (a
+    generator per mapping, deep-construction bookkeeping) cost more than parsing and placing the pods. The
+    same values: scalars through the safe constructors, YAML aliases as shared objects, merge keys merged,
+    any other tag refused as the safe loader refuses it."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        built: dict[int, Any] = {}
+        str_tag, map_tag, seq_tag = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+        scalars = self.yaml_constructors
+
+        def build(n: yaml.Node) -> Any:
+            key = id(n)
+            if key in built:
+                return built[key]
+            if isinstance(n, yaml.ScalarNode):
+                if n.tag == str_tag:
+                    value = n.value
+                elif n.tag in scalars:
+                    value = scalars[n.tag](self, n)
+                else:
+                    value = self.construct_object(n, deep=True)  # refuses unknown tags, as safe_load does
+            elif isinstance(n, yaml.MappingNode) and n.tag == map_tag:
+                value = built[key] = {}
+                self.flatten_mapping(n)
+                for k, v in n.value:
+                    item = build(k)
+                    try:
+                        hash(item)
+                    except TypeError:
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping", n.start_mark, "found unhashable key", k.start_mark
+                        ) from None
+                    value[item] = build(v)
+            elif isinstance(n, yaml.SequenceNode) and n.tag == seq_tag:
+                value = built[key] = []
+                value.extend(build(x) for x in n.value)
+            else:
+                value = self.construct_object(n, deep=True)
+            built[key] = value
+            return value
+
+        return build(node)
+
 
 # kind -> path from the object to its PodSpec
 POD_SPEC_PATHS: Mapping[str, tuple[str, ...]] = {
@@ -142,36 +190,74 @@ class _Reader:
         self.pods.append(ManifestPod(f"{kind}/{name}", kind, document, spec, namespace, item))
 
 
+class _Limited:
+    """A text stream that refuses to be read past MAX_MANIFEST_BYTES characters."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream, self.read_so_far = stream, 0
+
+    def read(self, size: int = -1) -> str:
+        chunk = self.stream.read(size)
+        self.read_so_far += len(chunk)
+        if self.read_so_far > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"the manifest is larger than {MAX_MANIFEST_BYTES:,} bytes")
+        return chunk
+
+
+class ManifestStream:
+    """The pod specs of a manifest as they are read, one document at a time (memory stays flat however many).
+
+    Iterate it once; then `skipped` and `note` tell the kinds without pods, like Manifest. Raises ManifestError
+    (naming the document) while iterating, and at the end when the manifest held no pod spec at all."""
+
+    def __init__(self, source: str | IO[str]) -> None:
+        self._source = source
+        self._reader = _Reader()
+
+    @property
+    def skipped(self) -> Mapping[str, int]:
+        return MappingProxyType(dict(self._reader.skipped))
+
+    @property
+    def note(self) -> str | None:
+        return Manifest((), self.skipped).note
+
+    def __iter__(self) -> Iterator[ManifestPod]:
+        reader, source = self._reader, self._source
+        if isinstance(source, str) and len(source) > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"the manifest is larger than {MAX_MANIFEST_BYTES:,} bytes")
+        stream = source if isinstance(source, str) else _Limited(source)
+        document, found = 0, 0
+        try:
+            for document, obj in enumerate(yaml.load_all(stream, Loader=_ManifestLoader), start=1):
+                if obj is None:  # an empty document, e.g. a trailing ---
+                    continue
+                if not isinstance(obj, Mapping):
+                    raise ManifestError(
+                        f"must be a mapping (a Kubernetes object or a PodSpec), got {type(obj).__name__}", document
+                    )
+                reader.read(obj, document)
+                found += len(reader.pods)
+                yield from reader.pods
+                reader.pods.clear()
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise ManifestError(f"is not valid YAML{where}: {problem}", document + 1) from None
+        except RecursionError:
+            raise ManifestError("is nested too deeply to be a Kubernetes object", document + 1) from None
+        if not found:
+            skipped = f" (only {', '.join(sorted(reader.skipped))})" if reader.skipped else ""
+            raise ManifestError(f"no pod specs found{skipped}; give a {SUPPORTED}")
+
+
 def read_manifest(text: str) -> Manifest:
     """Every pod spec in YAML text, in document order, and the kinds without pods it skipped.
     Raises ManifestError."""
-    if len(text.encode("utf-8", errors="replace")) > MAX_MANIFEST_BYTES:
-        raise ManifestError(f"the manifest is larger than {MAX_MANIFEST_BYTES:,} bytes")
-    reader = _Reader()
-    pods = reader.pods
-    document = 0
-    try:
-        for document, obj in enumerate(yaml.safe_load_all(text), start=1):
-            if obj is None:  # an empty document, e.g. a trailing ---
-                continue
-            if not isinstance(obj, Mapping):
-                raise ManifestError(
-                    f"must be a mapping (a Kubernetes object or a PodSpec), got {type(obj).__name__}", document
-                )
-            reader.read(obj, document)
-            if len(pods) > MAX_PODS:
-                raise ManifestError(f"more than {MAX_PODS} pod specs; split the file")
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ManifestError(f"is not valid YAML{where}: {problem}", document + 1) from None
-    except RecursionError:
-        raise ManifestError("is nested too deeply to be a Kubernetes object", document + 1) from None
-    if not pods:
-        skipped = f" (only {', '.join(sorted(reader.skipped))})" if reader.skipped else ""
-        raise ManifestError(f"no pod specs found{skipped}; give a {SUPPORTED}")
-    return Manifest(tuple(pods), MappingProxyType(dict(reader.skipped)))
+    stream = ManifestStream(text)
+    pods = tuple(stream)
+    return Manifest(pods, stream.skipped)
 
 
 def read_manifests(text: str) -> list[ManifestPod]:

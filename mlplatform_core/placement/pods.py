@@ -18,7 +18,6 @@ from ..model.quantity import QuantityError, int_value, milli_value
 from ..model.scheduling import CPU, EFFECTS, Toleration, label_value_error, qualified_name_error
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-TOLERATION_OPERATORS = ("", "Equal", "Exists")
 
 
 class PodSpecError(ValueError):

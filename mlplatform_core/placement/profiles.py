@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.addons import coredns, ebs_csi, karpenter
+from ..model.addons import coredns, ebs_csi, karpenter_controller
 from ..model.addons.node_agents import node_agents
 from ..model.config import StackConfig
 from ..model.layout import Layout, NodeGroupSpec
+from ..model.layout.sharing import EFA_RESOURCE
 from ..model.ml_settings import mlrun as mlrun_settings
 from ..model.ml_settings import polyaxon
 from ..model.scheduling import GPU_RESOURCE
@@ -45,6 +46,7 @@ class Profile:
     user: bool = True  # user workloads must never reach the initial group
     preemption_mode: str | None = None  # MLRun's mode when MLRun built the pod
     gpu: bool = False  # must reach GPU groups only
+    efa: bool = False  # must reach EFA groups only (requests vpc.amazonaws.com/efa)
     spot_only: bool = False  # asked for spot nodes outside MLRun (Polyaxon's spot environment)
     expected_groups: tuple[str, ...] | None = None  # system pods: exactly these groups, no more, no fewer
     per_node: bool = False  # a DaemonSet: one pod per node of the groups it reaches, never moved elsewhere
@@ -99,11 +101,20 @@ def _container(name: str, image: str, resources: Mapping[str, Any] | None = None
 
 
 def mlrun_pod_spec(
-    inputs: ProfileInputs, mode: str, image: str = "mlrun/mlrun", gpus: int = 0, restart_policy: str = "Never"
+    inputs: ProfileInputs,
+    mode: str,
+    image: str = "mlrun/mlrun",
+    gpus: int = 0,
+    restart_policy: str = "Never",
+    gpu_type: str = GPU_RESOURCE,
+    extra_limits: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The PodSpec MLRun submits for a function: default resources, priority class and node selector
     (config < function, empty values dropped, as MLRun merges them), then the preemption enrichment."""
-    resources = _with_gpu(inputs.job_resources, gpus) if gpus else inputs.job_resources
+    resources = _with_gpu(inputs.job_resources, gpus, gpu_type) if gpus else inputs.job_resources
+    if extra_limits:
+        resources = copy.deepcopy(dict(resources))
+        resources.setdefault("limits", {}).update(extra_limits)
     spec: dict[str, Any] = {
         "containers": [_container("base", image, resources)],
         "priorityClassName": inputs.priority_class,
@@ -115,10 +126,38 @@ def mlrun_pod_spec(
     return enrich_preemption(spec, mode, inputs.mlrun)
 
 
-def _with_gpu(resources: Mapping[str, Any], gpus: int) -> dict[str, Any]:
-    """MLRun's gpus()/with_limits(gpus=): the GPU goes into limits (the API server copies it to requests)."""
+def _with_gpu(resources: Mapping[str, Any], gpus: int, gpu_type: str = GPU_RESOURCE) -> dict[str, Any]:
+    """MLRun's gpus()/with_limits(gpus=, gpu_type=): the GPU goes into limits (the API server copies it to
+    requests), under the resource the group advertises (nvidia.com/gpu, or a MIG device with strategy mixed)."""
     out = copy.deepcopy(dict(resources))
-    out.setdefault("limits", {})[GPU_RESOURCE] = gpus
+    out.setdefault("limits", {})[gpu_type] = gpus
+    return out
+
+
+def _gpu_profiles(layout: Layout, inputs: ProfileInputs, mode: str) -> list[Profile]:
+    """A GPU job per GPU resource the groups advertise (whole or time-sliced GPUs and single-strategy MIG devices
+    are nvidia.com/gpu; mixed MIG devices have a name each), and a multi-node training job on EFA groups."""
+    out = []
+    resources = sorted({g.sharing.resource if g.sharing else GPU_RESOURCE for g in layout.gpu_groups})
+    for resource in resources:
+        name = "gpu-training-job" if resource == GPU_RESOURCE else f"gpu-job-{resource.split('/', 1)[1]}"
+        spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu", gpus=1, gpu_type=resource)
+        what = "gpus(1)" if resource == GPU_RESOURCE else f"with_limits(gpus=1, gpu_type={resource!r})"
+        out.append(Profile(name, f"MLRun job with {what} (default mode {mode})", spec, preemption_mode=mode, gpu=True))
+    efa = [g for g in layout.groups if g.efa]
+    if efa:
+        on_gpus = efa[0].gpu
+        spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu", gpus=1 if on_gpus else 0, extra_limits={EFA_RESOURCE: 1})
+        out.append(
+            Profile(
+                "efa-training-job",
+                f"MLRun job with gpus(1) and one EFA interface, a worker of multi-node training (default mode {mode})",
+                spec,
+                preemption_mode=mode,
+                gpu=on_gpus,
+                efa=True,
+            )
+        )
     return out
 
 
@@ -169,16 +208,7 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
         profiles.append(Profile("jupyter-server", "Jupyter notebook server", spec))
 
     if layout.gpu_groups:
-        gpu = mlrun_pod_spec(inputs, default_mode, "mlrun/mlrun-gpu", gpus=1)
-        profiles.append(
-            Profile(
-                "gpu-training-job",
-                f"MLRun job with gpus(1) (default mode {default_mode})",
-                gpu,
-                preemption_mode=default_mode,
-                gpu=True,
-            )
-        )
+        profiles += _gpu_profiles(layout, inputs, default_mode)
     else:
         notes.append("no GPU group in this layout: GPU jobs would stay Pending; the GPU profile is left out")
 
@@ -212,11 +242,11 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             expected_groups=initial,
         )
     )
-    if karpenter.uses_karpenter(layout):
+    if karpenter_controller.uses_karpenter(layout):
         spec = {
             "containers": [_container("controller", "public.ecr.aws/karpenter/controller")],
             "priorityClassName": "system-cluster-critical",
-            **karpenter.controller_pod_placement(),
+            **karpenter_controller.controller_pod_placement(),
         }
         profiles.append(
             Profile(

@@ -14,8 +14,10 @@ from typing import Any
 
 from ..model import instances
 from ..model.karpenter import capacity as karpenter_capacity
-from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, CAPACITY_TYPES, NODECLASS_LABEL, NODEPOOL_LABEL
+from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, NODECLASS_LABEL, NODEPOOL_LABEL
+from ..model.karpenter.training import capacity_type_of
 from ..model.layout import Layout, NodeGroupSpec
+from ..model.layout.sharing import node_devices
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, Taint
 
@@ -130,7 +132,7 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
     ami_arch = "arm64" if "ARM" in spec.ami_type else "amd64"
     if spec.karpenter:
         pool_labels = {
-            CAPACITY_TYPE_LABEL: CAPACITY_TYPES[spec.capacity_type],
+            CAPACITY_TYPE_LABEL: capacity_type_of(spec),
             NODEPOOL_LABEL: spec.name,
             NODECLASS_LABEL: spec.name,
         }
@@ -143,17 +145,20 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
         alloc = None
         if spec.karpenter and info is not None:
             alloc = karpenter_capacity.allocatable(info)
+            if alloc is not None:
+                alloc = MappingProxyType({**alloc, **node_devices(spec, info)})
         elif info is not None and info.known and info.allocatable_memory_mib is not None:
-            # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit.
+            # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit, as the group's
+            # EFA and GPU sharing make them (layout/sharing.py node_devices).
             alloc = MappingProxyType(
                 {
                     **dict.fromkeys(HUGEPAGES, 0),
-                    **info.devices,
+                    GPU_RESOURCE: info.gpus,
+                    **node_devices(spec, info),
                     CPU: info.allocatable_cpu_millis,
                     MEMORY: info.allocatable_memory_mib * 2**20,
                     EPHEMERAL_STORAGE: allocatable_ephemeral_storage(spec.disk_size_gib),
                     PODS: info.max_pods,
-                    GPU_RESOURCE: info.gpus,
                 }
             )
         vlabels = {**labels, INSTANCE_TYPE_LABEL: name}

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 
-from mlplatform_core.model.addons.karpenter import discovery_tags
+from mlplatform_core.model.addons.karpenter_controller import discovery_tags
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
     EC2_TRUST_POLICY,
@@ -52,8 +52,18 @@ class Cluster(pulumi.ComponentResource):
                 private_subnet_tags=discovery_tags(layout),
             )
             vpc_id, subnet_ids = vpc.vpc_id, vpc.private_subnet_ids
+            subnet_zones = vpc.private_subnet_zones
         else:
             vpc_id, subnet_ids = net.vpc_id, list(net.private_subnet_ids or [])
+            # The zones of subnets the stack does not create are looked up (single-zone groups pick by zone).
+            subnet_zones = (
+                [
+                    aws.ec2.get_subnet_output(id=s, opts=pulumi.InvokeOutputOptions(parent=self)).availability_zone
+                    for s in subnet_ids
+                ]
+                if any(g.single_zone for g in layout.groups)
+                else []
+            )
 
         key = aws.kms.Key(
             f"{name}-secrets",
@@ -120,5 +130,7 @@ class Cluster(pulumi.ComponentResource):
         self.oidc_provider_url = self.eks.oidc_provider_url
         self.node_role_arn = node_role.arn
         self.private_subnet_ids = subnet_ids
+        self.private_subnet_zones = subnet_zones
+        self.vpc_id = vpc_id
         self.tags = tags
         self.register_outputs({"clusterName": self.name, "kubeconfig": self.kubeconfig_json})

@@ -52,6 +52,7 @@ class Vpc(pulumi.ComponentResource):
         )
         nats: list[aws.ec2.NatGateway] = []
         self.private_subnet_ids = []
+        self.private_subnet_zones: list[pulumi.Output[str]] = []
         for i in range(zones_wanted):
             az = azs.names[i]
             public = aws.ec2.Subnet(
@@ -89,5 +90,6 @@ class Vpc(pulumi.ComponentResource):
             )
             aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=private.id, route_table_id=rt.id, opts=child)
             self.private_subnet_ids.append(private.id)
+            self.private_subnet_zones.append(private.availability_zone)
         self.vpc_id = vpc.id
         self.register_outputs({"vpcId": vpc.id, "privateSubnetIds": self.private_subnet_ids})

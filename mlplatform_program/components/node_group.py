@@ -3,6 +3,12 @@
 Built from aws.eks.NodeGroup rather than pulumi_eks.ManagedNodeGroup so that
 labels, taints, capacity type, scaling and tags are plain resource inputs that
 tests and policies can see, offline and in a real preview alike.
+
+Multi-node training and reservations live in the launch template (model/layout/training.py says why): EFA
+interfaces (all `efa`, the first on device 0 and the others on device 1 of their network cards, with the
+cluster's and the EFA security group), the placement group, and the capacity reservation target with the
+instance type (and `capacity-block` market type) that EKS requires for reservations. A group whose launch
+template names the instance type gives the node group none.
 """
 
 from __future__ import annotations
@@ -14,6 +20,39 @@ import pulumi_aws as aws
 
 from mlplatform_core.model.layout import NodeGroupSpec, autoscaler_tags
 from mlplatform_core.model.layout.spec import root_device
+
+from .training_network import GroupNetwork
+
+
+def _efa_interfaces(spec: NodeGroupSpec, network: GroupNetwork) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
+    groups = [network.cluster_security_group, *([network.efa_security_group] if network.efa_security_group else [])]
+    return [
+        aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+            network_card_index=card,
+            device_index=0 if card == 0 else 1,
+            interface_type="efa",
+            security_groups=groups,
+            delete_on_termination="true",
+        )
+        for card in range(spec.efa_interfaces)
+    ]
+
+
+def _reservation_args(spec: NodeGroupSpec) -> dict:
+    r = spec.reservation
+    if r is None:
+        return {}
+    out: dict = {
+        "instance_type": spec.instance_types[0],
+        "capacity_reservation_specification": aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+            capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+                capacity_reservation_id=r.id
+            )
+        ),
+    }
+    if r.capacity_block:
+        out["instance_market_options"] = aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
+    return out
 
 
 class NodeGroup(pulumi.ComponentResource):
@@ -31,6 +70,7 @@ class NodeGroup(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
         opts: pulumi.ResourceOptions | None = None,
         eks_cluster_name: pulumi.Input[str] | None = None,
+        network: GroupNetwork | None = None,
     ):
         """`eks_cluster_name`: the cluster's name as an Output of the EKS cluster (default `cluster_name`).
         `depends_on`: what the aws.eks.NodeGroup itself waits for besides (a component's own depends_on is not
@@ -39,10 +79,19 @@ class NodeGroup(pulumi.ComponentResource):
 
         Only the EKS node group waits for the control plane: the launch template and the component itself are
         created alongside the cluster.
+
+        `network`: a single-zone group's subnet, placement group and security groups (components/training_network.py).
         """
         super().__init__("mlplatform:node_group:NodeGroup", spec.name, None, opts)
         tags = {**(tags or {}), "mlplatform.io/node-group": spec.name}
         child = pulumi.ResourceOptions(parent=self)
+        training: dict = _reservation_args(spec)
+        if network is not None:
+            subnet_ids = [network.subnet_id]
+            if spec.efa:
+                training["network_interfaces"] = _efa_interfaces(spec, network)
+            if network.placement_group is not None:
+                training["placement"] = aws.ec2.LaunchTemplatePlacementArgs(group_name=network.placement_group)
 
         template = aws.ec2.LaunchTemplate(
             f"{spec.name}-lt",
@@ -71,6 +120,7 @@ class NodeGroup(pulumi.ComponentResource):
             ],
             tags=tags,
             opts=child,
+            **training,
         )
 
         # The autoscaler owns the desired size of autoscaled groups; `pulumi up` must not reset it.
@@ -82,12 +132,14 @@ class NodeGroup(pulumi.ComponentResource):
             node_role_arn=node_role_arn,
             subnet_ids=subnet_ids,
             capacity_type=spec.capacity_type,
-            instance_types=list(spec.instance_types),
+            instance_types=None if "instance_type" in training else list(spec.instance_types),
             ami_type=spec.ami_type,
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=spec.min_size, max_size=spec.max_size, desired_size=spec.desired_size
             ),
             update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=spec.max_unavailable),
+            # EKS node auto repair, from the conditions the node monitoring agent add-on reports (nodeRepair).
+            node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=spec.node_repair),
             labels=dict(spec.labels),
             taints=[
                 aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value or None, effect=t.eks_effect) for t in spec.taints

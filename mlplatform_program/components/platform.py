@@ -15,13 +15,21 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa, karpenter
+from mlplatform_core.model.addons import (
+    autoscaler,
+    charts,
+    coredns,
+    device_plugin,
+    gpu_agents,
+    karpenter_controller,
+)
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
 
+from .service_roles import service_role
 from .storage import Storage
 
 MLRUN_SETTINGS_CONFIG_MAP = "mlrun-spot-settings"
@@ -82,6 +90,7 @@ class Platform(pulumi.ComponentResource):
         node_groups: Mapping[str, pulumi.Resource] | None = None,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        identity_agent: Sequence[pulumi.Resource] = (),
     ):
         """`node_group_names` (layout name -> EKS node group name) sharpen the autoscaler's priorities.
 
@@ -134,36 +143,45 @@ class Platform(pulumi.ComponentResource):
             ),
         )
 
-        # Cluster Autoscaler: IRSA role bound to its one service account, scoped scaling rights. Not with
-        # Karpenter: two autoscalers would both launch nodes for the same pending pods.
+        # Cluster Autoscaler: a role bound to its one service account (IRSA, or Pod Identity), scoped scaling
+        # rights. Not with Karpenter: two autoscalers would both launch nodes for the same pending pods.
         self.autoscaler: k8s.helm.v3.Release | None = None
         self.autoscaler_role_arn = None
-        if not karpenter.uses_karpenter(layout):
+        if not karpenter_controller.uses_karpenter(layout):
             chart = charts.CLUSTER_AUTOSCALER
-            trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
-                lambda a: json.dumps(
-                    irsa.irsa_trust_policy(a[0], a[1], chart.namespace, autoscaler.AUTOSCALER_SERVICE_ACCOUNT)
-                )
-            )
-            role = aws.iam.Role(
+            identity = "Pod Identity" if layout.pod_identity else "IRSA"
+            sr = service_role(
                 f"{name}-autoscaler",
-                assume_role_policy=trust,
-                description=f"Cluster Autoscaler of {layout.cluster_name} (IRSA)",
-                tags=dict(tags or {}),
-                opts=child,
+                use_pod_identity=layout.pod_identity,
+                cluster_name=layout.cluster_name,
+                eks_cluster_name=cluster.eks_cluster_name,
+                oidc_provider_arn=cluster.oidc_provider_arn,
+                oidc_provider_url=cluster.oidc_provider_url,
+                namespace=chart.namespace,
+                service_account=autoscaler.AUTOSCALER_SERVICE_ACCOUNT,
+                description=f"Cluster Autoscaler of {layout.cluster_name} ({identity})",
+                tags=tags,
+                parent=self,
             )
-            aws.iam.RolePolicy(
+            policy = aws.iam.RolePolicy(
                 f"{name}-autoscaler",
-                role=role.id,
+                role=sr.role.id,
                 policy=json.dumps(autoscaler.autoscaler_policy(layout.cluster_name)),
                 opts=child,
             )
-            self.autoscaler_role_arn = role.arn
+            self.autoscaler_role_arn = sr.role.arn
 
-            values = autoscaler.autoscaler_values(layout, region, role.arn, kubernetes_version)
+            values = autoscaler.autoscaler_values(layout, region, sr.irsa_role_arn, kubernetes_version)
             self.autoscaler = self._release(
-                "cluster-autoscaler", chart, values, pulumi.ResourceOptions.merge(on_cluster, on_core_nodes)
+                "cluster-autoscaler",
+                chart,
+                values,
+                pulumi.ResourceOptions.merge(
+                    on_cluster,
+                    pulumi.ResourceOptions(depends_on=[*on_core_nodes.depends_on, *sr.ready, *identity_agent]),
+                ),
             )
+            del policy
             # The priorities name the EKS node groups, so they wait for all of them; the autoscaler does not.
             priorities = (
                 pulumi.Output.from_input(node_group_names).apply(lambda n: autoscaler.expander_priorities(layout, n))
@@ -189,6 +207,16 @@ class Platform(pulumi.ComponentResource):
                 charts.NVIDIA_DEVICE_PLUGIN,
                 plugin_values,
                 pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+            )
+        # EFA, MIG and GPU metrics: each DaemonSet on the groups that need it (model/addons/gpu_agents.py). The
+        # GPU operator's controller runs on the initial group; its MIG manager on the MIG groups.
+        self.gpu_releases: dict[str, k8s.helm.v3.Release] = {}
+        for release in gpu_agents.releases(layout):
+            self.gpu_releases[release.name] = self._release(
+                release.name,
+                release.chart,
+                release.values,
+                pulumi.ResourceOptions.merge(on_cluster, on_nodes(release.hosts)),
             )
 
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
@@ -219,9 +247,11 @@ class Platform(pulumi.ComponentResource):
             cluster.oidc_provider_arn,
             cluster.oidc_provider_url,
             provider=self.provider,
-            depends_on=on_core_nodes.depends_on,  # the controller runs on the initial group
+            depends_on=[*on_core_nodes.depends_on, *identity_agent],  # the controller runs on the initial group
             tags=tags,
             opts=child,
+            cluster_name=layout.cluster_name,
+            use_pod_identity=layout.pod_identity,
         )
         self.register_outputs(
             {
@@ -244,5 +274,6 @@ class Platform(pulumi.ComponentResource):
             values=dict(values),
             atomic=True,
             cleanup_on_fail=True,
+            create_namespace=chart.namespace not in ("kube-system", "default"),
             opts=opts,
         )

@@ -9,7 +9,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import ebs_csi, irsa
+from mlplatform_core.model.addons import ebs_csi
+
+from .service_roles import service_role
 
 
 class Storage(pulumi.ComponentResource):
@@ -18,7 +20,7 @@ class Storage(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        cluster_name: pulumi.Input[str],
+        eks_cluster_name: pulumi.Input[str],
         kubernetes_version: str,
         region: str,
         oidc_provider_arn: pulumi.Input[str],
@@ -27,22 +29,30 @@ class Storage(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        cluster_name: str = "",
+        use_pod_identity: bool = False,
     ):
-        """`depends_on`: the node groups its controller runs on (an add-on without nodes ends up DEGRADED)."""
+        """`depends_on`: the node groups its controller runs on (an add-on without nodes ends up DEGRADED).
+        `use_pod_identity`: the controller's role through EKS Pod Identity (`cluster_name` scopes its trust)
+        instead of IRSA."""
         super().__init__("mlplatform:storage:Storage", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        trust = pulumi.Output.all(oidc_provider_arn, oidc_provider_url).apply(
-            lambda a: json.dumps(
-                irsa.irsa_trust_policy(a[0], a[1], ebs_csi.NAMESPACE, ebs_csi.CONTROLLER_SERVICE_ACCOUNT)
-            )
-        )
-        role = aws.iam.Role(
+        sr = service_role(
             f"{name}-ebs-csi",
-            assume_role_policy=trust,
-            description=pulumi.Output.concat("EBS CSI driver controller of ", cluster_name, " (IRSA)"),
-            tags=dict(tags or {}),
-            opts=child,
+            use_pod_identity=use_pod_identity,
+            cluster_name=cluster_name,
+            eks_cluster_name=eks_cluster_name,
+            oidc_provider_arn=oidc_provider_arn,
+            oidc_provider_url=oidc_provider_url,
+            namespace=ebs_csi.NAMESPACE,
+            service_account=ebs_csi.CONTROLLER_SERVICE_ACCOUNT,
+            description=pulumi.Output.concat(
+                "EBS CSI driver controller of ", eks_cluster_name, " (Pod Identity)" if use_pod_identity else " (IRSA)"
+            ),
+            tags=tags,
+            parent=self,
         )
+        role = sr.role
         policy = aws.iam.RolePolicyAttachment(
             f"{name}-ebs-csi", role=role.name, policy_arn=ebs_csi.policy_arn(region), opts=child
         )
@@ -55,17 +65,18 @@ class Storage(pulumi.ComponentResource):
         )
         self.addon = aws.eks.Addon(
             f"{name}-ebs-csi",
-            cluster_name=cluster_name,
+            cluster_name=eks_cluster_name,
             addon_name=ebs_csi.ADDON_NAME,
             addon_version=version.version,
-            service_account_role_arn=role.arn,
+            # IRSA: EKS annotates the service account with the role; Pod Identity: the association binds it.
+            service_account_role_arn=sr.irsa_role_arn,
             configuration_values=json.dumps(ebs_csi.configuration(region)),
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",
             # Deleting the Pulumi resource (a rename, a refactor) must not take the driver off a running cluster.
             preserve=True,
             tags=dict(tags or {}),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[policy, *depends_on]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[policy, *sr.ready, *depends_on]),
         )
         sc = ebs_csi.storage_class()
         self.storage_class = k8s.storage.v1.StorageClass(

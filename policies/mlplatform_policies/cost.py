@@ -1,39 +1,35 @@
 """Checks of cost: an advisory ceiling on what a stack costs idle, and dev GPU groups that scale from zero.
 
-The pack runs in its own venv and sees only resources, so it keeps its own copy of the toolkit's price
-snapshot (prices.json, written by scripts/generate_prices.py from the same upstream data, with the EKS
-support dates of each Kubernetes minor; a test keeps it equal to the toolkit's) and prices what it
-sees the way `mlplatform plan` does: the control plane by its version's support phase, each node group
+The pack reads the core's price snapshot and EKS calendar (mlplatform_core.model.cost.prices,
+eks_versions), exactly (Decimal), and prices what it sees the way `mlplatform plan` does: the control
+plane by its version's support phase, each node group
 at its minSize (on-demand: the first instance type, which managed node groups launch first; spot: the
-highest on-demand price among its types, an upper bound). NAT gateways, public IPv4 addresses, EBS
-volumes and KMS keys have no price in the data: the floor is then a lower bound and the messages say so.
+highest on-demand price among its types, an upper bound), NAT gateways, public IPv4 addresses, the nodes'
+EBS root volumes and KMS keys where the snapshot prices them; what it does not price makes the floor a lower
+bound, and the messages say so.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
+from decimal import Decimal
 from typing import Any
 
-from .layout import Group, groups_in
-from .props import environment, fmt, get, is_accelerated
-from .resource_types import EKS_CLUSTER, KMS_KEY, SUBNET
+from mlplatform_core.model import eks_versions
+from mlplatform_core.model.cost import prices
 
-HOURS_PER_MONTH = 730
+from .layout import Group, groups_in
+from .props import environment, fmt, get, is_accelerated, items, number
+from .resource_types import EKS_CLUSTER, KMS_KEY, LAUNCH_TEMPLATE, SUBNET
+
+HOURS_PER_MONTH = prices.HOURS_PER_MONTH
 AWS_PROVIDER = "pulumi:providers:aws"  # a real preview analyzes the default provider; its inputs carry the region
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 EIP = "aws:ec2/eip:Eip"
 _REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d)[a-z]$")  # an AZ name -> its region
-
-
-@cache
-def prices() -> dict[str, Any]:
-    return json.loads((Path(__file__).resolve().parent / "prices.json").read_text(encoding="utf-8"))
 
 
 def today() -> datetime.date:
@@ -53,13 +49,13 @@ def region_of(resources: list[Any]) -> str | None:
     return None
 
 
-def on_demand(region: str | None, itype: Any) -> float | None:
+def on_demand(region: str | None, itype: Any) -> Decimal | None:
     if region is None or not isinstance(itype, str):
         return None
-    return prices()["on_demand_usd_per_hour"].get(itype, {}).get(region)
+    return prices.on_demand_table().get(itype, {}).get(region)
 
 
-def node_price(group: Group, region: str | None) -> tuple[float | None, str]:
+def node_price(group: Group, region: str | None) -> tuple[Decimal | None, str]:
     """USD per node-hour and what was priced: the first type (on-demand) or the dearest type (spot, upper bound)."""
     types = group.instance_types
     if not types:
@@ -74,33 +70,28 @@ def node_price(group: Group, region: str | None) -> tuple[float | None, str]:
     return price, f"{fmt(types[0])} on-demand"
 
 
-def control_plane_price(version: Any, region: str | None, on: datetime.date) -> float | None:
-    eks = prices()["eks_control_plane"]
-    dates = prices()["eks_support"].get(version) if isinstance(version, str) else None
-    commercial = region is not None and not region.startswith(("us-gov-", "cn-")) and "-iso" not in region
-    if dates is None or not commercial:
+def control_plane_price(version: Any, region: str | None, on: datetime.date) -> Decimal | None:
+    """Per cluster-hour, by the version's support phase on `on` (None past extended support, or unpriced)."""
+    minor = eks_versions.calendar().get(version) if isinstance(version, str) else None
+    if minor is None or region is None or on >= minor.end_of_extended_support:
         return None
-    if on < datetime.date.fromisoformat(dates["end_of_standard_support"]):
-        return eks["standard_support"]
-    if on < datetime.date.fromisoformat(dates["end_of_extended_support"]):
-        return eks["extended_support"]
-    return None
+    return prices.control_plane(region, extended_support=on >= minor.end_of_standard_support).usd_per_hour
 
 
 @dataclass
 class Floor:
     """What the stack costs with no user workloads, per hour: the priced part and what has no price."""
 
-    usd_per_hour: float = 0.0
-    parts: dict[str, float] = field(default_factory=dict)
+    usd_per_hour: Decimal = Decimal(0)
+    parts: dict[str, Decimal] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
 
-    def add(self, what: str, usd: float) -> None:
+    def add(self, what: str, usd: Decimal) -> None:
         self.usd_per_hour += usd
-        self.parts[what] = self.parts.get(what, 0.0) + usd
+        self.parts[what] = self.parts.get(what, Decimal(0)) + usd
 
     @property
-    def usd_per_month(self) -> float:
+    def usd_per_month(self) -> Decimal:
         return self.usd_per_hour * HOURS_PER_MONTH
 
 
@@ -129,15 +120,33 @@ def idle_floor(resources: list[Any], groups: list[Group], on: datetime.date) -> 
             floor.add("node groups at their min", lo * price)
             nodes += int(lo)
     counts = {t: sum(r.resource_type == t for r in resources) for t in (NAT_GATEWAY, EIP, KMS_KEY)}
-    for what, n in (
-        ("NAT gateways", counts[NAT_GATEWAY]),
-        ("public IPv4 addresses", counts[EIP]),
-        ("nodes' root volumes (EBS)", nodes),
-        ("KMS keys", counts[KMS_KEY]),
+    # (what, quantity, the charge pricing it, per month: spread over the month's hours as AWS prorates it)
+    for what, n, key, monthly in (
+        ("NAT gateways", counts[NAT_GATEWAY], "nat_gateway_hour", False),
+        ("public IPv4 addresses", counts[EIP], "public_ipv4_hour", False),
+        ("nodes' root volumes (EBS)", _root_volume_gib(resources, groups) if nodes else 0, "ebs_gp3_gb_month", True),
+        ("KMS keys", counts[KMS_KEY], "kms_key_month", True),
     ):
-        if n:
+        if not n:
+            continue
+        price = prices.charge(region, key) if region else None
+        if price is not None and price.usd_per_hour is not None:
+            floor.add(what, n * price.usd_per_hour / (HOURS_PER_MONTH if monthly else 1))
+        else:
             floor.unknown.append(what)
     return floor
+
+
+def _root_volume_gib(resources: list[Any], groups: list[Group]) -> int:
+    """GiB of gp3 root volume of the nodes each group keeps at its minimum (its launch template's, beside it)."""
+    per_parent: dict[str, int] = {}
+    for r in resources:
+        if r.resource_type == LAUNCH_TEMPLATE and r.parent is not None:
+            for m in items(get(r.props, "blockDeviceMappings", default=[])):
+                size = number(get(m, "ebs", "volumeSize"))
+                if size is not None and get(m, "ebs", "volumeType") == "gp3":
+                    per_parent[r.parent.urn] = per_parent.get(r.parent.urn, 0) + int(size)
+    return sum(int(g.size("minSize") or 0) * per_parent.get(g.parent or "", 0) for g in groups)
 
 
 def _environment(resources: list[Any], groups: list[Group]) -> str:
@@ -148,7 +157,7 @@ def _environment(resources: list[Any], groups: list[Group]) -> str:
     return envs[0] if envs else "prod"  # like the other rules: no tag gets prod's
 
 
-def _money(usd: float) -> str:
+def _money(usd: Decimal) -> str:
     return f"{usd:,.2f}"
 
 

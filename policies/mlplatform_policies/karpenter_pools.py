@@ -16,33 +16,40 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .props import (
-    ACCELERATED_TYPES,
-    CORE_TAINT_KEY,
+from mlplatform_core.model.karpenter import capacity, spec
+from mlplatform_core.model.scheduling import (
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
     LIFECYCLE_LABEL,
+    NON_PREEMPTIBLE,
+    PREEMPTIBLE,
+    ROLE_LABEL,
+    Taint,
+)
+
+from .props import (
+    ACCELERATED_TYPES,
+    CORE_TAINT_KEY,
     MISSING,
     NVIDIA_GPU_TYPES,
-    ROLE_LABEL,
     UNKNOWN,
     entries,
     fmt,
     get,
+    is_accelerated,
     items,
     known,
     quantity,
-    repels,
 )
 from .resource_types import EKS_CLUSTER, NODE_GROUP, NODE_POOL
 
-CAPACITY_TYPE = "karpenter.sh/capacity-type"
-INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
-GPU_MANUFACTURER = "karpenter.k8s.aws/instance-gpu-manufacturer"
-GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
+# The labels Karpenter's requirements use, as the core writes them.
+CAPACITY_TYPE = spec.CAPACITY_TYPE_LABEL
+INSTANCE_TYPE = spec.INSTANCE_TYPE_LABEL
+INSTANCE_FAMILY = capacity.INSTANCE_FAMILY_LABEL
+GPU_MANUFACTURER = capacity.INSTANCE_GPU_MANUFACTURER_LABEL
+GPU_COUNT = capacity.INSTANCE_GPU_COUNT_LABEL
 CAPACITY_TYPES = frozenset({"spot", "on-demand", "reserved"})
-PREEMPTIBLE, NON_PREEMPTIBLE = "preemptible", "non-preemptible"
 
 
 def _family(itype: str) -> str:
@@ -69,12 +76,12 @@ class Pool:
         return entries(get(self.props, "spec", "template", "metadata", "labels", default={}))
 
     @property
-    def taints(self) -> list[tuple[str, str, str]]:
+    def taints(self) -> list[Taint]:
         out = []
         for t in items(get(self.props, "spec", "template", "spec", "taints", default=[])):
-            key, value, effect = get(t, "key"), get(t, "value", default=""), get(t, "effect")
-            out.append(tuple(x if isinstance(x, str) else "" for x in (key, value, effect)))
-        return out  # type: ignore[return-value]
+            key, value, effect = (get(t, part) for part in ("key", "value", "effect"))
+            out.append(Taint(*(x if isinstance(x, str) else "" for x in (key, value, effect))))
+        return out
 
     def allowed(self, key: str) -> set[str] | None:
         """The values `key` may take on the pool's nodes (In requirements and template labels); None: any."""
@@ -120,7 +127,7 @@ class Pool:
     def declared_gpu(self) -> bool:
         return (
             self.labels.get(GPU_PRESENT_LABEL) == "true"
-            or any(t[0] == GPU_RESOURCE for t in self.taints)
+            or any(t.key == GPU_RESOURCE for t in self.taints)
             or self.requires(GPU_MANUFACTURER)
             or self.requires(GPU_COUNT)
         )
@@ -150,7 +157,7 @@ def pool_of(args: Any) -> Pool:
 
 def spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
-    if p.spot and not any(repels(t) for t in p.taints):
+    if p.spot and not any(t.repels for t in p.taints):
         what = "is a spot pool" if p.capacity_types == {"spot"} else "may launch spot nodes"
         yield (
             f"NodePool {p.name} {what} but has no NoSchedule/NoExecute taint; pods that never asked for "
@@ -194,7 +201,7 @@ def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     if not p.declared_gpu:
         return
-    if not any(t[0] == GPU_RESOURCE and repels(t) for t in p.taints):
+    if not any(t.key == GPU_RESOURCE and t.repels for t in p.taints):
         yield f"GPU NodePool {p.name} lacks the {GPU_RESOURCE} NoSchedule taint; pods that need no GPU would fill it"
     limited, others = _gpu_only(p)
     if others:
@@ -210,7 +217,7 @@ def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
     if p.declared_gpu:
         return
-    found = sorted(t for t in p.allowed(INSTANCE_TYPE) or () if t in ACCELERATED_TYPES)
+    found = sorted(t for t in p.allowed(INSTANCE_TYPE) or () if is_accelerated(t))
     found += sorted(f for f in p.allowed(INSTANCE_FAMILY) or () if f in ACCELERATED_FAMILIES)
     if found:
         yield (
@@ -243,7 +250,7 @@ def limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 
 def consolidation(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     p = pool_of(args)
-    runs_jobs = not p.spot and not any(repels(t) for t in p.taints)
+    runs_jobs = not p.spot and not any(t.repels for t in p.taints)
     policy = p.consolidation
     if (p.declared_gpu or runs_jobs) and known(policy) and policy != "WhenEmpty":
         what = "GPU" if p.declared_gpu else "job (on-demand, untainted: where MLRun's prevent mode sends jobs)"
@@ -260,7 +267,7 @@ def consolidation(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 def initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     pools = pools_in(args)
     for p in pools:
-        if p.role == "initial" or any(t[0] == CORE_TAINT_KEY for t in p.taints):
+        if p.role == "initial" or any(t.key == CORE_TAINT_KEY for t in p.taints):
             yield (
                 f"NodePool {p.name} is for the initial role (core services); that group must stay a static managed "
                 "node group, where the Karpenter controller runs",

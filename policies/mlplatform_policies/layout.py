@@ -11,16 +11,24 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .props import (
+from mlplatform_core.model.config.node_groups import GPU_AMI_TYPES
+from mlplatform_core.model.layout.autoscaler_tags import AUTOSCALER_PREFIX
+from mlplatform_core.model.layout.sharing import MIG_CONFIG_LABEL
+from mlplatform_core.model.layout.spec import MIG_RESOURCE_PREFIX as MIG_PREFIX
+from mlplatform_core.model.scheduling import (
     ACCELERATOR_LABEL,
-    AUTOSCALER_PREFIX,
-    CORE_TAINT_KEY,
-    GPU_AMI_TYPES,
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
     LIFECYCLE_LABEL,
-    MISSING,
+    NON_PREEMPTIBLE,
+    PREEMPTIBLE,
     ROLE_LABEL,
+    Taint,
+)
+
+from .props import (
+    CORE_TAINT_KEY,
+    MISSING,
     entries,
     environment,
     fmt,
@@ -31,12 +39,9 @@ from .props import (
     known,
     number,
     prod_rules,
-    repels,
     taints_of,
 )
 from .resource_types import ASG_TAG, NODE_GROUP
-
-PREEMPTIBLE, NON_PREEMPTIBLE = "preemptible", "non-preemptible"
 
 
 @dataclass
@@ -54,7 +59,7 @@ class Group:
         return entries(get(self.props, "labels", default={}))
 
     @property
-    def taints(self) -> list[tuple[str, str, str]]:
+    def taints(self) -> list[Taint]:
         return taints_of(self.props)
 
     @property
@@ -92,7 +97,7 @@ class Group:
         """Marked as a GPU group by any of the toolkit's markers: GPU label, GPU taint or GPU AMI."""
         return (
             self.labels.get(GPU_PRESENT_LABEL) == "true"
-            or any(t[0] == GPU_RESOURCE for t in self.taints)
+            or any(t.key == GPU_RESOURCE for t in self.taints)
             or get(self.props, "amiType") in GPU_AMI_TYPES
         )
 
@@ -143,7 +148,7 @@ def initial_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str 
         if lo is not None and lo < minimum:
             env = "prod" if prod else "dev"
             yield (f"node group {g.name} has {fmt(lo)} node(s); a {env} initial group needs at least {minimum}", g.urn)
-        if not any(t[0] == CORE_TAINT_KEY and repels(t) for t in g.taints):
+        if not any(t.key == CORE_TAINT_KEY and t.repels for t in g.taints):
             yield (
                 f"node group {g.name} lacks the {CORE_TAINT_KEY} NoSchedule taint; without it user pods "
                 "land on the core-services nodes",
@@ -168,7 +173,7 @@ def lifecycle_label(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 
 def spot_taint(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
-    if g.spot and not any(repels(t) for t in g.taints):
+    if g.spot and not any(t.repels for t in g.taints):
         yield (
             "spot node group has no NoSchedule/NoExecute taint; pods that never asked for interruptible "
             "capacity (MLRun's prevent mode) would be scheduled on it"
@@ -182,10 +187,13 @@ def gpu_dedicated(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     g = group_of(args)
     if not g.declared_gpu:
         return
-    if not any(t[0] == GPU_RESOURCE and repels(t) for t in g.taints):
+    # A MIG group with the mixed strategy advertises nvidia.com/mig-<profile> only, and is tainted with that name:
+    # the ExtendedResourceToleration admission plugin tolerates it for pods that request it (layout/sharing.py).
+    mig = bool(g.labels.get(MIG_CONFIG_LABEL))
+    if not any((t.key == GPU_RESOURCE or (mig and t.key.startswith(MIG_PREFIX))) and t.repels for t in g.taints):
         yield (
-            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint; pods that need no GPU would "
-            "occupy the GPU nodes"
+            f"GPU node group lacks the {GPU_RESOURCE} NoSchedule taint (or, on a MIG group, its {MIG_PREFIX}<profile> "
+            "taint); pods that need no GPU would occupy the GPU nodes"
         )
     ami = get(g.props, "amiType")
     if known(ami) and ami not in GPU_AMI_TYPES:
@@ -211,8 +219,9 @@ def gpu_types_elsewhere(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
     accelerated = [t for t in g.instance_types if isinstance(t, str) and is_accelerated(t)]
     if accelerated:
         yield (
-            f"instance types {', '.join(accelerated)} have accelerators but the group is not a GPU group "
-            "(no GPU taint, label or AMI): ordinary pods would fill the expensive nodes"
+            f"instance types {', '.join(accelerated)} have accelerators (or, unknown to the catalog, may have) "
+            "but the group is not a GPU group (no GPU taint, label or AMI): ordinary pods would fill the expensive "
+            "nodes"
         )
 
 
@@ -267,8 +276,8 @@ def asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
         for key, value in g.labels.items():
             if isinstance(value, str):
                 wanted[f"{template}/label/{key}"] = value
-        for key, value, effect in g.taints:
-            wanted[f"{template}/taint/{key}"] = f"{value}:{effect}"
+        for t in g.taints:
+            wanted[f"{template}/taint/{t.key}"] = f"{t.value}:{t.effect}"
         if g.declared_gpu:
             wanted[f"{template}/resources/{GPU_RESOURCE}"] = None
         missing = [k for k in wanted if k not in tags]
@@ -288,27 +297,3 @@ def asg_tags(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
 
 
 # --- prod --------------------------------------------------------------------------------------
-
-
-def dev_groups(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    g = group_of(args)
-    forbidden = {str(r).lower() for r in cfg["forbiddenRoles"]}
-    # Word match, so jupyter-gpu or gpu-dev count and devops does not.
-    words = {w for x in (g.role, g.name) for w in str(x).lower().replace("_", "-").split("-")}
-    # The dev layout's own roles, matched whole: a prod group with role jobs is the dev jobs group, whatever
-    # its name (a prod group named nightly-jobs with another role is not).
-    dev_role = str(g.role).lower() in {str(r).lower() for r in cfg["developmentRoles"]}
-    if words & forbidden or dev_role:
-        yield (
-            f"node group {g.name} (role {g.role}) is for development work; no Jupyter, jobs or dev groups on the "
-            "production cluster"
-        )
-
-
-def prod_on_demand(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
-    g = group_of(args)
-    if not g.is_initial and g.spot:
-        yield (
-            f"prod workload group {g.name} runs on SPOT capacity; production jobs are stateful more often "
-            "than not and should run on ON_DEMAND nodes"
-        )

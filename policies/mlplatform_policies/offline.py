@@ -12,35 +12,43 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from inspect import isawaitable
-from pathlib import Path
 from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
-    PolicyCustomTimeouts,
-    PolicyResource,
     PolicyResourceOptions,
-    ResourceValidationArgs,
     ResourceValidationPolicy,
-    StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from . import POLICIES
 
-LEVELS = {lvl.value: lvl for lvl in EnforcementLevel}
-MAX_CONFIG_BYTES = 1_000_000
+# The tooling reads policy configs through `offline` too (mlplatform check).
+from .policy_config import LEVELS, PolicyConfigError, Setting, load_policy_config, resolve_config
 
-
-class PolicyConfigError(ValueError):
-    """A policy config (the --policy-pack-config JSON) that the Pulumi CLI would refuse."""
+__all__ = [
+    "LEVELS",
+    "PolicyConfigError",
+    "Resource",
+    "Setting",
+    "Violation",
+    "evaluate",
+    "load_policy_config",
+    "resolve_config",
+]
+from .pulumi_policy_internals import (
+    NotApplicableError,
+    UnknownValueError,
+    policy_resource,
+    resource_args,
+    resource_options,
+    stack_args,
+    unknown_checking_proxy,
+)
 
 
 @dataclass(frozen=True)
@@ -77,148 +85,11 @@ class Violation:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class Setting:
-    level: EnforcementLevel
-    properties: dict[str, Any] = field(default_factory=dict)
-
-
-# --- policy config ------------------------------------------------------------------------------
-
-
-def load_policy_config(path: str | Path) -> dict[str, Any]:
-    p = Path(path)
-    try:
-        if p.stat().st_size > MAX_CONFIG_BYTES:
-            raise PolicyConfigError(f"{p}: larger than {MAX_CONFIG_BYTES:,} bytes; not a policy config")
-        with p.open("rb") as f:  # at most the limit: devices and pipes report size 0
-            data = f.read(MAX_CONFIG_BYTES + 1)
-        if len(data) > MAX_CONFIG_BYTES:
-            raise PolicyConfigError(f"{p}: larger than {MAX_CONFIG_BYTES:,} bytes; not a policy config")
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyConfigError(f"{p}: cannot read the policy config ({exc})") from None
-    if not text.strip():
-        return {}
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PolicyConfigError(f"{p}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise PolicyConfigError(f"{p}: nested too deeply to be a policy config") from None
-    if not isinstance(doc, dict):
-        raise PolicyConfigError(f"{p}: must be a JSON object of policy name -> level or settings")
-    return doc
-
-
-def _level(value: Any, where: str) -> EnforcementLevel:
-    if not isinstance(value, str) or value not in LEVELS:
-        raise PolicyConfigError(f"{where}: {json.dumps(value)} is not an enforcement level ({', '.join(LEVELS)})")
-    return LEVELS[value]
-
-
-_JSON_TYPES = {
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-    "array": list,
-    "object": dict,
-    "null": type(None),
-}
-
-
-def _schema_errors(value: Any, schema: Mapping[str, Any], where: str) -> list[str]:
-    """The small JSON-schema subset the pack's config schemas use (type, enum, minimum, items, uniqueItems,
-    properties, additionalProperties), as the CLI's JSON-schema validator reads them."""
-    types = schema.get("type")
-    names = types if isinstance(types, list) else [types] if types else []
-    ok = not names or any(
-        (isinstance(value, _JSON_TYPES[n]) and not (n in ("integer", "number") and isinstance(value, bool)))
-        # JSON Schema (and the CLI's validator) counts 3.0 as an integer.
-        or (n == "integer" and isinstance(value, float) and value.is_integer())
-        for n in names
-    )
-    if not ok:
-        return [f"{where}: {json.dumps(value)} is not of type {' or '.join(names)}"]
-    errs = []
-    if "enum" in schema and value not in schema["enum"]:
-        errs.append(f"{where}: {json.dumps(value)} is not one of {', '.join(json.dumps(e) for e in schema['enum'])}")
-    if isinstance(value, (int, float)) and "minimum" in schema and value < schema["minimum"]:
-        errs.append(f"{where}: {value} is below the minimum {schema['minimum']}")
-    if isinstance(value, list) and "items" in schema:
-        for i, v in enumerate(value):
-            errs += _schema_errors(v, schema["items"], f"{where}[{i}]")
-    if isinstance(value, list) and schema.get("uniqueItems"):
-        repeated = sorted({json.dumps(v) for i, v in enumerate(value) if v in value[:i]})
-        if repeated:
-            errs.append(f"{where}: {', '.join(repeated)} given more than once")
-    if isinstance(value, dict) and "properties" in schema:
-        for k, v in value.items():
-            if k not in schema["properties"]:
-                if schema.get("additionalProperties") is False:
-                    errs.append(f"{where}: unknown key {k!r}; valid keys: {', '.join(schema['properties'])}")
-            else:
-                errs += _schema_errors(v, schema["properties"][k], f"{where}.{k}")
-    return errs
-
-
-def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] = POLICIES) -> dict[str, Setting]:
-    """Each policy's enforcement level and properties under `config`. Raises PolicyConfigError."""
-    config = dict(config or {})
-    by_name = {p.name: p for p in policies}
-    errors: list[str] = []
-    unknown = sorted(set(config) - set(by_name) - {"all"})
-    if unknown:
-        errors.append(f"unknown policy name(s) {', '.join(unknown)}; the pack has: {', '.join(by_name)}")
-    base: EnforcementLevel | None = None
-    if "all" in config:
-        try:
-            base = _level(config["all"], "all")
-        except PolicyConfigError as exc:
-            errors.append(str(exc))
-    out: dict[str, Setting] = {}
-    for name, policy in by_name.items():
-        level = base or policy.enforcement_level or EnforcementLevel.ADVISORY
-        props: dict[str, Any] = {}
-        entry = config.get(name)
-        try:
-            if isinstance(entry, str):
-                level = _level(entry, name)
-            elif isinstance(entry, dict):
-                if "enforcementLevel" in entry:
-                    level = _level(entry["enforcementLevel"], f"{name}.enforcementLevel")
-                props = {k: v for k, v in entry.items() if k != "enforcementLevel"}
-                schema = policy.config_schema.properties if policy.config_schema else {}
-                for key, value in props.items():
-                    if key not in schema:
-                        valid = ", ".join(schema) or "none (only enforcementLevel)"
-                        errors.append(f"{name}.{key}: not a setting of this policy; valid settings: {valid}")
-                    else:
-                        errors += _schema_errors(value, schema[key], f"{name}.{key}")
-            elif entry is not None:
-                errors.append(f"{name}: must be an enforcement level or an object, not {json.dumps(entry)}")
-        except PolicyConfigError as exc:
-            errors.append(str(exc))
-        out[name] = Setting(level, props)
-    if errors:
-        raise PolicyConfigError("invalid policy config:\n" + "\n".join(f"  - {e}" for e in errors))
-    return out
-
-
 # --- evaluation ---------------------------------------------------------------------------------
 
 
 def _options(r: Resource) -> PolicyResourceOptions:
-    return PolicyResourceOptions(
-        protect=r.protect,
-        ignore_changes=list(r.ignore_changes),
-        delete_before_replace=None,
-        aliases=[],
-        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
-        additional_secret_outputs=[],
-        parent=r.parent,
-    )
+    return resource_options(protect=r.protect, ignore_changes=r.ignore_changes, parent=r.parent)
 
 
 def _run(result: Any) -> None:
@@ -263,10 +134,10 @@ def evaluate(
             _run(call())
         except UnknownValueError as exc:  # what the CLI shows when a value is unknown during a preview
             reporter(policy, EnforcementLevel.ADVISORY, urn)(f"can't run policy during preview: {exc.message}")
-        except _NotApplicableError:
+        except NotApplicableError:
             pass
-        except Exception as exc:
-            reporter(policy, EnforcementLevel.MANDATORY, urn)(f"policy raised {type(exc).__name__}: {exc}")
+        # Any other exception is a bug in the rule: it propagates, as it fails the analyzer's RPC (and the
+        # preview) in a real run (pulumi_policy/policy.py Analyze catches only these two).
 
     active = []
     for policy in policies:
@@ -280,24 +151,25 @@ def evaluate(
         opts = _options(r)
         for policy, level in active:
             if isinstance(policy, ResourceValidationPolicy):
-                args = ResourceValidationArgs(
-                    r.type, props, r.urn, r.name, opts, None, settings[policy.name].properties
+                args = resource_args(
+                    resource_type=r.type,
+                    props=props,
+                    urn=r.urn,
+                    name=r.name,
+                    opts=opts,
+                    config=settings[policy.name].properties,
                 )
                 attempt(
                     policy, level, r.urn, lambda p=policy, a=args, lv=level, u=r.urn: p.validate(a, reporter(p, lv, u))
                 )
 
     stack = [
-        PolicyResource(
-            r.type,
-            unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
-            r.urn,
-            r.name,
-            _options(r),
-            None,
-            None,
-            [],
-            {},
+        policy_resource(
+            resource_type=r.type,
+            props=unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
+            urn=r.urn,
+            name=r.name,
+            opts=_options(r),
         )
         for r in resources
     ]
@@ -306,7 +178,7 @@ def evaluate(
         pr.parent = by_policy_urn.get(r.parent or "")
     for policy, level in active:
         if isinstance(policy, StackValidationPolicy):
-            args = StackValidationArgs(stack, settings[policy.name].properties)
+            args = stack_args(resources=stack, config=settings[policy.name].properties)
             attempt(policy, level, None, lambda p=policy, a=args, lv=level: p.validate(a, reporter(p, lv, None)))
 
     rank = {EnforcementLevel.MANDATORY.value: 0, EnforcementLevel.ADVISORY.value: 1}

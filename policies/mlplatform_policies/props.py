@@ -13,13 +13,22 @@ for real on `pulumi up`, when the value is known (pulumi_policy/policy.py Analyz
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError
+from mlplatform_core.model.instances import catalog
+from mlplatform_core.model.quantity import QuantityError, parse_quantity
+from mlplatform_core.model.scheduling import (
+    CRITICAL_ADDONS_TAINT,
+    ENVIRONMENT_LABEL,
+    Taint,
+    Toleration,
+)
 
+from .pulumi_policy_internals import UnknownValueError
 from .resource_types import EKS_CLUSTER, NODE_GROUP
 
 
@@ -37,32 +46,14 @@ class _Sentinel:
 MISSING = _Sentinel("MISSING")
 UNKNOWN = _Sentinel("UNKNOWN")
 
-ENV_KEY = "mlplatform.io/environment"
-ROLE_LABEL = "mlplatform.io/node-role"
-LIFECYCLE_LABEL = "app.iguazio.com/lifecycle"
-GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
-ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"  # the Cluster Autoscaler's GPU label (AWS provider)
-GPU_RESOURCE = "nvidia.com/gpu"
-CORE_TAINT_KEY = "CriticalAddonsOnly"
-AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
-# AL2 GPU AMIs reached end of support on 2025-11-26: not accepted.
-GPU_AMI_TYPES = (
-    "AL2023_x86_64_NVIDIA",
-    "AL2023_ARM_64_NVIDIA",
-    "BOTTLEROCKET_x86_64_NVIDIA",
-    "BOTTLEROCKET_ARM_64_NVIDIA",
-)
-CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+CORE_TAINT_KEY = CRITICAL_ADDONS_TAINT.key
 
-# The pack runs in its own venv (pulumi_policy + stdlib), so it keeps its own copy of the accelerated
-# instance types, generated with the toolkit's instance catalog (scripts/generate_instance_catalog.py);
-# a test keeps the two equal.
-_ACCELERATED = json.loads((Path(__file__).resolve().parent / "accelerated_instance_types.json").read_text())
-NVIDIA_GPU_TYPES = frozenset(_ACCELERATED["nvidia_gpu"])  # pods can request nvidia.com/gpu on them
-ACCELERATED_TYPES = frozenset(_ACCELERATED["accelerated"])  # any GPU (fractional too) or other accelerator
-
-
-_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+# The core's instance catalog: types whose NVIDIA GPUs pods can request, and types with any accelerator.
+NVIDIA_GPU_TYPES = frozenset(t.name for t in catalog().values() if t.nvidia_gpu)
+ACCELERATED_TYPES = frozenset(t.name for t in catalog().values() if t.accelerated)
+# Types the catalog knows only by their network limits: whether they have accelerators is unknown, so they are
+# never taken for CPU types.
+ACCELERATORS_UNKNOWN = frozenset(t.name for t in catalog().values() if not t.known)
 
 
 def get(obj: Any, *path: Any, default: Any = MISSING) -> Any:
@@ -136,16 +127,23 @@ def known(value: Any) -> bool:
     return value is not MISSING and value is not UNKNOWN
 
 
-def number(value: Any) -> float | None:
-    """Numbers arrive as floats in a preview and as ints offline; None when not a number."""
+def number(value: Any) -> int | Decimal | None:
+    """A number property, exactly: numbers arrive as floats in a preview (3.0) and as ints offline, so an
+    integral one is an int and any other the decimal it was written as; None when not a (finite) number."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    if isinstance(value, int):
+        return value
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() else Decimal(repr(value))
 
 
 def fmt(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, Decimal):
+        return str(value)
     return json.dumps(plain(value)) if not isinstance(value, str) else value
 
 
@@ -161,11 +159,15 @@ def tags_of(props: Any) -> dict[str, Any]:
 def environment(props: Any) -> str | None:
     """The toolkit's environment tag (or node label) on a resource, None when it carries none."""
     for where in ("tags", "labels"):
-        env = get(props, where, ENV_KEY)
+        env = get(props, where, ENVIRONMENT_LABEL)
         if isinstance(env, str):
             return env
-    env = get(props, "metadata", "labels", ENV_KEY)
-    return env if isinstance(env, str) else None
+    # a Kubernetes object's own labels, or (a NodePool) the labels of the nodes it makes
+    for where in (("metadata", "labels"), ("spec", "template", "metadata", "labels")):
+        env = get(props, *where, ENVIRONMENT_LABEL)
+        if isinstance(env, str):
+            return env
+    return None
 
 
 def prod_rules(env: str | None) -> bool:
@@ -197,93 +199,31 @@ def is_nvidia_gpu(itype: str) -> bool:
 
 
 def is_accelerated(itype: str) -> bool:
-    return itype in ACCELERATED_TYPES
+    """Has a GPU or another accelerator, or may have (its accelerators are unknown)."""
+    return itype in ACCELERATED_TYPES or itype in ACCELERATORS_UNKNOWN
 
 
-# --- taints and tolerations (Kubernetes semantics) ------------------------------------------
+# --- taints and quantities: the core's (Kubernetes semantics) ------------------------------------
 
 
-def k8s_effect(effect: Any) -> str:
-    return _EFFECTS.get(effect, effect) if isinstance(effect, str) else ""
-
-
-def taints_of(props: Any) -> list[tuple[str, str, str]]:
-    """A node group's taints as (key, value, effect) with Kubernetes effect spelling."""
+def taints_of(props: Any) -> list[Taint]:
+    """A node group's taints with Kubernetes effect spelling (the EKS API writes NO_SCHEDULE...); a part that
+    is not a string (unknown during a preview) reads as empty."""
     out = []
     for t in items(get(props, "taints", default=[])):
-        key, value, effect = get(t, "key"), get(t, "value", default=""), get(t, "effect")
-        out.append((key if isinstance(key, str) else "", value if isinstance(value, str) else "", k8s_effect(effect)))
+        key, value, effect = (get(t, part) for part in ("key", "value", "effect"))
+        out.append(Taint.from_eks(*(x if isinstance(x, str) else "" for x in (key, value, effect))))
     return out
 
 
-def repels(taint: tuple[str, str, str]) -> bool:
-    # PreferNoSchedule only lowers a node's score; it keeps nobody off.
-    return taint[2] in ("NoSchedule", "NoExecute")
-
-
-def tolerates(toleration: Mapping[str, Any], taint: tuple[str, str, str]) -> bool:
-    """Kubernetes' ToleratesTaint."""
-    key, value, effect = taint
-    t_key = toleration.get("key") or ""
-    t_op = toleration.get("operator") or "Equal"
-    t_value = toleration.get("value") or ""
-    t_effect = toleration.get("effect") or ""
-    if t_effect and t_effect != effect:
-        return False
-    if t_key and t_key != key:
-        return False
-    if t_op == "Exists":
-        return True
-    if not t_key:
-        return False
-    return t_op == "Equal" and t_value == value
-
-
-def show_taint(taint: tuple[str, str, str]) -> str:
-    key, value, effect = taint
-    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
-
-
-# --- Kubernetes quantities ----------------------------------------------------------------------
-# The twin of mlplatform_core/model/quantity.py: the pack runs in its own venv and imports only
-# pulumi_policy, so it cannot share the core's parser. tests/policies/test_quantities.py keeps them equal.
-
-_SUFFIXES = {
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 1000),
-    "": Fraction(1),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-    "Ki": Fraction(2**10),
-    "Mi": Fraction(2**20),
-    "Gi": Fraction(2**30),
-    "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50),
-    "Ei": Fraction(2**60),
-}
+def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
+    """Whether a toleration as written in a pod spec (or MLRun's settings) tolerates `taint`."""
+    return Toleration.from_dict(toleration).tolerates(taint)
 
 
 def quantity(value: Any) -> Fraction | None:
-    """A Kubernetes quantity ("500m", "4Gi", 2) as an exact number; None when it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return Fraction(value)
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip()
-    for suffix in sorted(_SUFFIXES, key=len, reverse=True):
-        if suffix and text.endswith(suffix):
-            number_part, scale = text[: -len(suffix)], _SUFFIXES[suffix]
-            break
-    else:
-        number_part, scale = text, Fraction(1)
+    """A Kubernetes quantity ("500m", "4Gi", 2, 0.5) as the core reads it, exactly; None when it is not one."""
     try:
-        return Fraction(number_part) * scale
-    except (ValueError, ZeroDivisionError):
+        return parse_quantity(value)
+    except QuantityError:
         return None

@@ -1,5 +1,7 @@
 """The type tokens of the resources the rules read (`<package>:<module>:<Type>`, as the engine sends them)."""
 
+from mlplatform_core.model.karpenter import spec
+
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG_TAG = "aws:autoscaling/tag:Tag"
@@ -20,6 +22,7 @@ K8S_CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 K8S_PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 EKS_ADDON = "aws:eks/addon:Addon"
-# Karpenter's custom resources (pulumi_kubernetes apiextensions.CustomResource: kubernetes:<apiVersion>:<kind>).
-NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+# Karpenter's custom resources (pulumi_kubernetes apiextensions.CustomResource: kubernetes:<apiVersion>:<kind>),
+# at the API versions the core writes.
+NODE_POOL = f"kubernetes:{spec.NODE_POOL_API}:NodePool"
+EC2_NODE_CLASS = f"kubernetes:{spec.NODE_CLASS_API}:{spec.NODE_CLASS_KIND}"

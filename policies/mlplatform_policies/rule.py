@@ -36,6 +36,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from .groups import GROUPS, group_types
 from .props import environment, stack_environment
 
 DECLARATIONS = Path(__file__).resolve().parent / "rules.yaml"
@@ -245,9 +246,11 @@ def _enforcement(value: Any, where: str) -> dict[str, EnforcementLevel]:
 def _resource_types(value: Any, where: str) -> tuple[str, ...]:
     if value == STACK:
         return ()
+    if value == GROUPS:  # every provisioner's groups, read alike (groups.py)
+        return group_types()
     if not isinstance(value, list) or not value or not all(isinstance(t, str) and _TYPE_TOKEN.match(t) for t in value):
         raise DeclarationError(
-            f"{where}: resources must be `stack` or a list of type tokens such as aws:eks/nodeGroup:NodeGroup"
+            f"{where}: resources must be `stack`, `groups` or a list of type tokens such as aws:eks/nodeGroup:NodeGroup"
         )
     return tuple(value)
 

@@ -13,22 +13,11 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
+from mlplatform_core.model.cluster import CONTROL_PLANE_LOG_TYPES
+from mlplatform_core.model.layout.autoscaler_tags import AUTOSCALER_PREFIX
+
 from .iam_documents import action_matches, as_list, policy_document, statements
-from .props import (
-    AUTOSCALER_PREFIX,
-    CONTROL_PLANE_LOG_TYPES,
-    MISSING,
-    UNKNOWN,
-    environment,
-    fmt,
-    get,
-    items,
-    known,
-    number,
-    prod_rules,
-    require,
-    truthy,
-)
+from .props import MISSING, UNKNOWN, environment, fmt, get, items, known, number, prod_rules, require, truthy
 from .resource_types import (
     EKS_CLUSTER,
     IAM_POLICY,

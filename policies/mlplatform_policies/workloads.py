@@ -16,18 +16,7 @@ from typing import Any
 
 from .karpenter_pools import pools_in
 from .layout import groups_in
-from .props import (
-    entries,
-    fmt,
-    get,
-    items,
-    known,
-    number,
-    quantity,
-    repels,
-    show_taint,
-    tolerates,
-)
+from .props import entries, fmt, get, items, known, number, quantity, tolerates
 from .resource_types import K8S_CONFIG_MAP, K8S_LIMIT_RANGE, K8S_NAMESPACE, K8S_PRIORITY_CLASS
 
 TIERS = ("low", "medium", "high")
@@ -206,13 +195,13 @@ def spot_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str 
             continue
         if not tolerations:
             yield f"{where}: {TOLERATIONS_KEY} is empty; allow and constrain modes could not reach spot nodes", cm.urn
-        od_taints = {t for g in on_demand for t in g.taints if repels(t)}
+        od_taints = {t for g in on_demand for t in g.taints if t.repels}
         for g in spot:
             # The taints that mark spot capacity: repelling and on no on-demand group (a GPU taint is not one).
-            for taint in (t for t in g.taints if repels(t) and t not in od_taints):
+            for taint in (t for t in g.taints if t.repels and t not in od_taints):
                 if tolerations and not any(tolerates(tol, taint) for tol in tolerations):
                     yield (
-                        f"{where}: no MLRun toleration tolerates taint {show_taint(taint)} of spot group "
+                        f"{where}: no MLRun toleration tolerates taint {taint} of spot group "
                         f"{g.name}; allow/constrain-mode functions cannot be scheduled there",
                         cm.urn,
                     )
@@ -220,7 +209,7 @@ def spot_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str 
             opened = [tol for tol in tolerations if tolerates(tol, taint)]
             if opened:
                 yield (
-                    f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {show_taint(taint)} of an "
+                    f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {taint} of an "
                     "on-demand group, opening those nodes to every preemptible job",
                     cm.urn,
                 )

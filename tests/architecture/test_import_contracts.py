@@ -1,7 +1,7 @@
 """The architecture holds: import-linter's contracts (pyproject.toml) pass, and they would catch a breach.
 
 The layers are the folders: mlplatform_core (pure: no Pulumi), mlplatform_program (the Pulumi program, imports the
-core only), mlplatform (the tooling, runs the program and never imports the shell), policies/ (stands alone).
+core only), mlplatform (the tooling, runs the program and never imports the shell), policies/ (the pack: the core only).
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ def test_the_contracts_hold():
         ("mlplatform/plan.py", "mlplatform_program.components.cluster", "never imports the Pulumi program"),
         ("mlplatform_core/model/config/stack.py", "mlplatform_core.model.layout", "Core model"),
         ("mlplatform/engine/run.py", "mlplatform.reports.console", "Tooling"),
+        ("policies/mlplatform_policies/layout.py", "mlplatform.check", "The policy pack builds on the core only"),
+        ("policies/mlplatform_policies/props.py", "pulumi_aws", "The policy pack builds on the core only"),
     ],
 )
 def test_a_forbidden_import_breaks_a_contract(tmp_path, module, imported, contract):

@@ -58,7 +58,7 @@ def test_plan_table_shows_the_priced_lines(eu_stack, capsys):
     assert main(["plan", "--config-file", str(eu_stack)]) == 0
     out = capsys.readouterr().out
     assert "eu-west-1, on-demand prices as of 2026-11-20" in out
-    assert "NAT gateways' public IPv4 addresses: no authoritative" in out
+    assert "NAT gateways' public IPv4 addresses: no public IPv4 address-hour price for eu-west-1" in out
     assert "NAT gateways: no NAT gateway-hour price" not in out
     # Monthly prices say so, and what a line's price leaves out is printed under the table.
     assert "0.088 / GiB-month" in out and "1.00 / key-month" in out

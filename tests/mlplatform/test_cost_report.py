@@ -51,15 +51,27 @@ EXPECTED = {
 }
 
 
+# What the stacks create besides nodes, priced in us-east-1 by the pricing pages' dated facts: NAT gateways and
+# their public IPv4 addresses per hour, gp3 root volumes per GiB-month (min, max) and one KMS key per month.
+NETWORK = {"dev": (1, 400, 3500), "prod": (3, 500, 3900)}
+
+
+def with_network(stack: str) -> tuple[Decimal, Decimal]:
+    nats, gib_min, gib_max = NETWORK[stack]
+    fixed = nats * (Decimal("0.045") + Decimal("0.005")) + Decimal(1) / 730
+    floor, ceiling = EXPECTED[stack]
+    return floor + fixed + gib_min * Decimal("0.08") / 730, ceiling + fixed + gib_max * Decimal("0.08") / 730
+
+
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack):
     out = plan(capsys, stack)
-    floor, ceiling = EXPECTED[stack]
+    floor, ceiling = with_network(stack)
     assert "Cost (USD per month of 730 h; us-east-1, on-demand prices as of 2026-07-20)" in out
-    # Lower bounds: NAT gateways, their public IPv4 addresses, EBS and KMS have no price in the snapshot.
-    assert f"idle floor >= {monthly(floor)} USD/month" in out
-    assert f"ceiling >= {monthly(ceiling)} USD/month" in out
-    assert "NAT gateways: no NAT gateway-hour price for us-east-1 in the price snapshot" in out
+    # Exact: the control plane, every group, NAT gateways, public IPv4, EBS and KMS all have a price here.
+    assert f"idle floor {monthly(floor)} USD/month" in out and "idle floor >=" not in out
+    assert f"ceiling {monthly(ceiling)} USD/month" in out
+    assert "0.045 / gateway-hour" in out and "0.005 / address-hour" in out
     assert "not included: data transfer" in out
 
 
@@ -99,14 +111,15 @@ def test_plan_json_carries_the_cost_with_units_and_the_price_date(capsys, stack)
         assert line["usdPerMonth"] == {
             k: float((price * n * 730).quantize(Decimal("0.01"))) for k, n in line["quantity"].items()
         }
-    floor, ceiling = EXPECTED[stack]
+    floor, ceiling = with_network(stack)
     totals = cost["totals"]
     assert totals["idleFloor"]["usdPerMonth"] == float((floor * 730).quantize(Decimal("0.01")))
     assert totals["ceiling"]["usdPerMonth"] == float((ceiling * 730).quantize(Decimal("0.01")))
-    assert totals["idleFloor"]["lowerBound"] and "NAT gateways" in totals["idleFloor"]["unknown"]
+    assert not totals["idleFloor"]["lowerBound"] and totals["idleFloor"]["unknown"] == []
     nat = next(x for x in cost["lines"] if x["kind"] == "NAT gateway")
-    assert nat["unitPrice"]["usd"] is None and nat["unitPrice"]["unknownReason"]
-    assert nat["usdPerMonth"] == {"min": None, "desired": None, "max": None}
+    assert nat["unitPrice"]["usd"] == 0.045 and nat["usdPerMonth"]["min"] == round(0.045 * 730 * NETWORK[stack][0], 2)
+    pages = [s for s in cost["prices"]["source"] if s["role"] == "aws-pricing-pages"]
+    assert {s["url"] for s in pages} >= {"https://aws.amazon.com/vpc/pricing/", "https://aws.amazon.com/ebs/pricing/"}
 
 
 def test_plan_json_control_plane_follows_the_kubernetes_version(tmp_path, capsys):

@@ -68,7 +68,8 @@ def test_json_shows_the_storage_addon_gpu_labels_and_support_phase(capsys):
     doc = plan_json(capsys, "prod")
     storage = doc["storage"]
     assert storage["addon"] == "aws-ebs-csi-driver" and storage["preserve"] is True
-    assert "resolved at deploy" in storage["version"] and storage["serviceAccountRoleArn"].startswith("arn:aws:iam::")
+    assert "resolved at deploy" in storage["version"] and storage["roleArn"].startswith("arn:aws:iam::")
+    assert storage["roleThrough"] == "Pod Identity" and storage["serviceAccountRoleArn"] is None  # podIdentity: true
     assert storage["configuration"]["node"]["tolerateAllTaints"] is True
     (sc,) = storage["storageClasses"]
     assert sc["metadata"]["name"] == "gp3-encrypted" and sc["parameters"]["encrypted"] == "true"

@@ -8,8 +8,8 @@ import gc
 import pulumi
 import pytest
 
+from mlplatform.engine import collector_and_pump, run_program, run_stack
 from mlplatform.engine import run as engine_run
-from mlplatform.engine import run_program, run_stack, sdk_shortcuts
 from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
 from tests.conftest import ROOT, shipped_run, stack_config
 
@@ -74,10 +74,10 @@ def test_a_run_failing_inside_an_apply_leaves_the_next_one_clean():
 
 @pytest.mark.parametrize("collect_above", [0, 10**9])
 def test_frozen_runs_are_collected_once_they_pile_up(monkeypatch, collect_above):
-    freezer = sdk_shortcuts.Freezer()
+    freezer = collector_and_pump.Freezer()
     freezer.enabled = True
     monkeypatch.setattr(engine_run, "FREEZER", freezer)
-    monkeypatch.setattr(sdk_shortcuts, "COLLECT_ABOVE", collect_above)
+    monkeypatch.setattr(collector_and_pump, "COLLECT_ABOVE", collect_above)
     calls = []
     for name in ("collect", "unfreeze"):
         real = getattr(gc, name)
@@ -116,13 +116,7 @@ later.set_result("ready")
 
 def test_the_pump_never_deadlocks_a_program_that_waits_on_later_work(tmp_path, monkeypatch):
     (tmp_path / "__main__.py").write_text(PROGRAM_WAITING_ON_LATER_WORK)
-    monkeypatch.setattr(sdk_shortcuts, "PUMP_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(collector_and_pump, "PUMP_TIMEOUT_S", 0.05)
     run = run_program("dev", {"aws:region": "us-west-2"}, program=tmp_path)
     assert [r.name for r in run.resources] == ["early", *(f"thing-{i}" for i in range(40))]
     assert run.one("test:index:Thing", "early").inputs == {"value": "ready"}
-
-
-def test_the_installed_sdk_tracks_apply_tasks_where_the_engine_cleans_them_up():
-    # The clean-up after a failed run is skipped on an SDK that keeps its apply tasks elsewhere; this pins
-    # that the SDK we test with is one where it runs (a bump that moves them fails here, not for users).
-    assert engine_run._tracked_outputs() is not None

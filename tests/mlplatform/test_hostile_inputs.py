@@ -54,7 +54,10 @@ def groups(n: int, **extra) -> list[dict]:
 
 
 def test_500_node_groups_plan_and_check(tmp_path):
-    path = write(tmp_path, {**BASE, P + "additionalNodeGroups": groups(500)})
+    # 505 managed node groups: an account with the EKS quota raised (quotas:) may have them.
+    path = write(
+        tmp_path, {**BASE, P + "additionalNodeGroups": groups(500), P + "quotas": {"managedNodeGroupsPerCluster": 600}}
+    )
     plan = build_plan(None, path)
     doc = plan_document(plan)
     names = [g["name"] for g in doc["nodeGroups"]]
@@ -73,7 +76,8 @@ def test_more_node_groups_than_the_model_allows_are_refused(tmp_path, capsys):
 
 
 def test_every_group_broken_still_fits_one_screen(tmp_path, capsys):
-    path = write(tmp_path, {**BASE, P + "additionalNodeGroups": groups(300, minSize=5, maxSize=2)})
+    raised = {P + "quotas": {"managedNodeGroupsPerCluster": 400}}
+    path = write(tmp_path, {**BASE, P + "additionalNodeGroups": groups(300, minSize=5, maxSize=2), **raised})
     err = refused(capsys, "check", "--config-file", path)
     assert P + "additionalNodeGroups[0].minSize:" in err
     assert "... and 280 more" in err

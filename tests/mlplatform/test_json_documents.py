@@ -32,6 +32,7 @@ DATA = {
     "propertyDependencies",
     "cells",
     "allocatable",
+    "scaleFromZero",  # resource names (nvidia.com/gpu, vpc.amazonaws.com/efa)
     "limits",
     "nodeClass",
     "disruption",

@@ -110,3 +110,26 @@ def test_plan_all_reports_a_bad_stack_and_plans_the_others(project, capsys):
 def test_stack_selections_that_mean_nothing_exit_2(capsys, argv, message):
     code, _, err = run_cli(capsys, *argv)
     assert code == 2 and message in err
+
+
+def test_two_stacks_that_would_create_one_cluster_are_refused_and_the_others_run(project, capsys):
+    for twin in ("twin-a", "twin-b"):
+        doc = yaml.safe_load((STACKS / "Pulumi.dev.yaml").read_text())
+        doc["config"]["ml-platform-eks:clusterName"] = "shared-cluster"
+        (project / "stacks" / f"Pulumi.{twin}.yaml").write_text(yaml.safe_dump(doc))
+    code, out, _ = run_cli(capsys, "check", "twin-a", "twin-b", "dev", "--json")
+    doc = json.loads(out)
+    by_stack = {s["stack"]: s for s in doc["stacks"]}
+    assert code == 2 and by_stack["dev"]["exitCode"] == 0
+    for twin in ("twin-a", "twin-b"):
+        assert by_stack[twin]["exitCode"] == 2
+        assert "would both create the EKS cluster 'shared-cluster' in us-east-1" in by_stack[twin]["error"]
+    # pinned to different accounts, the same name is two clusters
+    for twin, account in (("twin-a", "111111111111"), ("twin-b", "222222222222")):
+        path = project / "stacks" / f"Pulumi.{twin}.yaml"
+        doc = yaml.safe_load(path.read_text())
+        doc["config"]["aws:allowedAccountIds"] = [account]
+        path.write_text(yaml.safe_dump(doc))
+    from mlplatform.collisions import colliding
+
+    assert colliding([("twin-a", None), ("twin-b", None)]) == {}

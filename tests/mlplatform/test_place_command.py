@@ -58,8 +58,11 @@ def test_allow_mode_nuclio_prefers_spot(capsys):
 
 def test_json_shape(capsys):
     doc = place_json(capsys, "dev", EXAMPLES / "oversized-statefulset.yaml")
-    assert list(doc) == ["schemaVersion", "stack", "pods"] and doc["stack"] == "dev"
+    assert list(doc) == ["schemaVersion", "stack", "pods", "notes"] and doc["stack"] == "dev"
     (pod,) = doc["pods"]
+    # every documented key, empty lists when empty
+    assert list(pod) == ["name", "namespace", "groups", "ranking", "rejected", "notes", "warnings"]
+    assert pod["rejected"] == [] and doc["notes"] == []
     assert pod["name"] == "StatefulSet/feature-store-cache"
     for group in pod["groups"]:
         assert {"name", "schedulable", "reasons"} <= set(group)
@@ -180,3 +183,36 @@ def test_a_list_item_that_cannot_be_read_is_named(capsys, tmp_path):
     code, out, err = run_place(capsys, "dev", "-f", str(path))
     assert code == 2 and out == ""
     assert "document 1 items[1] (Pod): Pod/p: spec.containers[0].resources.requests.cpu" in err
+
+
+def test_every_documented_key_of_a_rejected_pod(capsys):
+    doc = place_json(capsys, "dev", EXAMPLES / "rejected-by-limit-range.yaml")
+    for pod in doc["pods"]:
+        assert {"name", "namespace", "groups", "ranking", "rejected", "notes", "warnings"} <= set(pod)
+        assert all(isinstance(pod[k], list) for k in ("groups", "ranking", "rejected", "notes", "warnings"))
+    assert any(pod["rejected"] and pod["groups"] == [] for pod in doc["pods"])
+
+
+def manifest_of(n: int, tmp_path, tail: str = "") -> str:
+    docs = [
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: mlrun}}\n"
+        f"spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: {100 + i % 800}m}}}}}}]}}\n"
+        for i in range(n)
+    ]
+    path = tmp_path / "many.yaml"
+    path.write_text("".join(docs) + tail)
+    return str(path)
+
+
+def test_more_than_500_pod_specs_are_placed(capsys, tmp_path):
+    doc = place_json(capsys, "prod", manifest_of(1200, tmp_path))
+    assert len(doc["pods"]) == 1200 and doc["pods"][-1]["name"] == "Pod/p1199"
+    assert all(p["ranking"] == ["workload"] for p in doc["pods"])
+
+
+@pytest.mark.parametrize("json_output", [True, False])
+def test_a_bad_last_document_prints_only_the_error(capsys, tmp_path, json_output):
+    """Pods stream through, but a manifest that turns out bad at the end leaves nothing half-written on stdout."""
+    path = manifest_of(50, tmp_path, tail="---\n[not: a mapping\n")
+    code, out, err = run_place(capsys, "prod", "-f", path, *(["--json"] if json_output else []))
+    assert code == 2 and out == "" and "document 51" in err and "not valid YAML" in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from mlplatform.reports.placement import placement_matrix, placement_section
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
@@ -54,9 +56,12 @@ def test_profiles_are_pods_as_the_scheduler_sees_them():
 
 def test_unknown_instance_types_are_reported_in_the_notes():
     raw = stack_config("dev")
-    # A type the catalog knows only by its network limits (no vCPU/memory data upstream).
-    raw["ml-platform-eks:additionalNodeGroups"] = [{"name": "mem", "instanceTypes": ["u-6tb1.metal"]}]
+    # A type the catalog knows only by its network limits (no vCPU/memory data upstream). The settings refuse it
+    # in every group (its accelerators are unknown too), so the proof meets it only in a layout built otherwise.
+    raw["ml-platform-eks:additionalNodeGroups"] = [{"name": "mem", "instanceTypes": ["m5.xlarge"]}]
     layout = build_layout(parse(raw), "dev")
+    mem = dataclasses.replace(layout.group("mem"), instance_types=("u-6tb1.metal",))
+    layout = dataclasses.replace(layout, groups=tuple(mem if g.name == "mem" else g for g in layout.groups))
     report = check_layout(layout)
     assert (
         "group mem: instance type(s) u-6tb1.metal described only by network limits in the instance catalog; "

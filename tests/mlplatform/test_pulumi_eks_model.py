@@ -20,7 +20,8 @@ import pytest
 from mlplatform.engine import run_program
 from mlplatform.engine.remote import ModelError
 from mlplatform.engine.remote import pulumi_eks as model
-from tests.conftest import ROOT, shipped_run, stack_config
+from mlplatform.engine.remote import pulumi_eks_coverage as coverage
+from tests.conftest import ROOT, irsa_run, shipped_run, stack_config
 
 C = "mlplatform:cluster:Cluster$eks:index:Cluster"
 ROLE_CHAIN = C + "$eks:index:ServiceRole"
@@ -56,7 +57,7 @@ def _release(text: str) -> tuple[int, ...]:
 
 def test_the_installed_pulumi_eks_is_a_release_the_model_follows():
     version = importlib.metadata.version("pulumi-eks")
-    model.check_version(version)
+    coverage.check_version(version)
     # The SDK asks the engine for the eks plugin of its own version: that plugin's Node code is what runs.
     plugin = json.loads((importlib.resources.files("pulumi_eks") / "pulumi-plugin.json").read_text())
     assert plugin["version"] == version
@@ -65,30 +66,30 @@ def test_the_installed_pulumi_eks_is_a_release_the_model_follows():
 def test_pyproject_allows_only_releases_the_model_follows():
     pyproject = (ROOT / "pyproject.toml").read_text()
     low, high = re.search(r'"pulumi-eks>=([\d.]+),<([\d.]+)"', pyproject).groups()
-    assert (_release(low) + (0, 0))[:3] >= model.MODELLED_VERSIONS[0]
-    assert (_release(high) + (0, 0))[:3] <= model.MODELLED_VERSIONS[1]
+    assert (_release(low) + (0, 0))[:3] >= coverage.MODELLED_VERSIONS[0]
+    assert (_release(high) + (0, 0))[:3] <= coverage.MODELLED_VERSIONS[1]
 
 
 def test_eks_cluster_takes_the_inputs_the_model_was_derived_from():
     names = [p for p in inspect.signature(pulumi_eks.ClusterArgs.__init__).parameters if p != "__self__"]
-    assert model.inputs_fingerprint(names) == model.CLUSTER_INPUTS_SHA256, (
+    assert coverage.inputs_fingerprint(names) == coverage.CLUSTER_INPUTS_SHA256, (
         f"pulumi_eks {importlib.metadata.version('pulumi-eks')} changed eks.Cluster's inputs: re-derive "
         "mlplatform/engine/remote/pulumi_eks.py from nodejs/eks/cluster/cluster.ts of that release (createCore, "
-        f"createCluster), then set CLUSTER_INPUTS_SHA256 = {model.inputs_fingerprint(names)!r}"
+        f"createCluster), then set CLUSTER_INPUTS_SHA256 = {coverage.inputs_fingerprint(names)!r}"
     )
 
 
 @pytest.mark.parametrize("version", ["4.0.1", "4.5.0", "5.0.0"])
 def test_a_release_the_model_does_not_follow_is_refused(version):
     with pytest.raises(ModelError, match=rf"pulumi-eks {version} is outside .* re-derive"):
-        model.check_version(version)
+        coverage.check_version(version)
 
 
 def test_a_plan_with_an_unmodelled_release_fails_loudly():
     # In a process of its own: a failed program run leaves the Pulumi runtime's tasks behind.
     script = (
-        "from mlplatform.engine.remote import pulumi_eks\n"
-        "pulumi_eks.MODELLED_VERSIONS = ((9, 0, 0), (10, 0, 0))\n"
+        "from mlplatform.engine.remote import pulumi_eks_coverage\n"
+        "pulumi_eks_coverage.MODELLED_VERSIONS = ((9, 0, 0), (10, 0, 0))\n"
         "from mlplatform.cli import main\n"
         "raise SystemExit(main(['plan', 'dev']))\n"
     )
@@ -190,9 +191,10 @@ def _program_tags(run) -> dict:
     return run.one("aws:kms/key:Key", "cluster-secrets").inputs["tags"]
 
 
-def test_irsa_roles_trust_the_oidc_provider_pulumi_eks_creates(dev_run):
-    oidc = dev_run.one("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "cluster-oidcProvider")
-    trust = json.loads(dev_run.one("aws:iam/role:Role", "platform-autoscaler").inputs["assumeRolePolicy"])
+def test_irsa_roles_trust_the_oidc_provider_pulumi_eks_creates():
+    run = irsa_run("dev")  # the shipped stacks use Pod Identity; a stack without podIdentity keeps IRSA
+    oidc = run.one("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "cluster-oidcProvider")
+    trust = json.loads(run.one("aws:iam/role:Role", "platform-autoscaler").inputs["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"] == {"Federated": oidc.outputs["arn"]}
     assert oidc.inputs["url"].removeprefix("https://") in json.dumps(trust["Statement"][0]["Condition"])
 

@@ -41,10 +41,13 @@ def test_plan_json_lists_the_addons(capsys, stack):
     assert [a["name"] for a in addons if a["kind"] == "helm"] == ["cluster-autoscaler", "nvidia-device-plugin"]
     assert all(a["version"] for a in addons if a["kind"] == "helm")
     eks_addons = {a["name"]: a["createdBy"] for a in addons if a["kind"] == "eks-addon"}
-    # kube-proxy and vpc-cni come with pulumi_eks.Cluster; CoreDNS and the EBS CSI driver are the toolkit's own.
+    # kube-proxy and vpc-cni come with pulumi_eks.Cluster; CoreDNS, the EBS CSI driver and the node agents
+    # (node monitoring: nodeRepair is on by default; Pod Identity: the shipped stacks set podIdentity) are ours.
     assert eks_addons == {
         "coredns": None,
         "aws-ebs-csi-driver": None,
+        "eks-node-monitoring-agent": None,
+        "eks-pod-identity-agent": None,
         "kube-proxy": "pulumi-eks",
         "vpc-cni": "pulumi-eks",
     }

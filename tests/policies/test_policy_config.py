@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from mlplatform_policies import BY_NAME, offline
+from mlplatform_policies import BY_NAME, offline, policy_config
 from tests.policies.test_layout_rules import PROD_SPOT_WORKLOAD
 from tests.policies.variants import (
     DEV_POLICY_CONFIG,
@@ -99,7 +99,7 @@ def test_the_offline_config_check_agrees_with_a_json_schema_validator(policy):
     for key, prop in ((schema.properties or {}) if schema else {}).items():
         for value in SETTINGS_SAMPLES:
             theirs = jsonschema.Draft7Validator(prop).is_valid(value)
-            ours = not offline._schema_errors(value, prop, f"{policy}.{key}")
+            ours = not policy_config._schema_errors(value, prop, f"{policy}.{key}")
             assert ours == theirs, (policy, key, value)
 
 
@@ -112,3 +112,11 @@ def test_shipped_dev_policy_config_is_valid_and_only_relaxes():
     settings = offline.resolve_config(doc)
     assert all(settings[name].level.value in ("advisory", "disabled") for name in doc)
     assert default_policy_config("prod") is None  # prod runs every rule at its own level
+
+
+def test_an_unknown_rule_name_or_setting_gets_a_did_you_mean():
+    with pytest.raises(offline.PolicyConfigError) as info:
+        offline.resolve_config({"eks-endpoint-privat": "advisory", "no-dev-groups-in-prod": {"forbiddenRole": []}})
+    message = str(info.value)
+    assert "unknown policy name 'eks-endpoint-privat'; did you mean eks-endpoint-private?" in message
+    assert "no-dev-groups-in-prod.forbiddenRole: not a setting of this policy; did you mean forbiddenRoles?" in message

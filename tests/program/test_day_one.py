@@ -112,12 +112,19 @@ def test_no_tag_resource_for_the_discovery_tags_eks_owns(stack):
 # --- storage -------------------------------------------------------------------------------------------
 
 
-def test_ebs_csi_driver_has_its_own_irsa_role_and_the_default_encrypted_class(prod_run):
+def test_ebs_csi_driver_has_its_own_role_and_the_default_encrypted_class(prod_run):
     a = addon(prod_run, ebs_csi.ADDON_NAME)
     role = prod_run.one("aws:iam/role:Role", "platform-storage-ebs-csi")
-    assert a.inputs["serviceAccountRoleArn"] == role.outputs["arn"]
+    # podIdentity: true in the shipped stacks: an association, no IRSA role ARN on the add-on.
+    assert "serviceAccountRoleArn" not in a.inputs
+    association = prod_run.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "platform-storage-ebs-csi")
+    assert (
+        association.inputs["serviceAccount"] == "ebs-csi-controller-sa"
+        and association.inputs["roleArn"] == (role.outputs["arn"])
+    )
+    assert association.urn in a.dependencies  # the controller's pods start once the association exists
     (stmt,) = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
-    assert "system:serviceaccount:kube-system:ebs-csi-controller-sa" in stmt["Condition"]["StringEquals"].values()
+    assert stmt["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"] == "ebs-csi-controller-sa"
     (policy,) = [
         r
         for r in prod_run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
@@ -159,8 +166,9 @@ def test_separate_the_cluster_program_never_talks_to_the_kubernetes_api(stack):
     assert {"kubeconfig", "oidcProviderArn", "oidcProviderUrl", "nodeGroups"} <= set(cluster.exports)
     # The layer reads the exports as secret exactly when the cluster program exports them as secret.
     assert cluster.secret_exports == SECRET_EXPORTS
-    trust = layer.one("aws:iam/role:Role", "platform-autoscaler").inputs["assumeRolePolicy"]
-    assert cluster.exports["oidcProviderArn"] in trust  # not masked: the OIDC provider is no secret
+    # The Pod Identity agent is the cluster program's (AWS APIs); the layer's roles are bound by associations.
+    assert "eks-pod-identity-agent" in {a.inputs["addonName"] for a in cluster.of_type(ADDON)}
+    assert layer.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "platform-autoscaler")
 
 
 def test_the_layer_names_an_output_the_cluster_stack_lacks():

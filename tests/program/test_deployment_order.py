@@ -92,6 +92,10 @@ def test_add_ons_wait_only_for_the_groups_their_pods_run_on(stack):
     assert groups_waited_for(run, run.one(RELEASE, "cluster-autoscaler")) == core
     assert groups_waited_for(run, run.one(RELEASE, "nvidia-device-plugin")) == gpu
     ours = {a.inputs["addonName"]: a for a in run.of_type("aws:eks/addon:Addon") if a.created_by is None}
+    # The node agents' add-ons (DaemonSets on every node, ACTIVE without nodes) wait for no group.
+    agents = {a: ours.pop(a) for a in ("eks-node-monitoring-agent", "eks-pod-identity-agent") if a in ours}
+    assert "eks-node-monitoring-agent" in agents  # nodeRepair is on by default
+    assert all(groups_waited_for(run, addon) == set() for addon in agents.values())
     assert set(ours) == {"coredns", "aws-ebs-csi-driver"}  # the EBS CSI controller runs on the core group too
     assert all(groups_waited_for(run, addon) == core for addon in ours.values())
     # Only the autoscaler's priorities (they name every EKS node group) wait for every group.

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mlplatform.engine import run_stack
-from mlplatform_core.model.addons import karpenter as addon
+from mlplatform_core.model.addons import karpenter_controller as addon
 from mlplatform_core.model.cluster import NODE_MANAGED_POLICIES
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.karpenter import manifests
@@ -78,7 +78,7 @@ def test_the_node_role_joins_through_an_ec2_linux_access_entry(run):
     assert entry.inputs["clusterName"] == "mlp-dev-karpenter"
 
 
-def test_the_controller_runs_on_the_initial_group_with_its_irsa_role(run):
+def test_the_controller_runs_on_the_initial_group_with_its_pod_identity_role(run):
     crds, controller = run.one(RELEASE, "karpenter-crd").inputs, run.one(RELEASE, "karpenter").inputs
     assert crds["chart"] == "oci://public.ecr.aws/karpenter/karpenter-crd" and crds["version"] == "1.14.1"
     assert controller["chart"] == "oci://public.ecr.aws/karpenter/karpenter" and controller["version"] == "1.14.1"
@@ -86,11 +86,27 @@ def test_the_controller_runs_on_the_initial_group_with_its_irsa_role(run):
     values = controller["values"]
     role = run.one("aws:iam/role:Role", "karpenter-controller")
     queue = run.one("aws:sqs/queue:Queue", "karpenter-interruption")
-    assert values["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"] == role.outputs["arn"]
-    assert values["settings"] == {"clusterName": "mlp-dev-karpenter", "interruptionQueue": queue.outputs["name"]}
+    # podIdentity: true in the shipped stack: an association, no IRSA annotation.
+    assert "annotations" not in values["serviceAccount"]
+    association = run.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "karpenter-controller")
+    assert (association.inputs["namespace"], association.inputs["serviceAccount"]) == ("kube-system", "karpenter")
+    assert association.inputs["roleArn"] == role.outputs["arn"]
+    # nodeRepair (on by default) turns on Karpenter's alpha NodeRepair feature gate.
+    assert values["settings"] == {
+        "clusterName": "mlp-dev-karpenter",
+        "interruptionQueue": queue.outputs["name"],
+        "featureGates": {"nodeRepair": True},
+    }
     assert values["nodeSelector"] == {"mlplatform.io/node-role": "initial"} and values["replicas"] == 2
     trust = json.loads(role.inputs["assumeRolePolicy"])["Statement"][0]
-    assert "system:serviceaccount:kube-system:karpenter" in trust["Condition"]["StringEquals"].values()
+    assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert trust["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-service-account"] == "karpenter"
+
+
+def test_without_pod_identity_the_controller_keeps_its_irsa_annotation():
+    values = addon.controller_values("mlp-x", "queue", "arn:aws:iam::1:role/k", 2)
+    assert values["serviceAccount"]["annotations"] == {"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/k"}
+    assert "featureGates" not in values["settings"]
 
 
 def test_controller_policies_name_this_clusters_role_and_queue(run):

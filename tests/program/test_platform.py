@@ -13,7 +13,7 @@ from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
 from mlplatform_core.model.workloads import build_workloads, manifests
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import irsa_run, shipped_run, stack_config
 
 PLATFORM = "mlplatform:platform:Platform"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -69,14 +69,15 @@ def test_everything_lives_under_the_platform_component_and_its_provider(stack):
 def test_dev_installs_autoscaler_and_device_plugin(dev_run):
     releases = {r.name: r.inputs for r in dev_run.of_type(RELEASE)}
     assert set(releases) == {"cluster-autoscaler", "nvidia-device-plugin"}
-    for chart in charts.CHARTS:
+    for chart in (charts.CLUSTER_AUTOSCALER, charts.NVIDIA_DEVICE_PLUGIN):
         rel = releases[chart.name]
         assert (rel["chart"], rel["version"], rel["repositoryOpts"]["repo"]) == (chart.name, chart.version, chart.repo)
 
 
-def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
-    values = dev_run.one(RELEASE, "cluster-autoscaler").inputs["values"]
-    role = dev_run.one("aws:iam/role:Role", "platform-autoscaler")
+def test_a_stack_without_pod_identity_keeps_the_autoscalers_irsa_role():
+    run = irsa_run("dev")
+    values = run.one(RELEASE, "cluster-autoscaler").inputs["values"]
+    role = run.one("aws:iam/role:Role", "platform-autoscaler")
     arn = values["rbac"]["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"]
     assert arn == role.outputs["arn"]
     trust = json.loads(role.inputs["assumeRolePolicy"])
@@ -85,6 +86,39 @@ def test_autoscaler_uses_its_irsa_role_and_real_node_group_names(dev_run):
     assert any(
         v == "system:serviceaccount:kube-system:cluster-autoscaler" for v in stmt["Condition"]["StringEquals"].values()
     )
+    assert not run.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+    cluster, _layer = run.programs  # the layer reads the OIDC provider from the cluster stack, not masked as secret
+    assert cluster.exports["oidcProviderArn"] in role.inputs["assumeRolePolicy"]
+    assert "eks-pod-identity-agent" not in {a.inputs["addonName"] for a in run.of_type("aws:eks/addon:Addon")}
+
+
+def test_shipped_stacks_give_the_add_ons_their_roles_through_pod_identity(dev_run):
+    """podIdentity: true in the shipped stacks: the agent add-on, a Pod Identity trust scoped to one service account
+    of this cluster, an association per role, and no IRSA annotation on the service accounts."""
+    assert "eks-pod-identity-agent" in {a.inputs["addonName"] for a in dev_run.of_type("aws:eks/addon:Addon")}
+    associations = {
+        (a.inputs["namespace"], a.inputs["serviceAccount"]): a
+        for a in dev_run.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+    }
+    assert set(associations) == {("kube-system", "cluster-autoscaler"), ("kube-system", "ebs-csi-controller-sa")}
+    for (namespace, account), association in associations.items():
+        (role,) = [r for r in dev_run.of_type("aws:iam/role:Role") if r.outputs["arn"] == association.inputs["roleArn"]]
+        (stmt,) = json.loads(role.inputs["assumeRolePolicy"])["Statement"]
+        assert stmt["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+        assert stmt["Action"] == ["sts:AssumeRole", "sts:TagSession"]
+        assert stmt["Condition"]["StringEquals"] == {
+            "aws:RequestTag/eks-cluster-name": "mlp-dev",
+            "aws:RequestTag/kubernetes-namespace": namespace,
+            "aws:RequestTag/kubernetes-service-account": account,
+        }
+    values = dev_run.one(RELEASE, "cluster-autoscaler").inputs["values"]
+    assert "annotations" not in values["rbac"]["serviceAccount"]
+    ebs = dev_run.one("aws:eks/addon:Addon", "platform-storage-ebs-csi")
+    assert "serviceAccountRoleArn" not in ebs.inputs
+
+
+def test_autoscaler_uses_real_node_group_names(dev_run):
+    values = dev_run.one(RELEASE, "cluster-autoscaler").inputs["values"]
     policy = json.loads(dev_run.one("aws:iam/rolePolicy:RolePolicy", "platform-autoscaler").inputs["policy"])
     assert policy == autoscaler.autoscaler_policy("mlp-dev")
     # Priorities name the EKS node groups the program created, spot first, in the ConfigMap the priority
@@ -150,3 +184,9 @@ def test_invalid_workloads_stop_the_program_with_the_key_path():
     with pytest.raises(Exception) as err:
         run_stack("dev", raw)
     assert "ml-platform-eks:workloads.namespaces.mlrun.limits.default.cpu" in str(err.value)
+
+
+def test_every_managed_node_group_has_node_repair_and_the_monitoring_agent(dev_run):
+    groups = dev_run.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert groups and all(g.inputs["nodeRepairConfig"] == {"enabled": True} for g in groups)
+    assert "eks-node-monitoring-agent" in {a.inputs["addonName"] for a in dev_run.of_type("aws:eks/addon:Addon")}

@@ -72,18 +72,48 @@ def test_the_catalog_generator_joins_specs_and_max_pods(tmp_path):
     doc, ami = tmp_path / "doc.md", tmp_path / "info.jsonl"
     doc.write_text(KARPENTER_DOC)
     ami.write_text(AMI_INFO)
-    out, pack = tmp_path / "catalog.json", tmp_path / "pack.json"
-    assert (
-        gen.main(["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "-o", str(out), "--pack-output", str(pack)])
-        == 0
-    )
+    out = tmp_path / "catalog.json"
+    assert gen.main(["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "-o", str(out)]) == 0
     data = json.loads(out.read_text())
     g5g = data["instance_types"]["g5g.xlarge"]
     assert g5g["gpu"] == {"count": 1, "maker": "NVIDIA", "name": "t4g", "memory_mib": 16384}
     assert g5g["arch"] == "arm64" and g5g["max_pods"] == 58 and g5g["devices"] == {"nvidia.com/gpu": 1}
     assert data["instance_types"]["p3.2xlarge"] == {"max_pods": 58, "partial": True}
     assert {s["role"] for s in data["source"]} == {"karpenter-instance-types", "eks-ami-instance-info"}
-    assert json.loads(pack.read_text())["nvidia_gpu"] == ["g5g.xlarge"]
+
+
+LEGACY_DOC = """
+## P3
+### `p3.2xlarge`
+#### Labels
+ | Label | Value |
+ |--|--|
+ |karpenter.k8s.aws/instance-cpu|8|
+ |karpenter.k8s.aws/instance-memory|62464|
+ |karpenter.k8s.aws/instance-gpu-count|1|
+ |karpenter.k8s.aws/instance-gpu-manufacturer|nvidia|
+ |karpenter.k8s.aws/instance-gpu-memory|16384|
+ |karpenter.k8s.aws/instance-gpu-name|v100|
+ |kubernetes.io/arch|amd64|
+#### Resources
+ | Resource | Quantity |
+ |--|--|
+ |nvidia.com/gpu|1|
+"""
+
+
+def test_the_catalog_generator_describes_types_the_current_document_dropped(tmp_path):
+    gen = load("generate_instance_catalog")
+    doc, ami, legacy = tmp_path / "doc.md", tmp_path / "info.jsonl", tmp_path / "legacy.md"
+    doc.write_text(KARPENTER_DOC)
+    ami.write_text(AMI_INFO)
+    legacy.write_text(LEGACY_DOC)
+    out = tmp_path / "catalog.json"
+    args = ["--karpenter-doc", str(doc), "--eks-ami-info", str(ami), "--karpenter-doc-legacy", str(legacy)]
+    assert gen.main([*args, "-o", str(out)]) == 0
+    p3 = json.loads(out.read_text())["instance_types"]["p3.2xlarge"]
+    assert p3["gpu"] == {"count": 1, "maker": "NVIDIA", "name": "v100", "memory_mib": 16384}
+    assert p3["legacy_doc"] is True and p3["max_pods"] == 58 and "partial" not in p3
 
 
 def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
@@ -100,8 +130,6 @@ def test_the_catalog_generator_refuses_sources_that_disagree(tmp_path):
                 str(ami),
                 "-o",
                 str(tmp_path / "c.json"),
-                "--pack-output",
-                str(tmp_path / "p.json"),
             ]
         )
         == 1
@@ -179,12 +207,22 @@ def test_a_changed_aws_page_format_fails_loudly(tmp_path):
 
 def test_every_generator_input_is_pinned_to_a_commit():
     pins = {k: v for k, v in json.loads((SCRIPTS / "upstream.json").read_text()).items() if not k.startswith("_")}
-    files = {k: p for k, p in pins.items() if "url" not in p and "pypi" not in p and "tags" not in p}
+    files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "facts"} & set(p)}
     assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in files.values())
-    # A page outside git (the AWS statement of the EKS control-plane prices) is pinned by its URL and date.
+    # Pages outside git (the AWS statement of the EKS control-plane prices, the EKS user guide's quotas table,
+    # rendered from Service Quotas) are pinned by their URL and date.
     pages = {k: p for k, p in pins.items() if "url" in p and not k.startswith("aws-price-list-")}
-    assert set(pages) == {"eks-control-plane-pricing"}
-    assert all(p["url"].startswith("https://aws.amazon.com/") and p["date"] and p["license"] for p in pages.values())
+    assert set(pages) == {"eks-control-plane-pricing", "eks-service-quotas"}
+    assert all(
+        p["url"].startswith(("https://aws.amazon.com/", "https://docs.aws.amazon.com/")) and p["date"] and p["license"]
+        for p in pages.values()
+    )
+    # Prices only a pricing page states are dated facts, each with its page's URL.
+    facts = {k: p for k, p in pins.items() if "facts" in p}
+    assert set(facts) == {"aws-pricing-pages"}
+    for pin in facts.values():
+        assert pin["date"] and pin["license"]
+        assert all(f["url"].startswith("https://aws.amazon.com/") and f["prices"] for f in pin["facts"].values())
     # A repository's release tags are pinned by the newest tag read and its commit.
     tag_lists = {k: p for k, p in pins.items() if "tags" in p}
     assert set(tag_lists) == {"autoscaler-release-tags"}
@@ -243,8 +281,6 @@ def _prices(tmp_path, page: str = EKS_PAGE) -> list[str]:
         str(tmp_path / "eks.html"),
         "-o",
         str(tmp_path / "prices.json"),
-        "--pack-output",
-        str(tmp_path / "pack.json"),
     ]
 
 
@@ -263,17 +299,9 @@ def test_the_price_generator_reads_karpenter_tables_and_the_eks_prices(tmp_path)
         "instance_types": 3,
     }
     assert (data["eks_control_plane"]["standard_support"], data["eks_control_plane"]["extended_support"]) == (0.1, 0.6)
-    assert [s["role"] for s in data["source"]] == [
-        "karpenter-prices-aws",
-        "karpenter-prices-aws-us-gov",
-        "eks-control-plane-pricing",
-    ]
-    pack = json.loads((tmp_path / "pack.json").read_text())
-    assert pack["on_demand_usd_per_hour"] == data["on_demand_usd_per_hour"]
-    assert pack["eks_support"]["1.33"] == {
-        "end_of_standard_support": "2026-07-29",
-        "end_of_extended_support": "2027-07-29",
-    }
+    roles = [s["role"] for s in data["source"]]
+    assert roles[:3] == ["karpenter-prices-aws", "karpenter-prices-aws-us-gov", "eks-control-plane-pricing"]
+    assert set(roles[3:]) == {"aws-pricing-pages"}  # one record per charge, each with its page's URL
 
 
 def test_the_price_generator_refuses_changed_wording_or_format(tmp_path):

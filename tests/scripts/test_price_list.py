@@ -88,10 +88,10 @@ def test_a_gzipped_offer_file_reads_the_same(price_list, tmp_path):
 @pytest.mark.parametrize("chunk", [1, 7, 64, 4096])
 def test_the_streaming_reader_sees_what_a_whole_file_parse_sees(chunk):
     # Chunk boundaries fall inside keys, strings, numbers and whitespace: the walk must not notice.
-    json_stream = script("json_stream")
+    json_reader = script("json_reader")
     text = EC2_FILE.read_text() + " "
     text = text.replace('"disclaimer" :', '"numbers" : [1, -2.5e3, 1234567890123, true, null],\n  "disclaimer" :')
-    reader = json_stream.Reader(io.StringIO(text), chunk=chunk)
+    reader = json_reader.Reader(io.StringIO(text), chunk=chunk)
     seen = {}
     for key in reader.members():
         if key == "terms":
@@ -161,7 +161,8 @@ def test_offer_file_regions_add_to_and_replace_the_karpenter_ones(tmp_path):
     assert "us-east-1" not in rows["m8i.large"]  # only Karpenter had it: a replaced region keeps no old price
     assert rows["m8i.large"] == {"us-gov-west-1": 0.10584}
     assert data["charges"]["regions"]["eu-west-1"] == EU_CHARGES
-    assert "kms_key_month" not in data["charges"]["regions"]["us-east-1"]  # no awskms file for us-east-1
+    # no offer file for us-east-1: the pricing pages' dated facts stay (an offer file of a region replaces them)
+    assert data["charges"]["regions"]["us-east-1"]["kms_key_month"] == 1.0
     by_role = {}
     for s in data["source"]:
         by_role.setdefault(s["role"], []).append(s)
@@ -176,8 +177,6 @@ def test_offer_file_regions_add_to_and_replace_the_karpenter_ones(tmp_path):
         "regions": ["eu-west-1"],
         "license": "AWS site terms (prices are taken as facts)",
     }
-    pack = json.loads((tmp_path / "pack.json").read_text())
-    assert pack["charges"] == data["charges"] and pack["on_demand_usd_per_hour"] == rows
 
 
 def test_two_offer_files_for_one_region_are_refused(tmp_path):
@@ -201,7 +200,8 @@ def test_without_offer_files_the_snapshot_is_karpenters_alone(tmp_path):
     gen = load("generate_prices")
     assert gen.main(_prices(tmp_path)) == 0
     data = json.loads((tmp_path / "prices.json").read_text())
-    assert data["charges"]["regions"] == {} and "eu-west-1" not in data["ec2_on_demand"]["regions"]
+    # only the pricing pages' dated facts (us-east-1)
+    assert set(data["charges"]["regions"]) == {"us-east-1"} and "eu-west-1" not in data["ec2_on_demand"]["regions"]
     assert "us-east-1" in KARPENTER_PRICES and data["on_demand_usd_per_hour"]["m5.xlarge"]["us-east-1"] == 0.192
 
 
@@ -220,6 +220,10 @@ def test_the_shipped_snapshot_is_what_the_generator_writes_from_its_karpenter_so
             tables.append((source, stamp, {r: {t: p[r] for t, p in rows.items() if r in p} for r in mine}))
     assert [t[0]["role"] for t in tables] == ["karpenter-prices-aws", "karpenter-prices-aws-us-gov"]
     eks = {k: data["eks_control_plane"][k] for k in ("standard_support", "extended_support")}
-    head, rows = gen.build(tables, eks, data["source"], generated=data["generated"])
+    cn = data["ec2_on_demand_cny"]
+    cn_source = next(s for s in data["source"] if s["role"] == "karpenter-prices-aws-cn")
+    cny = (cn_source, cn_source["generated_at"], cn["prices"])
+    pages, _ = gen.page_charges(upstream.manifest()[gen.PAGES_ROLE])
+    head, rows = gen.build(tables, eks, data["source"], generated=data["generated"], pages=pages, cny=cny)
     upstream.write_json(tmp_path / "prices.json", head, gen.ITEMS, rows)
     assert (tmp_path / "prices.json").read_bytes() == SNAPSHOT.read_bytes()

@@ -9,12 +9,15 @@ former by the latter for every component type with a model (one module each).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..recording import Recorded, clean
 from ..urn import make_urn
 from . import pulumi_eks
 from .model import Child, Construction, ModelError, NewResource
+
+if TYPE_CHECKING:
+    from ..pulumi_internals import Registration
 
 MODELS = {pulumi_eks.COMPONENT_TYPE: pulumi_eks}
 
@@ -31,7 +34,7 @@ def reference_outputs(type_: str) -> dict[str, str]:
 
 
 def record(
-    request: Any,
+    registration: Registration,
     inputs: Mapping[str, Any],
     *,
     urn: str,
@@ -42,27 +45,32 @@ def record(
 ) -> tuple[dict[str, Any], list[Recorded]]:
     """The component's outputs (what the program reads) and the recording of it and its children.
 
-    `request` is the component's RegisterResourceRequest: its version names the provider plugin the
-    engine would load, its property dependencies tell which inputs are other resources' outputs.
+    `registration` is the component's registration: its version names the provider plugin the engine
+    would load, its property dependencies tell which inputs are other resources' outputs.
     """
-    model = MODELS[request.type]
+    model = MODELS[registration.type]
     # Inputs that depend on resources of this program are their ids and ARNs here: unknown in a fresh preview.
-    unknown = frozenset(k for k, deps in request.propertyDependencies.items() if list(deps.urns))
+    unknown = frozenset(k for k, deps in registration.property_dependencies.items() if deps)
     built: Construction = model.construct(
-        request.name, inputs, version=request.version, region=region, unknown=unknown, new_resource=new_resource
+        registration.name,
+        inputs,
+        version=registration.version,
+        region=region,
+        unknown=unknown,
+        new_resource=new_resource,
     )
-    protect = bool(request.protect)
+    protect = registration.protect
     component = Recorded(
         urn=urn,
-        type=request.type,
-        name=request.name,
-        parent=request.parent or None,
+        type=registration.type,
+        name=registration.name,
+        parent=registration.parent,
         custom=False,
         remote=True,
         inputs=clean(built.props),
         outputs=built.outputs,
         protect=protect,
-        ignore_changes=list(request.ignoreChanges),
+        ignore_changes=list(registration.ignore_changes),
         unknown_in_preview=built.unknown_in_preview,
     )
     urns: dict[int, str] = {}

@@ -126,20 +126,18 @@ def priority_config_map_data(priorities: Mapping[str, list[str]]) -> dict[str, s
 
 
 def autoscaler_values(layout: Layout, region: str, role_arn: Any, kubernetes_version: str) -> dict[str, Any]:
-    """Values for the cluster-autoscaler chart. `role_arn` may be a Pulumi Output."""
+    """Values for the cluster-autoscaler chart. `role_arn` may be a Pulumi Output; None: the role comes through
+    EKS Pod Identity, so the service account carries no IRSA annotation."""
+    account: dict[str, Any] = {"create": True, "name": AUTOSCALER_SERVICE_ACCOUNT}
+    if role_arn is not None:
+        account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
     return {
         "cloudProvider": "aws",
         "awsRegion": region,
         "autoDiscovery": {"clusterName": layout.cluster_name},
         "image": {"tag": autoscaler_image_tag(kubernetes_version)},
         "fullnameOverride": AUTOSCALER_SERVICE_ACCOUNT,
-        "rbac": {
-            "serviceAccount": {
-                "create": True,
-                "name": AUTOSCALER_SERVICE_ACCOUNT,
-                "annotations": {"eks.amazonaws.com/role-arn": role_arn},
-            }
-        },
+        "rbac": {"serviceAccount": account},
         "extraArgs": {
             "balance-similar-node-groups": True,
             # priority first; least-waste breaks ties within a priority.

@@ -12,10 +12,22 @@ requires one of three labels, `nvidia.com/gpu.present=true` among them (the layo
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+import yaml
+
 from ..layout import Layout, NodeGroupSpec
+from ..layout.sharing import DEFAULT_DEVICE_PLUGIN_CONFIG
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_PRESENT_LABEL, GPU_RESOURCE, Toleration
+
+# While NVIDIA's MIG manager repartitions a node's GPUs it labels the node so (the GPU operator's
+# k8s-mig-manager `paused-for-mig-change`) to stop the device plugin: our DaemonSet steps aside the same way.
+PAUSED_FOR_MIG = {
+    "key": "nvidia.com/gpu.deploy.device-plugin",
+    "operator": "NotIn",
+    "values": ["paused-for-mig-change"],
+}
 
 # The chart's default node affinity (values.yaml `affinity`), which our values leave in place.
 CHART_AFFINITY = {
@@ -50,10 +62,50 @@ def device_plugin_values(layout: Layout) -> dict[str, Any] | None:
         for taint in g.taints:
             if taint.repels and not any(t.tolerates(taint) for t in tolerations):
                 tolerations.append(Toleration.for_taint(taint))
-    return {
+    values: dict[str, Any] = {
         "nodeSelector": {DEVICE_PLUGIN_LABEL: "true"},
         "tolerations": [t.to_dict() for t in tolerations],
     }
+    if configs := sharing_configs(layout):
+        # One named config per sharing group, selected by the node label nvidia.com/device-plugin.config; the
+        # chart then runs its config-manager sidecar, which switches the plugin's config when the label says.
+        values["config"] = {"map": configs, "default": DEFAULT_DEVICE_PLUGIN_CONFIG}
+    if any(g.sharing is not None and g.sharing.kind == "mig" for g in groups):
+        values["affinity"] = affinity(layout)
+    return values
+
+
+def sharing_configs(layout: Layout) -> dict[str, str]:
+    """The device plugin's configs (config.map): `default` (no sharing) and one per sharing group."""
+    shared = [g for g in plugin_groups(layout) if g.sharing is not None]
+    if not shared:
+        return {}
+    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: _config({"migStrategy": "none"})}
+    for g in shared:
+        s = g.sharing
+        assert s is not None
+        if s.kind == "time-slicing":
+            sharing = {"timeSlicing": {"resources": [{"name": GPU_RESOURCE, "replicas": s.per_gpu}]}}
+            configs[s.config] = _config({"migStrategy": "none"}, sharing)
+        else:
+            configs[s.config] = _config({"migStrategy": s.strategy})
+    return configs
+
+
+def _config(flags: dict[str, Any], sharing: dict[str, Any] | None = None) -> str:
+    doc: dict[str, Any] = {"version": "v1", "flags": flags}
+    if sharing:
+        doc["sharing"] = sharing
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def affinity(layout: Layout) -> dict[str, Any]:
+    """The chart's node affinity; with MIG groups, every term also steps aside while the MIG manager works."""
+    out = copy.deepcopy(CHART_AFFINITY)
+    if any(g.sharing is not None and g.sharing.kind == "mig" for g in layout.gpu_groups):
+        for term in out["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]:
+            term["matchExpressions"].append(dict(PAUSED_FOR_MIG))
+    return out
 
 
 def pod_placement(layout: Layout) -> dict[str, Any] | None:
@@ -61,7 +113,12 @@ def pod_placement(layout: Layout) -> dict[str, Any] | None:
     values = device_plugin_values(layout)
     if values is None:
         return None
-    return {**values, "affinity": CHART_AFFINITY, "priorityClassName": "system-node-critical"}
+    return {
+        "nodeSelector": values["nodeSelector"],
+        "tolerations": values["tolerations"],
+        "affinity": values.get("affinity", CHART_AFFINITY),
+        "priorityClassName": "system-node-critical",
+    }
 
 
 def device_plugin_groups(layout: Layout) -> tuple[str, ...]:

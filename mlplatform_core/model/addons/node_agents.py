@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..layout import Layout
-from . import charts, coredns, device_plugin, ebs_csi
+from . import charts, coredns, device_plugin, ebs_csi, gpu_agents, node_health, pod_identity
+from .affinity import AMD64_ARM64, LINUX, every_node, not_on
 
 
 @dataclass(frozen=True)
@@ -30,25 +31,8 @@ class NodeAgent:
 # The vpc-cni add-on pulumi-eks creates (aws-node): chart aws/amazon-vpc-cni-k8s
 # charts/aws-vpc-cni templates/daemonset.yaml (`tolerations: [{operator: Exists}]`) and values.yaml
 # (`affinity`: linux, amd64/arm64, not Fargate) @ 042b40f6.
-_AWS_NODE = {
-    "tolerations": [{"operator": "Exists"}],
-    "affinity": {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchExpressions": [
-                            {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
-                            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]},
-                            {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate"]},
-                        ]
-                    }
-                ]
-            }
-        }
-    },
-    "priorityClassName": "system-node-critical",
-}
+_AWS_NODE = every_node(LINUX, AMD64_ARM64, not_on("fargate"))
+
 
 # Every add-on the programs install (Helm release name or EKS add-on name) and whether it brings DaemonSets.
 ADDONS: Mapping[str, str] = {
@@ -58,6 +42,12 @@ ADDONS: Mapping[str, str] = {
     ebs_csi.ADDON_NAME: "DaemonSet ebs-csi-node, Deployment ebs-csi-controller on the initial group",
     "vpc-cni": "DaemonSet aws-node (created by pulumi-eks)",
     "kube-proxy": "DaemonSet kube-proxy (created by pulumi-eks; EKS's manifest is not public, not modelled)",
+    charts.EFA_DEVICE_PLUGIN.name: "DaemonSet aws-efa-k8s-device-plugin (EFA groups)",
+    charts.GPU_OPERATOR.name: "the GPU operator on the initial group; DaemonSets nvidia-mig-manager and "
+    "gpu-feature-discovery (MIG groups)",
+    charts.DCGM_EXPORTER.name: "DaemonSet dcgm-exporter (GPU groups, gpuMetrics: true)",
+    node_health.NODE_MONITORING_ADDON: "DaemonSet eks-node-monitoring-agent (every node, nodeRepair)",
+    pod_identity.AGENT_ADDON: "DaemonSet eks-pod-identity-agent (every node, podIdentity: true)",
 }
 
 
@@ -74,6 +64,27 @@ def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
         ),
         NodeAgent("aws-node", "vpc-cni", _AWS_NODE, every, "every node needs pod networking"),
     ]
+    if layout.node_repair:
+        agents.append(
+            NodeAgent(
+                "eks-node-monitoring-agent",
+                node_health.NODE_MONITORING_ADDON,
+                node_health.NODE_MONITORING_PLACEMENT,
+                every,
+                "reports the node conditions node auto repair acts on",
+            )
+        )
+    if layout.pod_identity:
+        agents.append(
+            NodeAgent(
+                "eks-pod-identity-agent",
+                pod_identity.AGENT_ADDON,
+                pod_identity.AGENT_PLACEMENT,
+                every,
+                "hands Pod Identity credentials to the pods of its node",
+            )
+        )
+    agents += _gpu_agents(layout)
     plugin = device_plugin.pod_placement(layout)
     if plugin is not None:
         agents.append(
@@ -86,3 +97,26 @@ def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
             )
         )
     return tuple(agents)
+
+
+def _gpu_agents(layout: Layout) -> list[NodeAgent]:
+    """The EFA device plugin, the MIG manager's operands and the DCGM exporter, where the stack has them."""
+    out = []
+    efa = gpu_agents.efa_plugin_placement(layout)
+    if efa is not None:
+        groups = tuple(g.name for g in gpu_agents.efa_groups(layout))
+        efa_chart = charts.EFA_DEVICE_PLUGIN.name
+        out.append(NodeAgent(efa_chart, efa_chart, efa, groups, "advertises vpc.amazonaws.com/efa on EFA groups"))
+    mig = gpu_agents.mig_manager_placement(layout)
+    if mig is not None:
+        groups = tuple(g.name for g in gpu_agents.mig_groups(layout))
+        for name, why in (
+            ("nvidia-mig-manager", "splits the GPUs into the MIG profile of nvidia.com/mig.config"),
+            ("gpu-feature-discovery", "labels MIG-capable GPUs, which the GPU operator deploys the MIG manager by"),
+        ):
+            out.append(NodeAgent(name, charts.GPU_OPERATOR.name, mig, groups, why))
+    dcgm = gpu_agents.dcgm_exporter_placement(layout, layout.gpu_metrics)
+    if dcgm is not None:
+        groups = tuple(g.name for g in layout.gpu_groups)
+        out.append(NodeAgent("dcgm-exporter", charts.DCGM_EXPORTER.name, dcgm, groups, "GPU metrics (gpuMetrics)"))
+    return out

@@ -60,6 +60,18 @@ class AccessGrantSettings(SettingsModel):
             raise ValueError(err)
         return v
 
+    @field_validator("namespaces", mode="before")
+    @classmethod
+    def _scoped(cls, v: Any) -> Any:
+        # Written but empty: the entry meant to be scoped, so it never falls back to cluster-wide access.
+        if v is None or (isinstance(v, list) and not v):
+            raise ValueError(
+                f"{'null' if v is None else 'an empty list'}: an entry with namespaces is scoped to them, and this "
+                "names none, which would grant access to every namespace; list the namespaces, or drop the "
+                "namespaces key (or write the bare ARN) for cluster-wide access"
+            )
+        return v
+
     @field_validator("namespaces")
     @classmethod
     def _namespaces(cls, v: list[str] | None) -> list[str] | None:

@@ -9,9 +9,10 @@ program as text (pulumi_format.py), and `split_keys` reads those the way Pulumi 
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from ..scheduling import label_value_error, qualified_name_error
@@ -35,6 +36,18 @@ Count = int
 # A Kubernetes quantity (quota amounts, NodePool limits): a quantity string or a YAML number, never a boolean
 # or an ambiguous scalar.
 QuotaAmount = Annotated[str | int | float, BeforeValidator(refuse_as_written)]
+
+
+def Pattern(regex: str, words: str) -> object:
+    """Text matching `regex`; refused in `words` (what is allowed, as a user would say it), never as a regex."""
+    compiled = re.compile(regex)
+
+    def check(value: str) -> str:
+        if not compiled.match(value):
+            raise ValueError(f"{show(value)} is not {words}")
+        return value
+
+    return Annotated[str, AfterValidator(check)]
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:

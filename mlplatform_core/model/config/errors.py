@@ -45,11 +45,20 @@ class ConfigError(ValueError, InputError):
         return "\n".join(lines)
 
 
+def escaped(text: str) -> str:
+    """`text` with every non-ASCII character as its code point (`mаxSize` with a Cyrillic a -> `m\\u0430xSize`),
+    so a look-alike character in a key or a value shows why it is not the setting it resembles."""
+    if text.isascii():
+        return text
+    return "".join(c if ord(c) < 128 else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in text)
+
+
 def show(value: Any) -> str:
-    """A short, safe rendering of a user value for error messages (an ambiguous scalar: as written)."""
+    """A short, safe rendering of a user value for error messages (an ambiguous scalar: as written; non-ASCII
+    characters escaped)."""
     if isinstance(value, AsWritten):
         return value.text
-    text = json.dumps(value, default=str, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    text = json.dumps(value, default=str) if not isinstance(value, str) else escaped(repr(value))
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -59,5 +68,5 @@ def key_path(*parts: Any) -> str:
         return REGION_KEY
     out = ""
     for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        out += f"[{part}]" if isinstance(part, int) else (f".{escaped(str(part))}" if out else escaped(str(part)))
     return f"{PROJECT}:{out}"

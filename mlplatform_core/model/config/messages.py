@@ -7,9 +7,11 @@ what it is, and how to write what was meant.
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Any
 
-from .errors import show
+from .errors import escaped, show
 from .scalars import AsWritten, contains_as_written
 
 # pydantic's strict type errors -> what the setting takes, in words
@@ -83,13 +85,20 @@ def _fix(expected_type: str, value: Any) -> str:
 def type_message(err: dict[str, Any]) -> str | None:
     """The message of a strict type error, or None when `err` is not one."""
     expected = _EXPECTED.get(err["type"])
+    near = None
     if err["type"] == "literal_error":
-        expected = f"one of {err.get('ctx', {}).get('expected', '')}"
+        wording = str(err.get("ctx", {}).get("expected", ""))
+        expected = f"one of {wording}"
+        if isinstance(err.get("input"), str):
+            near = did_you_mean(err["input"], re.findall(r"'([^']*)'", wording))
     if expected is None:
         return None
     value = err.get("input")
-    message = f"expected {expected}, but {_shown(value)} is {kind_of(value)}"
-    fix = _fix(err["type"], value)
+    if err["type"] == "literal_error" and isinstance(value, str):
+        message = f"{show(value)} is not {expected}"
+    else:
+        message = f"expected {expected}, but {_shown(value)} is {kind_of(value)}"
+    fix = f"did you mean {near}?" if near else _fix(err["type"], value)
     return f"{message}; {fix}" if fix else message
 
 
@@ -110,3 +119,27 @@ def refuse_as_written(value: Any) -> Any:
     if isinstance(value, bool):
         raise ValueError(f"{show(value)} is a boolean, not a quantity; write the amount (e.g. 4 or 16Gi)")
     return value
+
+
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """The choice `word` most likely misspells (a look-alike character, a typo, another case), or None."""
+    lowered = {c.lower(): c for c in choices}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    ascii_word = "".join(c if c.isascii() else "?" for c in word).lower()
+    close = difflib.get_close_matches(ascii_word, list(lowered), n=1, cutoff=0.6)
+    return lowered[close[0]] if close else None
+
+
+def unknown_key_message(key: Any, valid: list[str]) -> str:
+    """An unknown key: the look-alike characters it holds, the setting it resembles, and every valid one."""
+    text = str(key)
+    near = did_you_mean(text, valid)
+    parts = []
+    if not text.isascii():
+        odd = ", ".join(dict.fromkeys(escaped(c) for c in text if not c.isascii()))
+        parts.append(f"it contains the non-ASCII character(s) {odd}")
+    if near:
+        parts.append(f"did you mean {near}?")
+    hint = f" ({'; '.join(parts)})" if parts else ""
+    return f"unknown setting{hint}; valid settings here: {', '.join(valid)}"

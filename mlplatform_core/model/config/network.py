@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .base import Count, SettingsModel
+from .base import Count, Pattern, SettingsModel
 from .errors import show
 
 # Ranges no client of the public endpoint can come from: it sees a public egress address (NAT, VPN, office).
@@ -109,7 +109,11 @@ class EndpointConfig(SettingsModel):
 class NetworkConfig(SettingsModel):
     """Either an existing VPC (vpcId + privateSubnetIds) or a new one (vpcCidr, availabilityZoneCount)."""
 
-    vpc_id: str | None = Field(default=None, pattern=r"^vpc-[0-9a-f]{8,17}$")
+    vpc_id: (
+        Pattern(r"^vpc-[0-9a-f]{8,17}$", "a VPC id: vpc- and 8 to 17 hex digits, e.g. vpc-0abc1234def567890") | None
+    ) = (  # type: ignore[valid-type]
+        None
+    )
     private_subnet_ids: list[str] | None = Field(default=None, min_length=2, max_length=16)
     vpc_cidr: str | None = None
     availability_zone_count: Count | None = Field(default=None, ge=2, le=6)

@@ -8,8 +8,9 @@ from pydantic import Field, field_validator
 
 from ..instances import INSTANCE_TYPE_PATTERN
 from ..scheduling import EFFECTS, MAX_TAINTS, label_value_error, qualified_name_error
-from .base import Count, SettingsModel, check_labels
+from .base import Count, Pattern, SettingsModel, check_labels
 from .errors import show
+from .node_capacity import NodeCapacitySettings
 
 # EKS managed node group AMI types (the EKS API's spelling); AL2 reached end of support on 2025-11-26.
 GPU_AMI_TYPES = (
@@ -48,12 +49,14 @@ class TaintSettings(SettingsModel):
         return v
 
 
-class NodeGroupSettings(SettingsModel):
-    """Overrides of one node group's layout defaults. Unset fields keep the defaults."""
+class NodeGroupSettings(NodeCapacitySettings):
+    """Overrides of one node group's layout defaults. Unset fields keep the defaults (the EFA, reservation,
+    sharing and node-repair fields come from NodeCapacitySettings)."""
 
     enabled: bool | None = None
     instance_types: list[str] | None = Field(default=None, min_length=1, max_length=20)
-    capacity_type: Literal["ON_DEMAND", "SPOT"] | None = None
+    # CAPACITY_BLOCK only with a capacityReservation of type capacity-block (which implies it).
+    capacity_type: Literal["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"] | None = None
     ami_type: Literal[GPU_AMI_TYPES + STANDARD_AMI_TYPES] | None = None  # type: ignore[valid-type]
     min_size: Count | None = Field(default=None, ge=0, le=1000)
     max_size: Count | None = Field(default=None, ge=1, le=1000)
@@ -84,6 +87,17 @@ class NodeGroupSettings(SettingsModel):
 class AdditionalNodeGroup(NodeGroupSettings):
     """A group beyond the built-in layout, e.g. a second GPU or a memory-optimised group."""
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$")
-    role: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)
+    name: Pattern(  # type: ignore[valid-type]
+        r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$",
+        "a group name: 2 to 39 characters, lower-case letters, digits and '-', starting with a letter and "
+        "ending with a letter or a digit",
+    )
+    role: (  # type: ignore[valid-type]
+        Pattern(
+            r"^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+            "a role: 1 to 63 characters, lower-case letters, digits and '-', starting and ending with a letter "
+            "or a digit (it becomes a label value)",
+        )
+        | None
+    ) = None
     gpu: bool = False

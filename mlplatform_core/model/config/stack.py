@@ -16,16 +16,18 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from .. import eks_versions, regions
 from ..scheduling import DEFAULT_SPOT_TAINT
+from . import cluster_name
 from .access import AccessSettings, access_problems
 from .base import Count, SettingsModel
-from .errors import PROJECT, REGION_KEY, ConfigError, Problem, key_path, show
-from .karpenter import NODE_GROUPS, PROVISIONERS, KarpenterSettings
+from .errors import PROJECT, REGION_KEY, ConfigError, Problem, escaped, key_path, show
+from .karpenter_settings import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
-from .messages import ambiguity_note, type_message
+from .messages import ambiguity_note, type_message, unknown_key_message
 from .namespaces import namespace_error, region_hint
 from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .pulumi_format import from_pulumi_text
+from .quotas import QuotaSettings
 from .upgrade_policy import UpgradePolicy, effective_support_type, upgrade_policy_problems
 from .workloads import WorkloadsConfig
 
@@ -35,7 +37,7 @@ DEFAULT_KUBERNETES_VERSION = "1.35"
 class StackConfig(SettingsModel):
     environment: Literal["dev", "prod"]
     region: str
-    cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+    cluster_name: str | None = None
     # A deliberate pin, moved one minor at a time (EKS upgrades go one minor at a time): in standard support.
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     # What EKS does when that minor leaves standard support (upgrade_policy.py): STANDARD by default in dev,
@@ -60,6 +62,14 @@ class StackConfig(SettingsModel):
     # Managed node groups + Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.
     provisioner: Literal[PROVISIONERS] = NODE_GROUPS  # type: ignore[valid-type]
     karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
+    # Node health: EKS node auto repair on managed node groups and the node monitoring agent add-on (Karpenter:
+    # its NodeRepair feature gate). On unless a stack opts out.
+    node_repair: bool = True
+    # NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.
+    gpu_metrics: bool = False
+    # EKS Pod Identity instead of IRSA for the add-ons' AWS roles. Unset keeps IRSA, so existing clusters do not flip.
+    pod_identity: bool = False
+    quotas: QuotaSettings = Field(default_factory=QuotaSettings)
 
     @field_validator("region", mode="before")
     @classmethod
@@ -68,6 +78,13 @@ class StackConfig(SettingsModel):
             raise ValueError(f"{show(v)} is not an AWS region name such as us-west-2 or eu-central-1")
         if problem := regions.region_problem(v):
             raise ValueError(problem)
+        return v
+
+    @field_validator("cluster_name")
+    @classmethod
+    def _cluster_name(cls, v: str | None) -> str | None:
+        if v is not None and (err := cluster_name.name_error(v)):
+            raise ValueError(err)
         return v
 
     @field_validator("kubernetes_version", mode="before")
@@ -100,8 +117,9 @@ class StackConfig(SettingsModel):
         return v
 
     def cluster_name_for(self, stack: str) -> str:
-        """The EKS cluster's name: stable, because IAM conditions, ASG tags and kubeconfigs refer to it."""
-        return self.cluster_name or f"mlp-{stack}"[:100]
+        """The EKS cluster's name: stable, because IAM conditions, ASG tags and kubeconfigs refer to it. Never
+        shortened: a derived name EKS refuses is a problem of the layout (cluster_name.derived_name_error)."""
+        return self.cluster_name or cluster_name.derived_name(stack)
 
     @property
     def support_type(self) -> str:
@@ -161,7 +179,7 @@ def _unknown_key_hint(loc: tuple, model: type[BaseModel]) -> str:
     if cls is None:
         return "unknown setting"
     valid = sorted(f.alias or n for n, f in cls.model_fields.items())
-    return f"unknown setting; valid settings here: {', '.join(valid)}"
+    return unknown_key_message(loc[-1], valid)
 
 
 def _problems(exc: ValidationError, raw: Mapping[str, Any]) -> list[Problem]:
@@ -217,15 +235,20 @@ def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     for key, value in raw.items():
         if not isinstance(key, str):
             problems.append(Problem(show(key), "config keys must be strings such as ml-platform-eks:environment"))
+        elif value is None and (key == REGION_KEY or key.startswith(PROJECT + ":")):
+            # The engine would hand the program the text "None"; the model would read "not set". Say which.
+            problems.append(Problem(key, "has no value (YAML null); give it one, or remove the key for the default"))
         elif key == REGION_KEY:
             data["region"] = _decode(value)
         elif key.startswith(PROJECT + ":"):
             name = key[len(PROJECT) + 1 :]
             data[name] = from_pulumi_text(_decode(value), _TOP_LEVEL_KINDS.get(name))
         elif ":" not in key:
-            problems.append(Problem(key, f"config keys need a namespace; did you mean {PROJECT}:{key}?"))
+            problems.append(
+                Problem(escaped(key), f"config keys need a namespace; did you mean {PROJECT}:{escaped(key)}?")
+            )
         elif err := namespace_error(key):
-            problems.append(Problem(key, err))
+            problems.append(Problem(escaped(key), err))
         # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
     return data, problems
 

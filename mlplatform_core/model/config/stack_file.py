@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from . import scalars
-from .errors import PROJECT, ConfigError, Problem, show
+from .errors import PROJECT, ConfigError, Problem, escaped, show
 from .stack import StackConfig, parse
 
 MAX_CONFIG_BYTES = 1_000_000  # a stack file larger than this is a mistake, not a configuration
@@ -135,9 +135,9 @@ def config_path(parts: tuple[Any, ...]) -> str:
 
     ("ml-platform-eks:nodeGroups", "gpu", "instanceTypes", 0) -> ml-platform-eks:nodeGroups.gpu.instanceTypes[0]
     """
-    out = str(parts[0]) if parts else "config"
+    out = escaped(str(parts[0])) if parts else "config"
     for part in parts[1:]:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+        out += f"[{part}]" if isinstance(part, int) else f".{escaped(str(part))}"
     return out
 
 

@@ -7,6 +7,7 @@ same `Capacity`, so the cost model does not need to know the provisioner.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,29 +36,53 @@ class Capacity:
     priced_by: PricedBy
     root_volume_gib: int | None = None  # EBS per node, None when the provisioner does not say
     gpu: bool = False
+    # A capacity reservation the nodes launch into (on-demand or capacity-block): its instances are paid whether
+    # they run or not, so every size counts all of them; `reservation_end` says when a block ends.
+    reservation: str | None = None
+    reservation_id: str | None = None
+    reservation_end: str | None = None
 
     @property
     def spot(self) -> bool:
         return self.capacity_type == "SPOT"
 
-    @property
-    def static(self) -> bool:
-        return self.min_nodes == self.max_nodes
+
+def _reserved(group: NodeGroupSpec, capacity: Capacity) -> Capacity:
+    """Reserved capacity is paid whether used or not: all of the reservation's instances at every size (its
+    instanceCount, else the group's maxSize, which the layout caps at the count)."""
+    r = group.reservation
+    if r is None:
+        return capacity
+    n = r.instance_count or group.max_size
+    return dataclasses.replace(
+        capacity,
+        capacity_type="ON_DEMAND",
+        min_nodes=n,
+        desired_nodes=n,
+        max_nodes=n,
+        priced_by="first",
+        reservation=r.type,
+        reservation_id=r.id,
+        reservation_end=r.end,
+    )
 
 
 def node_group_capacity(group: NodeGroupSpec) -> Capacity:
     """A managed node group as the estimate sees it."""
-    return Capacity(
-        name=group.name,
-        kind="node group",
-        capacity_type=group.capacity_type,
-        instance_types=group.instance_types,
-        min_nodes=group.min_size,
-        desired_nodes=group.desired_size,
-        max_nodes=group.max_size,
-        priced_by="highest" if group.preemptible else "first",
-        root_volume_gib=group.disk_size_gib,
-        gpu=group.gpu,
+    return _reserved(
+        group,
+        Capacity(
+            name=group.name,
+            kind="node group",
+            capacity_type=group.capacity_type,
+            instance_types=group.instance_types,
+            min_nodes=group.min_size,
+            desired_nodes=group.desired_size,
+            max_nodes=group.max_size,
+            priced_by="highest" if group.preemptible else "first",
+            root_volume_gib=group.disk_size_gib,
+            gpu=group.gpu,
+        ),
     )
 
 
@@ -65,17 +90,20 @@ def node_pool_capacity(pool: NodePoolSpec, group: NodeGroupSpec) -> Capacity:
     """A Karpenter NodePool: no node until a pod is pending, at most its node limit, and the instance type
     chosen per launch from every type the pool allows (on-demand: the cheapest that fits; spot: price and
     capacity), so the dearest type bounds the price per node."""
-    return Capacity(
-        name=pool.name,
-        kind="node pool",
-        capacity_type=group.capacity_type,
-        instance_types=pool.instance_types,
-        min_nodes=0,
-        desired_nodes=0,
-        max_nodes=pool.max_nodes,
-        priced_by="highest",
-        root_volume_gib=group.disk_size_gib,
-        gpu=group.gpu,
+    return _reserved(
+        group,
+        Capacity(
+            name=pool.name,
+            kind="node pool",
+            capacity_type=group.capacity_type,
+            instance_types=pool.instance_types,
+            min_nodes=0,
+            desired_nodes=0,
+            max_nodes=pool.max_nodes,
+            priced_by="highest",
+            root_volume_gib=group.disk_size_gib,
+            gpu=group.gpu,
+        ),
     )
 
 

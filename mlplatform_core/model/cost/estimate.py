@@ -24,7 +24,17 @@ from ..config import StackConfig
 from ..layout import Layout
 from ..network import DEFAULT_ZONES, nat_per_az
 from .capacity import Capacity, stack_capacity
-from .prices import HOURS_PER_MONTH, Price, charge, control_plane, on_demand, unknown_reason
+from .prices import (
+    HOURS_PER_MONTH,
+    LivePrices,
+    Price,
+    charge,
+    charge_basis,
+    control_plane,
+    live_prices,
+    on_demand,
+    unknown_reason,
+)
 
 Bound = Literal["exact", "upper"]
 CONTROL_PLANE = "EKS control plane"
@@ -103,6 +113,7 @@ class StackCost:
     on: datetime.date  # the day the Kubernetes version's support phase was read
     lines: tuple[Line, ...]
     not_included: tuple[str, ...] = field(default=NOT_INCLUDED)
+    live: LivePrices | None = None  # `plan --prices live`: the Price List API's answers this estimate used
 
     def total(self, size: str) -> Total:
         known, unknown, upper = Decimal(0), [], []
@@ -115,6 +126,16 @@ class StackCost:
                 if usd and line.bound == "upper":
                     upper.append(line.label)
         return Total(known, tuple(unknown), tuple(upper))
+
+    def other_currencies(self, size: str) -> dict[str, Decimal]:
+        """Per currency, the lines priced only in another currency (China: CNY), per hour: never in `total`."""
+        out: dict[str, Decimal] = {}
+        for line in self.lines:
+            qty = getattr(line.quantity, size)
+            if line.price.other is not None and qty and line.per == "hour":
+                currency, amount = line.price.other
+                out[currency] = out.get(currency, Decimal(0)) + qty * amount
+        return out
 
     @property
     def idle_floor(self) -> Total:
@@ -194,8 +215,34 @@ def _node_price(
     return price, bound, basis, note, price_range, unpriced
 
 
+# A Capacity Block is bought upfront at a price EC2 quotes per block (EC2 user guide capacity-blocks-pricing-billing):
+# neither the on-demand price nor in the price data.
+CAPACITY_BLOCK_PRICE = (
+    "Capacity Block prices are quoted when the block is bought and paid upfront (aws ec2 "
+    "describe-capacity-block-offerings); the price data has none"
+)
+
+
+def _reservation_note(cap: Capacity) -> str:
+    ends = f", ending {cap.reservation_end}" if cap.reservation_end else ""
+    if cap.reservation == "capacity-block":
+        return (
+            f"Capacity Block {cap.reservation_id}{ends}: paid for the whole block whether its instances run or not; "
+            "the group scales to zero outside it"
+        )
+    return (
+        f"On-Demand Capacity Reservation {cap.reservation_id}{ends}: its instances bill at the on-demand price "
+        "whether they run or not"
+    )
+
+
 def node_line(cap: Capacity, region: str) -> Line:
     price, bound, basis, note, price_range, unpriced = _node_price(cap, region)
+    if cap.reservation is not None:
+        note = _reservation_note(cap)
+        basis = f"{cap.instance_types[0]} reserved ({cap.reservation})"
+        if cap.reservation == "capacity-block":
+            price, bound = Price(None, CAPACITY_BLOCK_PRICE), "exact"
     return Line(
         cap.kind,
         cap.name,
@@ -231,7 +278,7 @@ def network_lines(cfg: StackConfig) -> list[Line]:
             "hour",
             n,
             nat,
-            basis="NAT gateway-hour" if nat.known else "",
+            basis=charge_basis(cfg.region, "nat_gateway_hour") if nat.known else "",
             note=note,
         ),
         Line(
@@ -240,7 +287,8 @@ def network_lines(cfg: StackConfig) -> list[Line]:
             "address",
             "hour",
             n,
-            Price(None, unknown_reason("public_ipv4")),
+            ipv4 := charge(cfg.region, "public_ipv4_hour"),
+            basis=charge_basis(cfg.region, "public_ipv4_hour") if ipv4.known else "",
         ),
     ]
 
@@ -252,7 +300,15 @@ def storage_lines(capacity: Iterable[Capacity], region: str) -> list[Line]:
     gib = Sizes(*(sum((c.root_volume_gib or 0) * getattr(c, f"{s}_nodes") for c in sized) for s in SIZES))
     ebs, kms = charge(region, "ebs_gp3_gb_month"), charge(region, "kms_key_month")
     return [
-        Line("EBS", "nodes' root volumes (EBS)", "GiB", "GiB-month", gib, ebs, basis="gp3" if ebs.known else ""),
+        Line(
+            "EBS",
+            "nodes' root volumes (EBS)",
+            "GiB",
+            "GiB-month",
+            gib,
+            ebs,
+            basis=charge_basis(region, "ebs_gp3_gb_month").replace("EBS gp3 GB-month", "gp3") if ebs.known else "",
+        ),
         Line(
             "KMS",
             "secrets encryption key (KMS)",
@@ -260,7 +316,9 @@ def storage_lines(capacity: Iterable[Capacity], region: str) -> list[Line]:
             "key-month",
             Sizes(1, 1, 1),
             kms,
-            basis="customer managed key" if kms.known else "",
+            basis=charge_basis(region, "kms_key_month").replace("KMS key-month", "customer managed key")
+            if kms.known
+            else "",
             # components/cluster.py enables yearly rotation; AWS KMS pricing (aws.amazon.com/kms/pricing): "each
             # newly generated backing key costs an additional $1/month". The estimate prices the first year.
             note="the key rotates yearly: each new backing key is billed as another key-month" if kms.known else None,
@@ -284,4 +342,7 @@ def estimate(
         *network_lines(cfg),
         *storage_lines(nodes, cfg.region),
     ]
-    return StackCost(cfg.region, on, tuple(lines))
+    live = live_prices()
+    return StackCost(
+        cfg.region, on, tuple(lines), live=live if live is not None and live.region == cfg.region else None
+    )

@@ -11,9 +11,11 @@ region without an offer file) comes back as unknown with the snapshot's reason: 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -31,10 +33,46 @@ class Price:
 
     usd_per_hour: Decimal | None
     reason: str | None = None
+    # A price known in another currency only (China regions: CNY): shown in it, never converted or added to USD.
+    other: tuple[str, Decimal] | None = None
 
     @property
     def known(self) -> bool:
         return self.usd_per_hour is not None
+
+
+@dataclass(frozen=True)
+class LivePrices:
+    """Prices read from the AWS Price List API for one region (`plan --prices live`): they come before the
+    snapshot's, and the plan says where they came from (`how`) and on which day."""
+
+    region: str
+    date: str
+    on_demand: Mapping[str, Decimal] = field(default_factory=dict)  # instance type -> USD per hour
+    charges: Mapping[str, Decimal] = field(default_factory=dict)  # CHARGES key -> USD per unit
+    how: str = ""
+
+
+_LIVE: ContextVar[LivePrices | None] = ContextVar("live_prices", default=None)
+
+
+@contextlib.contextmanager
+def priced_with(live: LivePrices | None) -> Iterator[None]:
+    """Within the block, prices come from `live` first (None: the snapshot alone)."""
+    token = _LIVE.set(live)
+    try:
+        yield
+    finally:
+        _LIVE.reset(token)
+
+
+def live_prices() -> LivePrices | None:
+    return _LIVE.get()
+
+
+def _live(region: str) -> LivePrices | None:
+    live = _LIVE.get()
+    return live if live is not None and live.region == region else None
 
 
 def read_snapshot(text: str) -> dict[str, Any]:
@@ -78,8 +116,22 @@ def on_demand_table() -> Mapping[str, Mapping[str, Decimal]]:
     return _snapshot()["on_demand_usd_per_hour"]
 
 
+def on_demand_cny(region: str, instance_type: str) -> Price:
+    """A China region's price: in CNY only (Karpenter's cn table), so unknown in USD and never added to it."""
+    table = _snapshot().get("ec2_on_demand_cny", {})
+    cny = table.get("prices", {}).get(region, {}).get(instance_type)
+    if cny is None:
+        where = "it has none" if region not in table.get("regions", {}) else f"{instance_type} is not in it"
+        return Price(None, f"no CNY price for {instance_type} in {region} in the price snapshot ({where})")
+    return Price(None, f"{cny} CNY per hour: {unknown_reason('ec2_cny')}", ("CNY", cny))
+
+
 def on_demand(region: str, instance_type: str) -> Price:
     """The EC2 on-demand price (Linux, shared tenancy) of one instance type in a region."""
+    if (live := _live(region)) is not None and instance_type in live.on_demand:
+        return Price(live.on_demand[instance_type])
+    if region.startswith("cn-"):
+        return on_demand_cny(region, instance_type)
     if region not in _snapshot()["ec2_on_demand"]["regions"]:
         return Price(
             None,
@@ -98,12 +150,15 @@ CHARGES = {
     "nat_gateway_gb": ("NAT gateway GB processed", "nat_gateway"),
     "ebs_gp3_gb_month": ("EBS gp3 GB-month", "ebs"),
     "kms_key_month": ("KMS key-month", "kms_key"),
+    "public_ipv4_hour": ("public IPv4 address-hour", "public_ipv4"),
 }
 
 
 def charge(region: str, key: str) -> Price:
     """The on-demand price of a charge in `CHARGES` in a region (USD per its unit: an hour, a GB, a month)."""
     what, reason = CHARGES[key]
+    if (live := _live(region)) is not None and key in live.charges:
+        return Price(live.charges[key])
     regions = _snapshot()["charges"]["regions"]
     usd = regions.get(region, {}).get(key)
     if usd is not None:
@@ -111,6 +166,18 @@ def charge(region: str, key: str) -> Price:
     priced = ", ".join(sorted(r for r, found in regions.items() if key in found))
     has = f" (it has {priced})" if priced else ""
     return Price(None, f"no {what} price for {region} in the price snapshot{has}: {unknown_reason(reason)}")
+
+
+def charge_basis(region: str, key: str) -> str:
+    """What a charge's price is, for people: its name, and for a pricing page's dated fact the page and day."""
+    what = CHARGES[key][0]
+    if (live := _live(region)) is not None and key in live.charges:
+        return f"{what} (AWS Price List API, {live.date})"
+    for source in _snapshot()["source"]:
+        if source.get("charge") == key and region in source.get("regions", ()):
+            page = str(source["url"]).removeprefix("https://").rstrip("/")
+            return f"{what} ({page}, {source['date']})"
+    return what
 
 
 def control_plane(region: str, extended_support: bool) -> Price:

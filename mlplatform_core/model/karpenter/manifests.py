@@ -19,6 +19,7 @@ from .spec import (
     NODE_CLASS_GROUP,
     NODE_CLASS_KIND,
     NODE_POOL_API,
+    ZONE_LABEL,
     NodePoolSpec,
 )
 
@@ -30,14 +31,20 @@ def _taint(key: str, value: str, effect: str) -> dict[str, str]:
     return {"key": key, "value": value, "effect": effect} if value else {"key": key, "effect": effect}
 
 
-def node_pool_spec(pool: NodePoolSpec) -> dict[str, Any]:
-    """The NodePool's `spec`: template (labels, requirements, taints, expiry), disruption, limits, weight."""
+def node_pool_spec(pool: NodePoolSpec, zone: Any = None) -> dict[str, Any]:
+    """The NodePool's `spec`: template (labels, requirements, taints, expiry), disruption, limits, weight.
+
+    `zone`: the stack's first AZ (a Pulumi Output in the component), for a single-zone pool that names none.
+    """
+    requirements = [r.to_dict() for r in pool.requirements]
+    if pool.single_zone and zone is not None and not any(r.key == ZONE_LABEL for r in pool.requirements):
+        requirements.append({"key": ZONE_LABEL, "operator": "In", "values": [zone]})
     return {
         "template": {
             "metadata": {"labels": dict(pool.labels)},
             "spec": {
                 "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class},
-                "requirements": [r.to_dict() for r in pool.requirements],
+                "requirements": requirements,
                 "taints": [_taint(t.key, t.value, t.effect) for t in pool.taints],
                 "expireAfter": pool.expire_after,
             },
@@ -52,18 +59,34 @@ def node_pool_spec(pool: NodePoolSpec) -> dict[str, Any]:
     }
 
 
-def node_class_spec(pool: NodePoolSpec, role_name: Any, cluster_name: str, tags: Mapping[str, str]) -> dict[str, Any]:
+def node_class_spec(
+    pool: NodePoolSpec,
+    role_name: Any,
+    cluster_name: str,
+    tags: Mapping[str, str],
+    placement_group: Any = None,
+    efa_security_group: Any = None,
+) -> dict[str, Any]:
     """The EC2NodeClass's `spec`: the node-group security baseline (IMDSv2, hop limit, encrypted gp3) for Karpenter.
 
-    `role_name` is the node role's name (a Pulumi Output in the component).
+    `role_name` is the node role's name; `placement_group` (name) and `efa_security_group` (id) those the
+    cluster program made for the pool (Pulumi Outputs in the component). Selector terms are ORed, so the EFA
+    security group joins the cluster's; the reservation is selected by its id.
     """
     discovery = [{"tags": {DISCOVERY_TAG: cluster_name}}]
+    extra: dict[str, Any] = {}
+    if pool.placement_group and placement_group is not None:
+        extra["placementGroupSelector"] = {"name": placement_group}
+    if pool.reservation_id:
+        extra["capacityReservationSelectorTerms"] = [{"id": pool.reservation_id}]
+    security_groups = discovery + ([{"id": efa_security_group}] if pool.efa and efa_security_group else [])
     return {
         "role": role_name,
         "amiFamily": pool.ami_family,
         "amiSelectorTerms": [{"alias": pool.ami_alias}],
         "subnetSelectorTerms": discovery,
-        "securityGroupSelectorTerms": discovery,
+        "securityGroupSelectorTerms": security_groups,
+        **extra,
         "metadataOptions": {
             "httpEndpoint": "enabled",
             "httpProtocolIPv6": "disabled",

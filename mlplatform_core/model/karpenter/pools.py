@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from .. import instances
 from ..config import StackConfig
-from ..config.karpenter import KARPENTER, NodePoolSettings
+from ..config.karpenter_settings import KARPENTER, NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from ..quantity import format_bytes, parse_quantity
 from ..scheduling import CPU, GPU_RESOURCE, MEMORY, Taint
@@ -40,7 +40,6 @@ from .release import compatibility_error
 from .spec import (
     ARCH_LABEL,
     CAPACITY_TYPE_LABEL,
-    CAPACITY_TYPES,
     INSTANCE_TYPE_LABEL,
     OS_LABEL,
     SPOT,
@@ -49,6 +48,7 @@ from .spec import (
     NodePoolSpec,
     Requirement,
 )
+from .training import capacity_type_of, efa_interfaces, pool_problems, zone_requirements
 
 INITIAL = "initial"  # the layout's core-services group (model/layout/spec.py); it never becomes a pool
 SPOT_WEIGHT, ON_DEMAND_WEIGHT = 50, 10
@@ -74,6 +74,11 @@ class GroupLike(Protocol):
     role: str
     capacity_type: str
     instance_types: tuple[str, ...]
+    efa: bool
+    placement_group: bool
+    single_zone: bool
+    availability_zone: str | None
+    reservation: Any
     ami_type: str
     max_size: int
     disk_size_gib: int
@@ -166,6 +171,13 @@ def _candidates(
                 where,
                 f"{fam!r} has accelerators; accelerated families belong only in the gpu pool or an additional "
                 "group with gpu: true",
+            )
+            ok = False
+        elif not g.gpu and (unknown := [t.name for t in types if not t.known]):
+            add(
+                where,
+                f"{fam!r} has types whose accelerators are unknown ({', '.join(unknown[:4])}): "
+                f"{instances.UNKNOWN_ACCELERATORS}; pick instanceSizes without them, or families the catalog describes",
             )
             ok = False
     if not ok:
@@ -280,9 +292,11 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
     if found is None:
         return None
     types, ami = found
+    pool_problems(g, o, gpath, types, add)
+    g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))  # type: ignore[type-var]
     limits = _limits(g, types, ps, ppath, add)
     policy = _consolidation(g, ps, ppath, add)
-    capacity_type = CAPACITY_TYPES[g.capacity_type]
+    capacity_type = capacity_type_of(g)
     arch = _k8s_arch(_arch(ami))
     requirements = [
         Requirement(CAPACITY_TYPE_LABEL, "In", (capacity_type,)),
@@ -297,6 +311,7 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
         requirements.append(Requirement(INSTANCE_TYPE_LABEL, "In", types))
     if g.gpu:
         requirements.append(Requirement(cap.INSTANCE_GPU_MANUFACTURER_LABEL, "In", ("nvidia",)))
+    requirements += zone_requirements(g)
     bottlerocket = ami.startswith("BOTTLEROCKET")
     devices = (
         (BlockDevice("/dev/xvda", BOTTLEROCKET_OS_VOLUME_GIB), BlockDevice("/dev/xvdb", g.disk_size_gib))
@@ -327,6 +342,10 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
         imds_hop_limit=cfg.imds_hop_limit,
         config_path=g.config_path,
         requirements=tuple(requirements),
+        efa=g.efa,
+        placement_group=g.placement_group,
+        single_zone=g.single_zone,
+        reservation_id=g.reservation.id if g.reservation else None,
     )
     group = dataclasses.replace(g, instance_types=types, ami_type=ami, min_size=0, desired_size=0, karpenter=True)  # type: ignore[type-var]
     return pool, group

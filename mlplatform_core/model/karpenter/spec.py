@@ -25,10 +25,11 @@ NODECLASS_LABEL = "karpenter.k8s.aws/ec2nodeclass"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ARCH_LABEL = "kubernetes.io/arch"
 OS_LABEL = "kubernetes.io/os"
+ZONE_LABEL = "topology.kubernetes.io/zone"
 # The tag EC2NodeClasses select the cluster's subnets and security group by (upstream convention).
 DISCOVERY_TAG = "karpenter.sh/discovery"
 
-SPOT, ON_DEMAND = "spot", "on-demand"  # karpenter.sh/capacity-type values
+SPOT, ON_DEMAND, RESERVED = "spot", "on-demand", "reserved"  # karpenter.sh/capacity-type values
 CAPACITY_TYPES = {"SPOT": SPOT, "ON_DEMAND": ON_DEMAND}  # EKS spelling -> Karpenter spelling
 
 
@@ -106,6 +107,13 @@ class NodePoolSpec:
     imds_hop_limit: int
     config_path: str  # where the group is configured, for messages
     requirements: tuple[Requirement, ...] = field(default=())
+    # Multi-node training and reserved capacity (karpenter/training.py): the EC2NodeClass selects the group's
+    # placement group, EFA security group and capacity reservation; a single-zone pool without a zone of its own
+    # gets the stack's first AZ from the program.
+    efa: bool = False
+    placement_group: bool = False
+    single_zone: bool = False
+    reservation_id: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import instances
 from ..scheduling import EKS_CAPACITY_LABEL, GPU_RESOURCE
+from .sharing import EFA_RESOURCE, node_devices
 from .spec import NodeGroupSpec
 
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
@@ -37,6 +38,29 @@ def autoscaler_tags(spec: NodeGroupSpec, cluster_name: str) -> dict[str, str]:
         tags[f"{template}/label/{key}"] = value
     for taint in spec.taints:
         tags[f"{template}/taint/{taint.key}"] = f"{taint.value}:{taint.effect}"
-    if spec.gpu:
-        tags[f"{template}/resources/{GPU_RESOURCE}"] = str(max(1, instances.gpu_count(spec.instance_types)))
+    for resource, amount in template_resources(spec).items():
+        tags[f"{template}/resources/{resource}"] = str(amount)
     return tags
+
+
+def template_resources(spec: NodeGroupSpec) -> dict[str, int]:
+    """The extended resources of the scale-from-zero node: what every node of the group is sure to advertise
+    (sharing.node_devices, the smallest amount among the known types). The autoscaler counts the instance type's
+    physical GPUs itself and lets these tags override them (kubernetes/autoscaler cluster-autoscaler/
+    cloudprovider/aws/aws_manager.go buildNodeFromTemplate @ 55c37cd5): time-sliced GPUs count as their
+    replicas, mixed MIG devices under their own name with nvidia.com/gpu 0, EFA interfaces on EFA groups."""
+    known = [t for t in map(instances.lookup, spec.instance_types) if t is not None and t.known]
+    out: dict[str, int] = {}
+    if spec.gpu:
+        out[GPU_RESOURCE] = max(1, instances.gpu_count(spec.instance_types))
+    if not known:
+        return out
+    devices = [node_devices(spec, t) for t in known]
+    names = {GPU_RESOURCE, EFA_RESOURCE} | ({spec.sharing.resource} if spec.sharing else set())
+    for name in sorted(names):
+        if name == EFA_RESOURCE and not spec.efa:
+            continue
+        if name == GPU_RESOURCE and not spec.gpu:
+            continue
+        out[name] = min(d.get(name, 0) for d in devices)
+    return out

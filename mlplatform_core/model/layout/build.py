@@ -8,21 +8,21 @@ every problem of a stack at once.
 from __future__ import annotations
 
 import dataclasses
-import re
 from types import MappingProxyType
 
 from .. import instances
-from ..config import ConfigError, Problem, StackConfig, key_path, show
-from ..config.karpenter import KARPENTER
+from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, show
+from ..config.karpenter_settings import KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
+from ..quotas import quota_problems
 from ..scheduling import (
     ACCELERATOR_LABEL,
     CRITICAL_ADDONS_TAINT,
     DEVICE_PLUGIN_LABEL,
+    EFA_LABEL,
     ENVIRONMENT_LABEL,
     GPU_PRESENT_LABEL,
-    GPU_TAINT,
     GROUP_LABEL,
     LIFECYCLE_LABEL,
     MAX_TAINTS,
@@ -34,9 +34,18 @@ from ..scheduling import (
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
+from .sharing import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    GPU_OPERATOR_OPERANDS_LABEL,
+    MIG_CONFIG_LABEL,
+    gpu_taint,
+    mark_operands,
+    sharing_labels,
+    sharing_of,
+)
 from .spec import INITIAL, Layout, NodeGroupSpec
+from .training import default_max_size, training_fields
 
-EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 EKS_MAX_LABEL_KEY = 63  # EKS node-group label and taint keys, prefix included (Kubernetes allows 253 + 63)
 RESERVED_LABEL_KEYS = {
     LIFECYCLE_LABEL,
@@ -46,6 +55,10 @@ RESERVED_LABEL_KEYS = {
     GPU_PRESENT_LABEL,
     ACCELERATOR_LABEL,
     DEVICE_PLUGIN_LABEL,
+    EFA_LABEL,
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    MIG_CONFIG_LABEL,
+    GPU_OPERATOR_OPERANDS_LABEL,
 }
 RESERVED_LABEL_PREFIXES = ("eks.amazonaws.com/", "kubernetes.io/", "k8s.io/")
 
@@ -94,6 +107,12 @@ def _check_instance_types(
                 f"{show(itype)} has an accelerator ({info.gpu_maker or info.accelerator}); accelerated types belong "
                 "only in the gpu group or an additional group with gpu: true",
             )
+        elif not gpu and not info.known:
+            errs.add(
+                tpath,
+                f"{show(itype)}: {instances.UNKNOWN_ACCELERATORS}; a CPU group takes only types known to have "
+                "none, such as m5.xlarge or m7i.2xlarge",
+            )
         if info.arch and info.arch != _ami_arch(ami):
             errs.add(tpath, f"{show(itype)} is {info.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
 
@@ -111,7 +130,7 @@ def _merge(
     capacity = o.capacity_type or base.capacity_type
     types = tuple(o.instance_types) if o.instance_types else base.instance_types
     min_size = o.min_size if o.min_size is not None else base.min_size
-    max_size = o.max_size if o.max_size is not None else base.max_size
+    max_size = o.max_size if o.max_size is not None else default_max_size(o, base.max_size)
     # Unset: keep the default, pulled into a range the user may have moved.
     desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
     ami = o.ami_type or _default_ami(types, gpu)
@@ -148,7 +167,10 @@ def _merge(
     elif not min_size <= desired <= max_size:
         errs.add(path + ("desiredSize",), f"{desired} is outside [minSize, maxSize] = [{min_size}, {max_size}]")
 
-    _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
+    # A pool chosen by family launches its families' types, never the group's: those are checked (kind and
+    # architecture against amiType) where the pool is built (karpenter/pools.py), the group's are not used.
+    if not (karpenter_pools.is_pool(cfg, name) and karpenter_pools.families_configured(cfg, name)):
+        _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
     if gpu and ami not in GPU_AMI_TYPES:
         errs.add(
             path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"
@@ -185,6 +207,8 @@ def _merge(
                 f"included, allow at most {EKS_MAX_LABEL_KEY}",
             )
 
+    training = training_fields(name, role, o, cfg, capacity, types, (min_size, max_size), path, errs.add)
+    sharing = sharing_of(name, o, gpu, ami, types, path, errs.add)
     labels = {
         LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
         ROLE_LABEL: role,
@@ -199,7 +223,10 @@ def _merge(
     if gpu:
         labels[GPU_PRESENT_LABEL] = "true"
         labels.update(gpu_labels(types, ami))
-        taints.append(GPU_TAINT)
+        labels.update(sharing_labels(sharing))
+        taints.append(gpu_taint(sharing))
+    if o.efa:
+        labels[EFA_LABEL] = "true"
     if (o.dedicated if o.dedicated is not None else base.dedicated) and role != INITIAL:
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
     labels.update(o.labels)
@@ -216,7 +243,7 @@ def _merge(
     spec = NodeGroupSpec(
         name=name,
         role=role,
-        capacity_type=capacity,
+        capacity_type=training.pop("capacity_type"),
         instance_types=types,
         ami_type=ami,
         min_size=min_size,
@@ -228,6 +255,8 @@ def _merge(
         taints=tuple(taints),
         gpu=gpu,
         config_path=key_path(*path),
+        sharing=sharing,
+        **training,
     )
     ntags = len(autoscaler_tags(spec, cfg.cluster_name_for("x" * 40)))
     if ntags > MAX_ASG_TAGS:
@@ -275,6 +304,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             )
 
     groups: list[NodeGroupSpec] = []
+    paths: dict[str, tuple] = {}
     for name, base in defaults.items():
         o = cfg.node_groups.get(name, NodeGroupSettings())
         enabled = o.enabled if o.enabled is not None else base.enabled
@@ -292,6 +322,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")
         if enabled:
             groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
+            paths[name] = ("nodeGroups", name)
 
     taken = set(defaults)
     for i, extra in enumerate(cfg.additional_node_groups):
@@ -310,7 +341,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             errs.add(
                 path + ("role" if extra.role else "name",),
                 f"{show(role if extra.role else extra.name)} {why}; no development work such as Jupyter on the "
-                "production cluster (seed 003): run it on the dev cluster",
+                "production cluster: run it on the dev cluster",
             )
         if role == "gpu" and not extra.gpu:
             errs.add(
@@ -319,17 +350,16 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
             )
         base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
         groups.append(_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs))
+        paths[extra.name] = path
 
-    derived = cfg.cluster_name_for(stack)
-    if cfg.cluster_name is None and not EKS_CLUSTER_NAME.match(derived):
-        errs.add(
-            ("clusterName",),
-            f"unset, and the stack name {show(stack)} gives {show(derived)}, which EKS refuses "
-            "(letters, digits, '-' and '_'); set clusterName",
-        )
+    if cfg.cluster_name is None and (err := cluster_name.derived_name_error(stack)):
+        errs.add(("clusterName",), err)
+    groups = mark_operands(groups)
     retained = karpenter_pools.retained_groups(cfg, groups)
     groups, node_pools = karpenter_pools.build_node_pools(cfg, groups, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
+    managed = [g for g in groups if not g.karpenter] + list(retained)
+    quota_problems([(g, paths[g.name]) for g in managed], cfg.quotas, errs.add)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint
@@ -342,4 +372,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         provisioner=cfg.provisioner,
         node_pools=node_pools,
         retained_groups=retained,
+        node_repair=cfg.node_repair,
+        gpu_metrics=cfg.gpu_metrics,
+        pod_identity=cfg.pod_identity,
     )

@@ -10,6 +10,45 @@ from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
 INITIAL = "initial"
+CAPACITY_BLOCK = "CAPACITY_BLOCK"  # the EKS capacity type of a group launched into an EC2 Capacity Block for ML
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"  # the device plugin's resource per MIG profile with the mixed strategy
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """An EC2 capacity reservation the group launches into (launch template target / EC2NodeClass selector)."""
+
+    id: str
+    type: str  # on-demand (an On-Demand Capacity Reservation) or capacity-block (a Capacity Block for ML)
+    instance_count: int | None  # None: not given; the group's maxSize is taken for it
+    end: str | None = None  # ISO 8601 day or moment the reservation ends, when given
+
+    @property
+    def capacity_block(self) -> bool:
+        return self.type == "capacity-block"
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """How the NVIDIA device plugin shares a group's GPUs: time-slicing, or MIG with one profile."""
+
+    kind: str  # time-slicing | mig
+    per_gpu: int  # devices per physical GPU: time-slicing replicas, or MIG instances of the profile
+    strategy: str | None = None  # mig: single (advertised as nvidia.com/gpu) or mixed (nvidia.com/mig-<profile>)
+    profile: str | None = None  # mig: e.g. 1g.10gb
+    config: str = ""  # the device plugin config (and label value) of the group
+
+    @property
+    def resource(self) -> str:
+        """The extended resource pods request on the group's nodes."""
+        if self.kind == "mig" and self.strategy == "mixed":
+            return f"{MIG_RESOURCE_PREFIX}{self.profile}"
+        return "nvidia.com/gpu"
+
+    @property
+    def mig_config(self) -> str | None:
+        """The mig-parted config the MIG manager applies (`nvidia.com/mig.config` label): every GPU in one profile."""
+        return f"all-{self.profile}" if self.kind == "mig" else None
 
 
 @dataclass(frozen=True)
@@ -29,6 +68,13 @@ class NodeGroupSpec:
     gpu: bool
     config_path: str  # where the group is configured, for messages
     karpenter: bool = False  # launched by a Karpenter NodePool (model/karpenter) instead of a managed node group
+    # Multi-node training, reservations, sharing, health (model/layout/training.py, sharing.py):
+    efa_interfaces: int = 0  # EFA interfaces per node, one per network card (0: no EFA)
+    placement_group: bool = False  # a cluster placement group of its own
+    availability_zone: str | None = None  # the one AZ of a single-zone group; None: the stack's first AZ
+    reservation: Reservation | None = None
+    sharing: Sharing | None = None
+    node_repair: bool = False  # EKS node auto repair (managed node groups)
 
     @property
     def autoscaled(self) -> bool:
@@ -37,6 +83,15 @@ class NodeGroupSpec:
     @property
     def preemptible(self) -> bool:
         return self.capacity_type == "SPOT"
+
+    @property
+    def efa(self) -> bool:
+        return self.efa_interfaces > 0
+
+    @property
+    def single_zone(self) -> bool:
+        """Nodes in one AZ (one subnet): EFA, a placement group, a capacity reservation or an explicit AZ."""
+        return self.efa or self.placement_group or self.reservation is not None or self.availability_zone is not None
 
     @property
     def is_initial(self) -> bool:
@@ -55,6 +110,10 @@ class Layout:
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
+    # Stack-wide add-on choices the node agents depend on (config: nodeRepair, gpuMetrics, podIdentity).
+    node_repair: bool = True
+    gpu_metrics: bool = False
+    pod_identity: bool = False
     names: Mapping[str, NodeGroupSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -63,14 +63,24 @@ def test_a_group_costs_its_nodes_times_the_raw_row_of_its_type():
 def test_the_snapshot_records_its_sources_and_has_no_hand_typed_prices():
     data = json.loads(SNAPSHOT.read_text())
     roles = {s["role"] for s in data["source"]}
-    assert roles == {"karpenter-prices-aws", "karpenter-prices-aws-us-gov", "eks-control-plane-pricing"}
+    assert roles == {
+        "karpenter-prices-aws",
+        "karpenter-prices-aws-us-gov",
+        "karpenter-prices-aws-cn",
+        "eks-control-plane-pricing",
+        "aws-pricing-pages",
+    }
+    # A price only a pricing page states is a dated fact with its page's URL.
+    pages = [s for s in data["source"] if s["role"] == "aws-pricing-pages"]
+    assert {s["charge"] for s in pages} == set(data["charges"]["units"])
+    assert all(s["url"].startswith("https://aws.amazon.com/") and s["date"] for s in pages)
     assert set(data["ec2_on_demand"]["regions"]) == {"us-east-1", "us-gov-east-1", "us-gov-west-1"}
     counts = {
         r: sum(r in row for row in data["on_demand_usd_per_hour"].values()) for r in data["ec2_on_demand"]["regions"]
     }
     assert counts == {r: v["instance_types"] for r, v in data["ec2_on_demand"]["regions"].items()}
     # What no authoritative source prices is named, with a reason, and never appears as a number.
-    assert {"ec2_spot", "nat_gateway", "public_ipv4", "ebs", "kms_key"} <= set(data["unknown"])
+    assert {"ec2_spot", "nat_gateway", "public_ipv4", "ebs", "kms_key", "ec2_cny"} <= set(data["unknown"])
     assert prices.prices_date() == "2026-07-20"
 
 
@@ -84,8 +94,11 @@ def test_a_version_in_extended_support_raises_the_control_plane_line():
     assert cp_std.price.usd_per_hour == Decimal("0.1") and cp_ext.price.usd_per_hour == Decimal("0.6")
     assert "extended support" in cp_ext.basis and "2027-03-27" in cp_std.basis
     raise_per_month = extended.idle_floor.usd_per_month - standard.idle_floor.usd_per_month
-    assert raise_per_month == Decimal("0.5") * HOURS_PER_MONTH
-    assert extended.ceiling.usd_per_month - standard.ceiling.usd_per_month == raise_per_month
+    cent = Decimal("0.01")  # monthly lines (EBS GiB-months, a KMS key-month) are spread over the hours
+    assert raise_per_month.quantize(cent) == Decimal("0.5") * HOURS_PER_MONTH
+    assert (extended.ceiling.usd_per_month - standard.ceiling.usd_per_month).quantize(cent) == raise_per_month.quantize(
+        cent
+    )
 
 
 def test_extended_support_bills_from_the_first_day_after_standard_support():
@@ -112,8 +125,11 @@ def test_nat_gateways_are_counted_as_the_program_creates_them(stack):
     cost = stack_cost(stack)
     assert line(cost, "NAT gateways").quantity.min == created == {"dev": 1, "prod": 3}[stack]
     assert line(cost, "NAT gateways' public IPv4 addresses").quantity.min == created
-    assert not line(cost, "NAT gateways").price.known
-    assert "NAT gateways" in cost.idle_floor.unknown
+    # us-east-1: the Amazon VPC pricing page's dated facts (aws-pricing-pages), per gateway and per address
+    assert line(cost, "NAT gateways").price.usd_per_hour == Decimal("0.045")
+    assert line(cost, "NAT gateways' public IPv4 addresses").price.usd_per_hour == Decimal("0.005")
+    assert "0.045 USD per GB processed" in line(cost, "NAT gateways").note  # billed by use: named, not added
+    assert "NAT gateways" not in cost.idle_floor.unknown
 
 
 def test_a_stack_in_an_existing_vpc_creates_no_nat_gateway():
@@ -129,7 +145,7 @@ def test_root_volumes_follow_the_node_counts():
     layout = build_layout(parse(stack_config("dev")), "dev")
     assert ebs.quantity.min == sum(g.disk_size_gib * g.min_size for g in layout.groups)
     assert ebs.quantity.max == sum(g.disk_size_gib * g.max_size for g in layout.groups)
-    assert not ebs.price.known and ebs.per == "GiB-month"
+    assert ebs.price.usd_per_hour == Decimal("0.08") and ebs.per == "GiB-month"
 
 
 def test_a_region_without_prices_leaves_every_instance_unknown_and_says_why():
@@ -199,13 +215,24 @@ def test_the_shipped_stacks_idle_floor_and_ceiling():
     for stack in ("dev", "prod"):
         cost = stack_cost(stack)
         floor, ceiling = cost.idle_floor, cost.ceiling
-        expected_floor = Decimal("0.1") + sum(
-            g.quantity.min * g.price.usd_per_hour for g in cost.groups if g.quantity.min
-        )
+        others = [line for line in cost.lines if line.unit != "node"]
+        assert all(line.price.known for line in others), [(x.label, x.price.reason) for x in others]
+        expected_floor = sum(line.usd_per_hour("min") for line in cost.lines)
         assert floor.usd_per_hour == expected_floor
-        assert ceiling.usd_per_hour == Decimal("0.1") + sum(g.quantity.max * g.price.usd_per_hour for g in cost.groups)
-        assert floor.lower_bound and ceiling.lower_bound  # NAT, public IPv4, EBS and KMS have no price
+        assert not floor.lower_bound  # us-east-1: control plane, NAT, public IPv4, EBS and KMS are all priced
+        assert {"NAT gateways", "NAT gateways' public IPv4 addresses"} <= {line.name for line in others}
         assert 0 < floor.usd_per_month < ceiling.usd_per_month
+
+
+def test_a_china_region_is_priced_in_cny_and_never_added_to_usd():
+    cost = stack_cost("dev", region="cn-north-1")
+    jobs = next(g for g in cost.groups if g.name == "jobs")
+    assert jobs.price.usd_per_hour is None and jobs.price.other[0] == "CNY"
+    assert "never added to USD" in jobs.price.reason
+    assert cost.ceiling.lower_bound and jobs.label in cost.ceiling.unknown
+    assert cost.other_currencies("max")["CNY"] == sum(
+        g.quantity.max * g.price.other[1] for g in cost.groups if g.price.other
+    )
 
 
 types = st.sampled_from(["m5.xlarge", "m5.2xlarge", "c6a.4xlarge", "g5.xlarge", "r6i.8xlarge"])
@@ -260,10 +287,9 @@ def test_karpenter_pools_idle_at_zero_and_are_bounded_by_their_dearest_type():
     dearest = max(Decimal(str(rows[t]["us-east-1"])) for t in jobs.instance_types)
     assert jobs.bound == "upper" and jobs.price.usd_per_hour == dearest
     assert jobs.usd_per_hour("min") == 0 and jobs.usd_per_hour("max") == 10 * dearest
-    initial = line(cost, "node group initial")  # the floor: control plane and the static initial group only
-    assert cost.idle_floor.usd_per_hour == line(cost, "EKS control plane").usd_per_hour("min") + initial.usd_per_hour(
-        "min"
-    )
+    # the floor: no pool node; the control plane, the static initial group, the network and their storage
+    assert all(x.usd_per_hour("min") == 0 for x in cost.lines if x.kind == "node pool")
+    assert cost.idle_floor.usd_per_hour == sum(x.usd_per_hour("min") for x in cost.lines)
 
 
 def test_while_migrating_the_retained_node_groups_are_priced_next_to_the_pools():

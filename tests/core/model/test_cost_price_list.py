@@ -94,12 +94,13 @@ def test_the_floor_adds_what_the_shipped_snapshot_left_unknown(snapshot):
 
 
 def test_a_region_without_offer_files_stays_unknown_and_says_where_prices_are(snapshot):
-    cost = stack_cost("dev", region="us-east-1")  # priced by Karpenter's table, no offer file
+    # GovCloud: instances priced by Karpenter's table; no offer file and no pricing page's fact for the rest
+    cost = stack_cost("dev", region="us-gov-west-1")
     assert line(cost, "node group initial").price.known
     nat = line(cost, "NAT gateways")
     assert not nat.price.known and nat.note is None
     assert nat.price.reason.startswith(
-        "no NAT gateway-hour price for us-east-1 in the price snapshot (it has eu-west-1)"
+        "no NAT gateway-hour price for us-gov-west-1 in the price snapshot (it has eu-west-1, us-east-1)"
     )
     assert "AWS Price List offer file (AmazonEC2)" in nat.price.reason
     kms = line(cost, "secrets encryption key (KMS)")

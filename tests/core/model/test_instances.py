@@ -39,8 +39,34 @@ def test_max_pods_and_allocatable_follow_the_eks_ami():
 
 
 def test_types_known_only_by_network_limits_are_not_guessed():
-    t = instances.lookup("p3.2xlarge")
+    t = instances.lookup("trn2.3xlarge")
     assert t is not None and not t.known and t.allocatable_cpu_millis is None and not t.nvidia_gpu
+    assert t.maybe_accelerated  # never taken for a CPU type
+
+
+@pytest.mark.parametrize(
+    "name,count,model,memory_mib",
+    [
+        ("p2.xlarge", 1, "k80", 12288),
+        ("p2.16xlarge", 16, "k80", 12288),
+        ("g3s.xlarge", 1, "m60", 8192),
+        ("g3.4xlarge", 1, "m60", 8192),
+        ("p3.2xlarge", 1, "v100", 16384),
+        ("p3.16xlarge", 8, "v100", 16384),
+        ("p3dn.24xlarge", 8, "v100", 32768),
+        ("g5.xlarge", 1, "a10g", 22888),
+    ],
+)
+def test_gpu_facts_of_every_generation_xen_included(name, count, model, memory_mib):
+    t = instances.lookup(name)
+    assert t is not None and t.known and t.gpu_maker == "NVIDIA"
+    assert (t.gpus, t.gpu_name, t.gpu_memory_mib) == (count, model, memory_mib)
+
+
+def test_every_gpu_type_has_count_model_and_memory():
+    gpu_types = [t for t in instances.catalog().values() if t.gpu_maker]
+    assert len(gpu_types) > 70
+    assert [t.name for t in gpu_types if not (t.gpu_name and t.gpu_memory_mib)] == []
 
 
 def test_the_catalog_records_its_upstream_sources():
@@ -86,3 +112,14 @@ def test_real_types_outside_the_old_table_keep_the_placement_invariants():
     report = stack_report(cfg, build_layout(cfg, "dev"))
     assert report.ok, report.errors
     assert not report.notes or all("network limits" not in n for n in report.notes)
+
+
+def test_an_older_gpu_generation_is_not_taken_for_a_cpu_type():
+    assert "has an accelerator (NVIDIA)" in layout_error(jobs={"instanceTypes": ["p3.2xlarge"]})
+    assert "has an accelerator (NVIDIA)" in layout_error(jobs={"instanceTypes": ["g3s.xlarge"]})
+
+
+def test_a_type_whose_gpu_facts_are_unknown_is_never_taken_for_a_cpu_type():
+    message = layout_error(jobs={"instanceTypes": ["trn2.3xlarge"]})
+    assert "whether it has a GPU or another accelerator is unknown" in message
+    assert "Karpenter instance-type document" in message  # the source that lacks it

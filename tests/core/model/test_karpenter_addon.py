@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mlplatform_core.model.addons import karpenter
+from mlplatform_core.model.addons import karpenter_controller as karpenter
 from mlplatform_core.model.karpenter import release
 from mlplatform_core.model.scheduling import ROLE_LABEL
 

@@ -59,3 +59,28 @@ def test_unusable_input_names_the_document_and_kind(text, fragment):
     with pytest.raises(ManifestError) as exc:
         read_pods(text)
     assert fragment in str(exc.value)
+
+
+def test_the_fast_loader_builds_what_safe_load_builds():
+    import yaml
+
+    from mlplatform_core.placement.manifests import _ManifestLoader
+
+    text = """
+base: &base {cpu: 500m, memory: 1Gi, n: 3, f: 0.5, on: yes, none: ~, when: 2024-01-01}
+spec:
+  <<: *base
+  memory: 2Gi
+  list: [*base, *base, "010", 010, 0x1F, .inf, !!str 5, !!binary aGk=]
+  nested: {a: [1, [2, [3]]], "quoted key": true}
+---
+- plain
+---
+"""
+    assert list(yaml.load_all(text, Loader=_ManifestLoader)) == list(yaml.safe_load_all(text))
+    shared = next(yaml.load_all(text, Loader=_ManifestLoader))["spec"]["list"]
+    assert shared[0] is shared[1]  # aliases stay shared objects (an alias bomb stays small)
+    with pytest.raises(yaml.YAMLError):
+        list(yaml.load_all("a: !Ref x\n", Loader=_ManifestLoader))
+    with pytest.raises(yaml.YAMLError):
+        list(yaml.load_all("? [a]\n: 1\n", Loader=_ManifestLoader))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..config.karpenter import KARPENTER
+from ..config.karpenter_settings import KARPENTER
 from ..karpenter import release
 from ..karpenter.spec import DISCOVERY_TAG, NODEPOOL_LABEL
 from ..layout import Layout
@@ -66,11 +66,21 @@ def controller_pod_placement() -> dict[str, Any]:
     }
 
 
-def controller_values(cluster_name: str, queue_name: Any, role_arn: Any, replicas: int) -> dict[str, Any]:
-    """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs."""
+def controller_values(
+    cluster_name: str, queue_name: Any, role_arn: Any, replicas: int, feature_gates: Mapping[str, bool] | None = None
+) -> dict[str, Any]:
+    """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs; `role_arn` None: the
+    controller gets its role through EKS Pod Identity, so its service account carries no IRSA annotation.
+    `feature_gates`: settings.featureGates the stack turns on (nodeRepair, model/addons/node_health.py)."""
+    settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": queue_name}
+    if feature_gates:
+        settings["featureGates"] = dict(feature_gates)
+    account: dict[str, Any] = {"name": SERVICE_ACCOUNT}
+    if role_arn is not None:
+        account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
     return {
-        "settings": {"clusterName": cluster_name, "interruptionQueue": queue_name},
-        "serviceAccount": {"name": SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
+        "settings": settings,
+        "serviceAccount": account,
         "replicas": replicas,
         "controller": {"resources": CONTROLLER_RESOURCES},
         **controller_placement(),

@@ -14,14 +14,17 @@ from pydantic import Field, field_validator
 
 from ..quantity import QuantityError, parse_quantity
 from ..scheduling import GPU_RESOURCE
-from .base import Count, QuotaAmount, SettingsModel
+from .base import Count, Pattern, QuotaAmount, SettingsModel
+from .durations import Duration
 from .errors import show
 
 NODE_GROUPS, KARPENTER = "nodeGroups", "karpenter"
 PROVISIONERS = (NODE_GROUPS, KARPENTER)
 CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized")
-# Karpenter's duration grammar (the NodePool CRD's patterns for consolidateAfter and expireAfter).
-DURATION = r"^([0-9]+(s|m|h))+$"
+# An empty node stays at most a week before consolidation (longer is a bill, not a buffer); a node lives at most a
+# year (Never turns expiry off): nodes older than that miss every AMI fix.
+MAX_CONSOLIDATE_AFTER = 7 * 24 * 3600
+MAX_EXPIRE_AFTER = 365 * 24 * 3600
 LIMIT_KEYS = ("cpu", "memory", GPU_RESOURCE)
 
 
@@ -44,8 +47,8 @@ class NodePoolSettings(SettingsModel):
     instance_families: list[str] | None = Field(default=None, min_length=1, max_length=50)
     instance_sizes: list[str] | None = Field(default=None, min_length=1, max_length=50)
     consolidation_policy: Literal[CONSOLIDATION_POLICIES] | None = None  # type: ignore[valid-type]
-    consolidate_after: str | None = Field(default=None, pattern=DURATION)
-    expire_after: str | None = Field(default=None, pattern=r"^(([0-9]+(s|m|h))+|Never)$")
+    consolidate_after: Duration(MAX_CONSOLIDATE_AFTER) | None = None  # type: ignore[valid-type]
+    expire_after: Duration(MAX_EXPIRE_AFTER, never=True, positive=True) | None = None  # type: ignore[valid-type]
     # Overrides of the limits derived from maxSize: cpu, memory, nvidia.com/gpu.
     limits: dict[str, QuotaAmount] = Field(default_factory=dict)
     weight: Count | None = Field(default=None, ge=1, le=100)
@@ -81,7 +84,9 @@ class KarpenterSettings(SettingsModel):
 
     # The AMI release of every EC2NodeClass alias (al2023@<v>, bottlerocket@<v>). `latest` drifts every node
     # whenever AWS publishes an AMI; pin one (e.g. v20260801) in production and roll forward deliberately.
-    ami_version: str = Field(default="latest", pattern=r"^(latest|v[0-9][0-9.]*)$")
+    ami_version: Pattern(  # type: ignore[valid-type]
+        r"^(latest|v[0-9][0-9.]*)$", "latest or an AMI release such as v20260801"
+    ) = "latest"
     replicas: Count = Field(default=2, ge=1, le=5)
     # Migration from node groups: keep each pool's managed node group (unchanged, no autoscaler) next to the pool
     # until its nodes are drained; then remove this setting and the emptied groups are deleted.

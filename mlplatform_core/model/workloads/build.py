@@ -1,23 +1,16 @@
-"""The workload layer's Kubernetes objects: priority classes, workload namespaces, default job resources.
-
-Pure Python (no Pulumi import). `build_workloads` merges the stack's
-`workloads` settings with the environment's defaults and applies the checks
-Kubernetes would apply at admission (min <= defaultRequest <= default <= max,
-one globalDefault, unique names), raising ConfigError with key paths.
-`manifests` renders the objects as plain Kubernetes dicts, the single source
-for the Pulumi resources, the plan and the schema tests.
-"""
+"""`build_workloads`: the stack's `workloads` settings merged with the environment's defaults, checked as
+Kubernetes would check them at admission (min <= defaultRequest <= default <= max, one globalDefault,
+unique names); every problem is raised at once as a ConfigError with its key path."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .config import ConfigError, Problem, StackConfig, key_path, show
-from .config.workloads import (
+from ..config import ConfigError, Problem, StackConfig, key_path, show
+from ..config.workloads import (
     SYSTEM_TIERS,
     WORKLOAD_TIERS,
     LimitRangeSettings,
@@ -25,136 +18,21 @@ from .config.workloads import (
     PriorityClassSettings,
     ResourceAmounts,
 )
-from .quantity import parse_quantity
-
-MANAGED_LABELS = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": "ml-platform-eks"}
-LIMIT_RANGE_NAME = "container-defaults"
-RESOURCE_QUOTA_NAME = "workload-quota"
-RESOURCES = ("cpu", "memory")
-LIMIT_FIELDS = ("min", "defaultRequest", "default", "max")  # the order Kubernetes requires
-
-# Iguazio's names (seed 003). User classes sit above pods without a class (0) and
-# far below the 1e9 ceiling; platform classes sit above every user class.
-WORKLOAD_CLASS_DEFAULTS = {
-    "low": ("igz-workload-low", 10_000, "Low priority user jobs: scheduled after medium and high ones"),
-    "medium": ("igz-workload-medium", 20_000, "Default priority of MLRun jobs and Nuclio functions"),
-    "high": ("igz-workload-high", 30_000, "High priority user jobs: first in the scheduling queue"),
-}
-SYSTEM_CLASS_DEFAULTS = {
-    "medium": ("igz-system-medium", 1_000_000, "Platform services"),
-    "high": ("igz-system-high", 2_000_000, "Important platform services"),
-    "critical": ("igz-system-critical", 3_000_000, "Platform services every user job depends on"),
-}
-
-
-@dataclass(frozen=True)
-class ResourceValues:
-    cpu: str | None
-    memory: str | None  # None only in `min`, where a resource may have no lower bound
-
-    def to_dict(self) -> dict[str, str]:
-        return {k: v for k, v in (("cpu", self.cpu), ("memory", self.memory)) if v is not None}
-
-
-# Container defaults per environment and namespace purpose. Dev: burstable (request < limit) so many
-# notebooks and jobs share nodes. Prod: Guaranteed QoS (request == limit), which the seeds recommend for
-# prod and which makes the autoscaler add nodes before pods run short. Max fits the default workload nodes.
-_DEV_JOBS = {
-    "defaultRequest": ResourceValues("500m", "1Gi"),
-    "default": ResourceValues("2", "4Gi"),
-    "max": ResourceValues("7", "28Gi"),
-}
-_DEV_JUPYTER = {
-    "defaultRequest": ResourceValues("500m", "2Gi"),
-    "default": ResourceValues("2", "8Gi"),
-    "max": ResourceValues("7", "28Gi"),
-}
-_PROD_JOBS = {
-    "defaultRequest": ResourceValues("1", "4Gi"),
-    "default": ResourceValues("1", "4Gi"),
-    "max": ResourceValues("15", "56Gi"),
-}
-# name -> (purpose, limit defaults); namespaces the stack adds get the environment's job defaults.
-DEFAULT_NAMESPACES: Mapping[str, Mapping[str, tuple[str, Mapping[str, ResourceValues]]]] = {
-    "dev": {"mlrun": ("MLRun jobs and Nuclio functions", _DEV_JOBS), "jupyter": ("Jupyter notebooks", _DEV_JUPYTER)},
-    "prod": {"mlrun": ("MLRun jobs and Nuclio functions", _PROD_JOBS)},
-}
-_JOB_DEFAULTS = {"dev": _DEV_JOBS, "prod": _PROD_JOBS}
-
-
-@dataclass(frozen=True)
-class PriorityClass:
-    tier: str  # workload-low ... system-critical
-    name: str
-    value: int
-    preemption_policy: str
-    global_default: bool
-    description: str
-    config_path: str
-
-
-@dataclass(frozen=True)
-class ContainerLimits:
-    default_request: ResourceValues
-    default: ResourceValues
-    max: ResourceValues
-    min: ResourceValues | None = None
-
-    @property
-    def qos(self) -> str:
-        """The QoS class of a pod whose containers set nothing: Guaranteed when requests equal limits."""
-        same = all(
-            parse_quantity(getattr(self.default_request, r)) == parse_quantity(getattr(self.default, r))
-            for r in RESOURCES
-        )
-        return "Guaranteed" if same else "Burstable"
-
-    def to_spec(self) -> dict[str, Any]:
-        item: dict[str, Any] = {"type": "Container"}
-        if self.min is not None:
-            item["min"] = self.min.to_dict()
-        item["defaultRequest"] = self.default_request.to_dict()
-        item["default"] = self.default.to_dict()
-        item["max"] = self.max.to_dict()
-        return item
-
-
-@dataclass(frozen=True)
-class WorkloadNamespace:
-    name: str
-    purpose: str
-    labels: Mapping[str, str]
-    limits: ContainerLimits
-    quota: Mapping[str, str] | None
-    config_path: str
-
-
-@dataclass(frozen=True)
-class Workloads:
-    environment: str
-    priority_classes: tuple[PriorityClass, ...]
-    namespaces: tuple[WorkloadNamespace, ...]
-    default_priority_class: str  # the class MLRun gives jobs that name none
-    preemption_mode: str
-    mlrun_namespace: str
-
-    @property
-    def workload_classes(self) -> tuple[PriorityClass, ...]:
-        return tuple(p for p in self.priority_classes if p.tier.startswith("workload-"))
-
-    @property
-    def global_default(self) -> PriorityClass | None:
-        return next((p for p in self.priority_classes if p.global_default), None)
-
-    def namespace(self, name: str) -> WorkloadNamespace:
-        return next(ns for ns in self.namespaces if ns.name == name)
-
-    @property
-    def mlrun(self) -> WorkloadNamespace:
-        return self.namespace(self.mlrun_namespace)
-
-
-# --- building ---------------------------------------------------------------------------------
+from ..quantity import parse_quantity
+from .spec import (
+    DEFAULT_NAMESPACES,
+    JOB_DEFAULTS,
+    LIMIT_FIELDS,
+    MANAGED_LABELS,
+    RESOURCES,
+    SYSTEM_CLASS_DEFAULTS,
+    WORKLOAD_CLASS_DEFAULTS,
+    ContainerLimits,
+    PriorityClass,
+    ResourceValues,
+    WorkloadNamespace,
+    Workloads,
+)
 
 _ROOT = ("workloads",)
 
@@ -339,12 +217,11 @@ def build_workloads(cfg: StackConfig) -> Workloads:
     for name in names:
         o = wl.namespaces.get(name, NamespaceSettings())
         path = ("namespaces", name)
-        purpose, base = defaults.get(name, ("Workloads", _JOB_DEFAULTS[env]))
+        purpose, base = defaults.get(name, ("Workloads", JOB_DEFAULTS[env]))
         if env == "prod" and name == "jupyter" and name not in defaults and o.enabled is not False:
             errs.add(
                 path,
-                "no development work such as Jupyter on the production cluster (seed 003); "
-                "run notebooks on the dev cluster",
+                "no development work such as Jupyter on the production cluster; run notebooks on the dev cluster",
             )
         if o.enabled is False:
             continue
@@ -379,49 +256,3 @@ def build_workloads(cfg: StackConfig) -> Workloads:
         preemption_mode=wl.preemption_mode,
         mlrun_namespace=wl.mlrun_namespace,
     )
-
-
-# --- manifests --------------------------------------------------------------------------------
-
-
-def priority_class_manifest(p: PriorityClass) -> dict[str, Any]:
-    return {
-        "apiVersion": "scheduling.k8s.io/v1",
-        "kind": "PriorityClass",
-        "metadata": {"name": p.name, "labels": dict(MANAGED_LABELS)},
-        "value": p.value,
-        "preemptionPolicy": p.preemption_policy,
-        "globalDefault": p.global_default,
-        "description": p.description,
-    }
-
-
-def namespace_manifests(ns: WorkloadNamespace) -> list[dict[str, Any]]:
-    meta = {"namespace": ns.name, "labels": dict(MANAGED_LABELS)}
-    out: list[dict[str, Any]] = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns.name, "labels": dict(ns.labels)}},
-        {
-            "apiVersion": "v1",
-            "kind": "LimitRange",
-            "metadata": {"name": LIMIT_RANGE_NAME, **meta},
-            "spec": {"limits": [ns.limits.to_spec()]},
-        },
-    ]
-    if ns.quota:
-        out.append(
-            {
-                "apiVersion": "v1",
-                "kind": "ResourceQuota",
-                "metadata": {"name": RESOURCE_QUOTA_NAME, **meta},
-                "spec": {"hard": dict(ns.quota)},
-            }
-        )
-    return out
-
-
-def manifests(w: Workloads) -> list[dict[str, Any]]:
-    """Every Kubernetes object of the workload layer, namespaces before the objects that live in them."""
-    out = [priority_class_manifest(p) for p in w.priority_classes]
-    for ns in w.namespaces:
-        out.extend(namespace_manifests(ns))
-    return out

@@ -6,7 +6,7 @@
   kubernetes-layer/ with separate): the charts and one NodePool + EC2NodeClass per pool.
 
 A thin shell over the pure core: mlplatform_core.model.karpenter gives the pools and their manifests,
-mlplatform_core.model.addons.karpenter the chart pins, values, IAM documents and queue rules.
+mlplatform_core.model.addons.karpenter_controller the chart pins, values, IAM documents and queue rules.
 
 Dependencies are also the destroy order: NodePools and EC2NodeClasses go first (Karpenter drains and
 terminates their nodes through its finalizers), then the controller, then its IAM and queue; the other
@@ -25,8 +25,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from mlplatform_core.model.addons import irsa
-from mlplatform_core.model.addons import karpenter as addon
+from mlplatform_core.model.addons import karpenter_controller as addon
+from mlplatform_core.model.addons import node_health
 from mlplatform_core.model.addons.charts import Chart
 from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
 from mlplatform_core.model.karpenter import manifests
@@ -34,10 +34,13 @@ from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, 
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
+from .service_roles import service_role
+
 
 class ClusterLike(Protocol):
     name: str
     eks: pulumi.Resource
+    eks_cluster_name: pulumi.Input[str]
     oidc_provider_arn: pulumi.Output[str]
     oidc_provider_url: pulumi.Output[str]
 
@@ -129,17 +132,21 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
                 )
             )
 
-        # The controller's role: IRSA for its one service account, Karpenter's reference policies.
-        trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_provider_url).apply(
-            lambda a: json.dumps(irsa.irsa_trust_policy(a[0], a[1], addon.NAMESPACE, addon.SERVICE_ACCOUNT))
-        )
-        role = aws.iam.Role(
+        # The controller's role for its one service account (IRSA, or Pod Identity), Karpenter's reference policies.
+        sr = service_role(
             f"{name}-controller",
-            assume_role_policy=trust,
-            description=f"Karpenter controller of {cluster_name} (IRSA)",
+            use_pod_identity=layout.pod_identity,
+            cluster_name=cluster_name,
+            eks_cluster_name=cluster.eks_cluster_name,  # an Output of the EKS cluster: the association waits for it
+            oidc_provider_arn=cluster.oidc_provider_arn,
+            oidc_provider_url=cluster.oidc_provider_url,
+            namespace=addon.NAMESPACE,
+            service_account=addon.SERVICE_ACCOUNT,
+            description=f"Karpenter controller of {cluster_name} ({'Pod Identity' if layout.pod_identity else 'IRSA'})",
             tags=tags,
-            opts=child,
+            parent=self,
         )
+        role = sr.role
         account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
         documents = pulumi.Output.all(account, node_role.arn, queue.arn).apply(
             lambda a: addon.controller_policies(cluster_name, region, a[0], a[1], a[2])
@@ -174,7 +181,7 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
         self.node_role_name = node_role.name
         self.queue_name = queue.name
         self.controller_role_arn = role.arn
-        self.ready = [access, *node_policies, *policies, *interruption, *discovery]
+        self.ready = [access, *node_policies, *policies, *interruption, *discovery, *sr.ready]
         self.register_outputs(
             {"controllerRoleArn": role.arn, "nodeRoleName": node_role.name, "interruptionQueue": queue.name}
         )
@@ -195,16 +202,27 @@ class KarpenterPools(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        training: pulumi.Input[Mapping[str, Mapping[str, str]]] | None = None,
     ):
         """`depends_on` should hold the initial node group (where the controller runs) and, in the same program,
-        the KarpenterInfrastructure's `ready` resources; in kubernetes-layer/ the cluster stack holds them."""
+        the KarpenterInfrastructure's `ready` resources; in kubernetes-layer/ the cluster stack holds them.
+        `training`: per single-zone pool its zone, placement group and EFA security group (the cluster program's
+        TrainingNetwork, or its `karpenterTraining` output)."""
         super().__init__("mlplatform:karpenter:KarpenterPools", name, None, opts)
         tags = dict(tags or {})
         cluster_name = layout.cluster_name
         # The charts: CRDs from karpenter-crd (Helm upgrades them with the release), then the controller.
         helm = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
         crds = self._release("karpenter-crd", addon.crd_chart(), {}, helm)
-        values = addon.controller_values(cluster_name, queue_name, controller_role_arn, replicas)
+        role_arn = None if layout.pod_identity else controller_role_arn  # Pod Identity: no IRSA annotation
+        values = addon.controller_values(
+            cluster_name, queue_name, role_arn, replicas, node_health.karpenter_feature_gates(layout)
+        )
+        per_pool = pulumi.Output.from_input(training or {})
+
+        def of(pool: str, key: str) -> pulumi.Output[str | None]:
+            return per_pool.apply(lambda t: (t.get(pool) or {}).get(key))
+
         self.controller = self._release(
             "karpenter",
             addon.chart(),
@@ -222,7 +240,14 @@ class KarpenterPools(pulumi.ComponentResource):
                 api_version=NODE_CLASS_API,
                 kind=NODE_CLASS_KIND,
                 metadata={"name": pool.node_class, "labels": meta_labels},
-                spec=manifests.node_class_spec(pool, node_role_name, cluster_name, tags),
+                spec=manifests.node_class_spec(
+                    pool,
+                    node_role_name,
+                    cluster_name,
+                    tags,
+                    placement_group=of(pool.name, "placementGroup") if pool.placement_group else None,
+                    efa_security_group=of(pool.name, "efaSecurityGroup") if pool.efa else None,
+                ),
                 opts=pulumi.ResourceOptions.merge(
                     on_controller, pulumi.ResourceOptions(depends_on=[self.controller, *depends_on])
                 ),
@@ -232,7 +257,7 @@ class KarpenterPools(pulumi.ComponentResource):
                 api_version=NODE_POOL_API,
                 kind="NodePool",
                 metadata={"name": pool.name, "labels": meta_labels},
-                spec=manifests.node_pool_spec(pool),
+                spec=manifests.node_pool_spec(pool, zone=of(pool.name, "zone") if pool.single_zone else None),
                 opts=pulumi.ResourceOptions.merge(
                     on_controller, pulumi.ResourceOptions(depends_on=[self.controller, node_class])
                 ),

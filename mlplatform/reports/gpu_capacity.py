@@ -1,0 +1,117 @@
+"""The plan's GPU-capacity section: training groups (AZ, placement group, EFA), reservations, GPU sharing, what
+each node advertises, node health, Pod Identity and the EKS quotas the stack is checked against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlplatform_core.model import quotas
+from mlplatform_core.model.layout import NodeGroupSpec
+from mlplatform_core.model.layout.autoscaler_tags import template_resources
+from mlplatform_core.model.ml_settings.gpu_resources import group_resources
+
+from ..plan import Plan
+from .tables import print_table
+
+
+def _special(g: NodeGroupSpec) -> bool:
+    return g.gpu or g.single_zone
+
+
+def _group(g: NodeGroupSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": g.name,
+        "provisioner": "karpenter" if g.karpenter else "nodeGroups",
+        "capacityType": g.capacity_type,
+        "availabilityZone": g.availability_zone or ("the stack's first AZ" if g.single_zone else None),
+        "placementGroup": g.placement_group,
+        "efaInterfaces": g.efa_interfaces,
+        "nodeRepair": g.node_repair and not g.karpenter,
+    }
+    if g.reservation is not None:
+        r = g.reservation
+        out["reservation"] = {"id": r.id, "type": r.type, "instanceCount": r.instance_count, "endDate": r.end}
+    if g.gpu:
+        out["gpuResources"] = group_resources(g)
+        if not g.karpenter:
+            out["scaleFromZero"] = template_resources(g)
+    return out
+
+
+def gpu_capacity_section(plan: Plan) -> dict[str, Any]:
+    layout, cfg = plan.layout, plan.config
+    managed = layout.managed_groups
+    applied = {q: quotas.quota(q, cfg.quotas).applied for q in (quotas.MANAGED_NODE_GROUPS, quotas.NODES_PER_GROUP)}
+    return {
+        "groups": [_group(g) for g in layout.groups if _special(g)],
+        "nodeRepair": layout.node_repair,
+        "podIdentity": layout.pod_identity,
+        "gpuMetrics": layout.gpu_metrics,
+        "quotas": [
+            {"name": quotas.MANAGED_NODE_GROUPS, "limit": applied[quotas.MANAGED_NODE_GROUPS], "used": len(managed)},
+            {
+                "name": quotas.NODES_PER_GROUP,
+                "limit": applied[quotas.NODES_PER_GROUP],
+                "used": max((g.max_size for g in managed), default=0),
+            },
+        ],
+    }
+
+
+def _where(g: dict[str, Any]) -> str:
+    parts = [g["availabilityZone"] or "every AZ"]
+    if g["placementGroup"]:
+        parts.append("cluster placement group")
+    if g["efaInterfaces"]:
+        parts.append(f"{g['efaInterfaces']} EFA interfaces")
+    return "\n".join(parts)
+
+
+def _reservation(r: dict[str, Any] | None) -> str:
+    if not r:
+        return "-"
+    count = f", {r['instanceCount']} instances" if r["instanceCount"] else ""
+    ends = f"\nends {r['endDate']}" if r["endDate"] else ""
+    return f"{r['type']} {r['id']}{count}{ends}"
+
+
+def render_gpu_capacity(section: dict[str, Any], console: Console) -> None:
+    q = section["quotas"]
+    health = "on (EKS node auto repair + node monitoring agent)" if section["nodeRepair"] else "off (nodeRepair: false)"
+    console.print(
+        f"Node health: {health}; add-on roles through {'Pod Identity' if section['podIdentity'] else 'IRSA'}; "
+        f"GPU metrics (DCGM exporter): {'on' if section['gpuMetrics'] else 'off'}"
+    )
+    console.print(
+        "EKS quotas: "
+        + "; ".join(f"{v['name']} {v['used']} of {v['limit']}" for v in q)
+        + " (raised values under quotas:)"
+    )
+    if not section["groups"]:
+        return
+    table = Table(title="GPU and training capacity", title_justify="left", show_lines=True)
+    for col in ("group", "capacity", "where", "reservation", "pods request (per node)", "scale-from-zero tags"):
+        table.add_column(col)
+    for g in section["groups"]:
+        res = g.get("gpuResources") or {}
+        request = "-"
+        if res:
+            request = f"{res['resource']} x{res['perNode']}" + (
+                f" ({res['sharing']})" if res["sharing"] != "none" else ""
+            )
+            if "efaPerNode" in res:
+                request += f"\nvpc.amazonaws.com/efa x{res['efaPerNode']}"
+        tags = "\n".join(f"{k}={v}" for k, v in (g.get("scaleFromZero") or {}).items()) or "-"
+        table.add_row(
+            escape(g["name"]),
+            f"{g['capacityType']}\n({g['provisioner']})",
+            escape(_where(g)),
+            escape(_reservation(g.get("reservation"))),
+            escape(request),
+            escape(tags),
+        )
+    print_table(console, table)

@@ -1,0 +1,83 @@
+"""Settings of where and how a group's nodes get capacity and devices: EFA and placement, capacity reservations,
+GPU sharing. Each is a field of NodeGroupSettings; the checks that need the group's instance types live in
+mlplatform_core/model/layout (training.py, sharing.py).
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, model_validator
+
+from .base import Count, SettingsModel
+from .errors import show
+
+PLACEMENT_GROUPS = ("cluster", "none")
+RESERVATION_TYPES = ("on-demand", "capacity-block")
+MIG_STRATEGIES = ("single", "mixed")
+# An EC2 Availability Zone name (not a zone ID): the region's name and a letter, e.g. us-east-1a, us-gov-west-1b.
+AVAILABILITY_ZONE = r"^[a-z]{2}(-[a-z]+)+-[0-9]+[a-z]$"
+
+
+def _date(value: Any) -> Any:
+    """A day or a moment (ISO 8601). YAML reads `2026-12-01` as a date; the Pulumi engine hands it over as text."""
+    if isinstance(value, bool) or not isinstance(value, str | datetime.date):
+        raise ValueError(f"{show(value)} is not a date such as 2026-12-01 or 2026-12-01T11:30:00Z")
+    if isinstance(value, datetime.date):
+        return value
+    try:
+        return datetime.datetime.fromisoformat(value) if "T" in value else datetime.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{show(value)} is not a date such as 2026-12-01 or 2026-12-01T11:30:00Z") from None
+
+
+EndDate = Annotated[datetime.date, BeforeValidator(_date)]
+
+
+class CapacityReservationSettings(SettingsModel):
+    """An EC2 On-Demand Capacity Reservation or Capacity Block for ML the group launches into."""
+
+    id: str = Field(pattern=r"^cr-[0-9a-z]+$")  # the EC2NodeClass CRD's pattern for capacity reservation ids
+    type: Literal[RESERVATION_TYPES]  # type: ignore[valid-type]
+    instance_count: Count | None = Field(default=None, ge=1, le=10000)
+    end_date: EndDate | None = None
+
+
+class TimeSlicingSettings(SettingsModel):
+    """CUDA time-slicing: the device plugin advertises each GPU `replicas` times (no memory or fault isolation)."""
+
+    replicas: Count = Field(ge=2, le=128)
+
+
+class MigSettings(SettingsModel):
+    """Multi-Instance GPU: every GPU of the group split into one profile by NVIDIA's MIG manager."""
+
+    strategy: Literal[MIG_STRATEGIES] = "single"  # type: ignore[valid-type]
+    profile: str = Field(pattern=r"^[0-9]+g\.[0-9]+gb$")
+
+
+class GpuSharingSettings(SettingsModel):
+    """One of time-slicing or MIG."""
+
+    time_slicing: TimeSlicingSettings | None = None
+    mig: MigSettings | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> GpuSharingSettings:
+        if (self.time_slicing is None) == (self.mig is None):
+            raise ValueError("set exactly one of timeSlicing (replicas: N) or mig (strategy, profile)")
+        return self
+
+
+class NodeCapacitySettings(SettingsModel):
+    """The fields NodeGroupSettings inherits: unset fields keep the toolkit's choice."""
+
+    # Every EFA interface the type supports, one per network card, in one AZ and (by default) a placement group.
+    efa: bool | None = None
+    placement_group: Literal[PLACEMENT_GROUPS] | None = None  # type: ignore[valid-type]
+    availability_zone: str | None = Field(default=None, pattern=AVAILABILITY_ZONE)
+    capacity_reservation: CapacityReservationSettings | None = None
+    gpu_sharing: GpuSharingSettings | None = None
+    # EKS node auto repair for this managed node group (default: the stack's nodeRepair).
+    node_repair: bool | None = None
