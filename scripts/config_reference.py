@@ -26,7 +26,7 @@ from mlplatform_core.model.config.node_groups import NodeGroupSettings
 from mlplatform_core.model.config.stack import StackConfig
 from mlplatform_core.model.layout.defaults import DEFAULTS
 from mlplatform_core.model.network import DEFAULT_VPC_CIDR, DEFAULT_ZONES, nat_per_az
-from mlplatform_core.model.workloads import DEFAULT_NAMESPACES, SYSTEM_CLASS_DEFAULTS, WORKLOAD_CLASS_DEFAULTS
+from mlplatform_core.model.workloads.spec import DEFAULT_NAMESPACES, SYSTEM_CLASS_DEFAULTS, WORKLOAD_CLASS_DEFAULTS
 
 ENVIRONMENTS = ("dev", "prod")
 PER_GROUP = "per group: [built-in node groups](#built-in-node-groups)"
@@ -38,6 +38,17 @@ class Doc(typing.NamedTuple):
     example: str
     default: str | None = None
 
+
+# Examples of group settings, in an additional group of their own.
+TRAIN_GROUP = "additionalNodeGroups: [{{name: train, gpu: true, instanceTypes: [p5.48xlarge], {}}}]"
+BLOCK_GROUP = (
+    "additionalNodeGroups: [{name: block, gpu: true, instanceTypes: [p5.48xlarge], minSize: 0, availabilityZone: "
+    "us-east-1b, capacityReservation: {id: cr-0a1b2c3d4e5f60718, type: capacity-block, instanceCount: 2}}]"
+)
+MIG_GROUP = (
+    "additionalNodeGroups: [{name: mig, gpu: true, instanceTypes: [p5.4xlarge], gpuSharing: {mig: {strategy: "
+    "mixed, profile: 1g.10gb}}}]"
+)
 
 # key -> Doc(meaning, example as it sits under `config:`, default text when not the model's own)
 MEANINGS: dict[str, Doc] = {
@@ -249,6 +260,99 @@ MEANINGS: dict[str, Doc] = {
     "nodeGroups.<group>.taints[].effect": Doc(
         "NoSchedule, PreferNoSchedule or NoExecute.",
         "nodeGroups: {jobs: {taints: [{key: team, value: ml, effect: NoExecute}]}}",
+    ),
+    "nodeGroups.<group>.efa": Doc(
+        "Every EFA interface the instance type has, the group in one AZ and (by default) a cluster placement "
+        "group, the EFA device plugin on its nodes ([GPUs](gpu.md)).",
+        TRAIN_GROUP.format("efa: true"),
+        "`false`",
+    ),
+    "nodeGroups.<group>.placementGroup": Doc(
+        "A cluster placement group for the group's nodes (`cluster`, implied by efa), or `none`.",
+        TRAIN_GROUP.format("efa: true, placementGroup: none"),
+        "`cluster` with efa, else none",
+    ),
+    "nodeGroups.<group>.availabilityZone": Doc(
+        "The one AZ of an EFA or reserved group (an AZ name, not an id).",
+        TRAIN_GROUP.format("efa: true, availabilityZone: us-east-1a"),
+        "the stack's first AZ",
+    ),
+    "nodeGroups.<group>.capacityReservation": Doc(
+        "An On-Demand Capacity Reservation or a Capacity Block for ML the group launches into.",
+        BLOCK_GROUP,
+        "none",
+    ),
+    "nodeGroups.<group>.capacityReservation.id": Doc(
+        "The reservation's id.",
+        BLOCK_GROUP,
+    ),
+    "nodeGroups.<group>.capacityReservation.type": Doc(
+        "`on-demand` (an On-Demand Capacity Reservation) or `capacity-block`.",
+        BLOCK_GROUP,
+    ),
+    "nodeGroups.<group>.capacityReservation.instanceCount": Doc(
+        "The reservation's instances; maxSize defaults to it and may not exceed it.",
+        BLOCK_GROUP,
+        "maxSize",
+    ),
+    "nodeGroups.<group>.capacityReservation.endDate": Doc(
+        "When the reservation ends (a date or a moment); the plan says when, a past date is refused.",
+        BLOCK_GROUP.replace("instanceCount: 2}", "instanceCount: 2, endDate: 2030-01-15}"),
+        "none",
+    ),
+    "nodeGroups.<group>.gpuSharing": Doc(
+        "Share each GPU: time-slicing or MIG, one of them ([GPUs](gpu.md)).",
+        "nodeGroups: {gpu: {enabled: true, gpuSharing: {timeSlicing: {replicas: 4}}}}",
+        "none: one pod per GPU",
+    ),
+    "nodeGroups.<group>.gpuSharing.timeSlicing": Doc(
+        "CUDA time-slicing: each GPU advertised `replicas` times, no memory or fault isolation.",
+        "nodeGroups: {gpu: {enabled: true, gpuSharing: {timeSlicing: {replicas: 4}}}}",
+    ),
+    "nodeGroups.<group>.gpuSharing.timeSlicing.replicas": Doc(
+        "How many pods share one GPU.", "nodeGroups: {gpu: {enabled: true, gpuSharing: {timeSlicing: {replicas: 8}}}}"
+    ),
+    "nodeGroups.<group>.gpuSharing.mig": Doc(
+        "Multi-Instance GPU: every GPU of the group split into one profile by NVIDIA's MIG manager.",
+        MIG_GROUP,
+    ),
+    "nodeGroups.<group>.gpuSharing.mig.strategy": Doc(
+        "How the slices are advertised: `single` or `mixed`.",
+        MIG_GROUP,
+    ),
+    "nodeGroups.<group>.gpuSharing.mig.profile": Doc(
+        "The MIG profile every GPU is split into.",
+        MIG_GROUP,
+    ),
+    "nodeGroups.<group>.nodeRepair": Doc(
+        "EKS node auto repair for this managed node group.",
+        "nodeGroups: {jobs: {nodeRepair: false}}",
+        "the stack's nodeRepair",
+    ),
+    "nodeRepair": Doc(
+        "EKS node auto repair on managed node groups and the node monitoring agent (Karpenter: its NodeRepair "
+        "feature gate).",
+        "nodeRepair: false",
+    ),
+    "gpuMetrics": Doc("The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.", "gpuMetrics: true"),
+    "podIdentity": Doc(
+        "EKS Pod Identity instead of IRSA for the add-ons' AWS roles (unset keeps IRSA, so existing clusters do "
+        "not flip).",
+        "podIdentity: true",
+    ),
+    "quotas": Doc(
+        "The raised values of adjustable EKS service quotas this account has (the plan checks the stack against them).",
+        "quotas: {managedNodeGroupsPerCluster: 50}",
+    ),
+    "quotas.managedNodeGroupsPerCluster": Doc(
+        "Managed node groups per cluster, as raised in Service Quotas.",
+        "quotas: {managedNodeGroupsPerCluster: 50}",
+        "AWS's default quota",
+    ),
+    "quotas.nodesPerManagedNodeGroup": Doc(
+        "Nodes per managed node group, as raised in Service Quotas.",
+        "quotas: {nodesPerManagedNodeGroup: 1000}",
+        "AWS's default quota",
     ),
     "additionalNodeGroups": Doc(
         "Further groups, each with a name (and role, gpu) and the group settings above.",

@@ -10,10 +10,10 @@ A generated block sits between two markers; the first names what fills it:
 - `COMMAND [| FILTER]...`: runs `mlplatform COMMAND` in-process from the repository root (COLUMNS=100, the
   date fixed to DOCS_DATE so that support phases and prices do not move), shown as a `text` block headed
   `$ mlplatform COMMAND`; stderr is shown too. Filters: `section "TITLE"` (from the line that starts with
-  TITLE to the next blank line), `lines A-B`, `tail N`, `raw` (the output is Markdown, put in as it is:
-  the --format markdown document), `mermaid [N]` (only the ```mermaid blocks of Markdown output, or the
-  Nth), `in-temp`
-  (run in an empty temporary folder: `init`).
+  TITLE to the next blank line), `entry "TITLE"` (that line and the lines that continue it), `lines A-B`,
+  `tail N`, `raw` (the output is Markdown, put in as it is: the --format markdown document), `mermaid [N]`
+  (only the ```mermaid blocks of Markdown output, or the Nth), `in-temp` (run in an empty temporary
+  folder: `init`).
 - `config-reference`: the configuration reference, from the settings model (scripts/config_reference.py).
 
 `--check` regenerates in memory and exits 1 naming each file that differs (tests/docs runs it). One command
@@ -109,6 +109,19 @@ def _section(text: str, title: str) -> str:
     return "\n".join(lines[start:end]) + "\n"
 
 
+def _entry(text: str, title: str) -> str:
+    """The line that starts with TITLE and the lines that continue it (indented further)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(title)), None)
+    if start is None:
+        raise SystemExit(f"generate_docs: no line starts with {title!r} in the output")
+    depth = len(lines[start]) - len(lines[start].lstrip())
+    end = start + 1
+    while end < len(lines) and len(lines[end]) - len(lines[end].lstrip()) > depth and lines[end].strip():
+        end += 1
+    return "\n".join(lines[start:end]) + "\n"
+
+
 def _lines(text: str, span: str) -> str:
     a, _, b = span.partition("-")
     return "\n".join(text.splitlines()[int(a) - 1 : int(b)]) + "\n"
@@ -121,6 +134,7 @@ def _mermaid(text: str, which: list[str]) -> str:
 
 FILTERS: dict[str, Callable[[str, list[str]], str]] = {
     "section": lambda text, args: _section(text, args[0]),
+    "entry": lambda text, args: _entry(text, args[0]),
     "lines": lambda text, args: _lines(text, args[0]),
     "tail": lambda text, args: "\n".join(text.splitlines()[-int(args[0]) :]) + "\n",
     "mermaid": _mermaid,
@@ -145,7 +159,7 @@ def generate(spec: str) -> str:
             raise SystemExit(f"generate_docs: unknown filter {name!r} in {spec!r}")
         if name == "tail":
             shown += f" | tail -{args[0]}"
-        elif name in ("section", "lines"):
+        elif name in ("section", "lines", "entry"):
             text = f"...\n{text.rstrip()}\n..."  # a part of the output
     if "raw" in names or "mermaid" in names:
         # MkDocs reads Markdown inside a collapsed section only when told to (md_in_html); GitHub always does.

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.deployment import VPC_CIDR_AT_DEPLOY, private_api_cidrs
@@ -87,20 +88,29 @@ def output_lines(key: str, value: Any, show: Callable[[str], str], width: int) -
     return [line] if len(line) <= width else [f"  {key}:", *(f"    {item}" for item in items)]
 
 
+def _indented(console: Console, markup: str, by: int = 2, hang: int = 2) -> None:
+    """A line of the plan's header: indented, and where it wraps, the rest indented a little further."""
+    text = Text.from_markup(markup)
+    lines = text.wrap(console, max(20, console.width - by - hang))
+    for i, line in enumerate(lines):
+        console.print(Text(" " * (by if i == 0 else by + hang)) + line, soft_wrap=True)
+
+
 def render(plan: Plan, console: Console) -> None:
     cfg, doc = plan.config, plan_document(plan)
     console.print(f"[bold]Plan for stack {escape(plan.stack)}[/bold] ({cfg.environment}) from {escape(plan.source)}")
     if plan.named_by == NAMED_BY_FILE:
-        console.print(f"  [yellow]note[/yellow] {escape(file_name_note(plan.stack, plan.source))}")
+        _indented(console, f"[yellow]note[/yellow] {escape(file_name_note(plan.stack, plan.source))}")
     support = doc["kubernetesSupport"]
-    console.print(
-        f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
-        + (f" ({support['note']})" if support.get("note") else "")
+    _indented(
+        console,
+        f"cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
+        + (f" ({escape(support['note'])})" if support.get("note") else ""),
     )
     if policy := support.get("upgradePolicy", {}).get("note"):
-        console.print(f"  upgrade policy: {escape(policy)}")
-    console.print(f"  API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
-    console.print(f"  network: {_network(cfg)}")
+        _indented(console, f"upgrade policy: {escape(policy)}")
+    _indented(console, f"API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
+    _indented(console, f"network: {_network(cfg)}")
     console.print()
     render_day_one(plan, doc, console)
     console.print()
