@@ -125,7 +125,7 @@ def _mocks(program: dict):
     return ReplayMocks()
 
 
-def replay_program(program: dict) -> list:
+def replay_program(program: dict) -> list[tuple[str, object]]:
     """One program's invokes and registrations, in order, with their options; then its exports."""
     import pulumi
 
@@ -156,7 +156,8 @@ def replay_program(program: dict) -> list:
         built[r["urn"]] = res
     for key, value in program["exports"].items():
         pulumi.export(key, value)
-    return list(built.values())
+    names = {urn: urn.rsplit("::", 1)[-1] for urn in built}  # the resource's name ends its URN
+    return [(names[urn], res) for urn, res in built.items()]
 
 
 def project_modules(modules) -> list[str]:
@@ -182,7 +183,7 @@ def replay(path: str, collector: bool = False) -> None:
         @pulumi.runtime.test
         def run(program=program, done=done):
             done.extend(replay_program(program))
-            return pulumi.Output.all(*(r.urn for r in done))  # every registration answered
+            return pulumi.Output.all(*(r.urn for _, r in done))  # every registration answered
 
         if collector:
             thresholds = gc.get_threshold()
@@ -193,7 +194,7 @@ def replay(path: str, collector: bool = False) -> None:
             if collector:
                 gc.set_threshold(*thresholds)
                 gc.freeze()
-        replayed += [(r._name, program["project"]) for r in done]
+        replayed += [(name, program["project"]) for name, _ in done]
         recorded += [(r["name"], program["project"]) for r in program["resources"] if not r["createdBy"]]
     # The floor is only a floor if it did the same work: every registration replayed, same imports.
     missing = [m for m in RECORDING["modules"] if m not in sys.modules]

@@ -64,7 +64,8 @@ def with_network(stack: str) -> tuple[Decimal, Decimal]:
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack):
+def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     out = plan(capsys, stack)
     floor, ceiling = with_network(stack)
     assert "Cost (USD per month of 730 h; us-east-1, on-demand prices as of 2026-07-20)" in out
