@@ -27,7 +27,14 @@ from .exit_codes import (
 
 # name -> command module in mlplatform.commands (HELP, add_arguments, run; DESCRIPTION, when given, is the
 # command's --help text). Only the command that runs is imported; its heavy imports wait until it runs.
-COMMANDS = {"init": "init", "plan": "plan", "place": "place", "check": "check", "diff": "diff"}
+COMMANDS = {
+    "init": "init",
+    "plan": "plan",
+    "place": "place",
+    "check": "check",
+    "diff": "diff",
+    "manifests": "manifests",
+}
 
 
 def version() -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from mlplatform_core.model.addons.proof import ChartProof, prove
+from mlplatform_core.model.addons.releases import DeployTimeValues
 from mlplatform_core.model.config import StackConfig, kubernetes_layer_of, read_stack_document
 from mlplatform_core.model.cost.capacity import stack_capacity
 from mlplatform_core.model.cost.prices import LivePrices, on_demand
@@ -41,6 +43,13 @@ class Plan:
     def placement(self) -> InvariantReport:
         """The placement proof, computed once for the JSON, the tables and the check."""
         return stack_report(self.config, self.layout)
+
+    @cached_property
+    def charts(self) -> ChartProof:
+        """The add-on charts as they render with the stack's values (validation refused the stack if it failed)."""
+        cfg = self.config
+        at_deploy = DeployTimeValues(cfg.region, cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas)
+        return prove(self.layout, at_deploy)
 
     @cached_property
     def placeholders(self) -> Placeholders:

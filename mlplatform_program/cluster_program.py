@@ -75,6 +75,7 @@ def cluster_program() -> None:
             node_group_names={name: group.node_group_name for name, group in node_groups.items()},
             node_groups={name: group.node_group for name, group in node_groups.items()},  # each add-on its hosts
             tags=cluster.tags,
+            image_registry=cfg.image_registry,
             identity_agent=identity_agent,
         )
 
@@ -102,6 +103,7 @@ def cluster_program() -> None:
                 replicas=cfg.karpenter.replicas,
                 depends_on=[*karpenter.ready, *identity_agent, *(g.node_group for g in node_groups.values())],
                 tags=cluster.tags,
+                image_registry=cfg.image_registry,
                 training=training_exports,
             )
         pulumi.export("karpenterNodeRoleName", karpenter.node_role_name)

@@ -46,6 +46,7 @@ def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
         kubernetes_version=cfg.kubernetes_version,
         node_group_names=cluster.node_group_names,
         tags=tags,
+        image_registry=cfg.image_registry,
     )
 
     if uses_karpenter(layout):
@@ -59,6 +60,7 @@ def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
             controller_role_arn=cluster.output("karpenterControllerRoleArn"),
             replicas=cfg.karpenter.replicas,
             tags=tags,
+            image_registry=cfg.image_registry,
             training=cluster.output("karpenterTraining") if any(p.single_zone for p in layout.node_pools) else None,
         )
 

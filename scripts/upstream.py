@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 MANIFEST = Path(__file__).resolve().parent / "upstream.json"
+SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")  # releases only: no -rc, -beta
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{ref}/{path}"
 
 
@@ -50,31 +52,6 @@ def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> t
             commit=f"{ref} (as of {datetime.date.today().isoformat()})", date=datetime.date.today().isoformat()
         )
     return text, record
-
-
-def read_tags(role: str, local: str | None, fetch: bool) -> tuple[list[str], dict]:
-    """A repository's tags matching the pin's pattern, from `git ls-remote --tags` output (a local copy, or
-    run against GitHub with --fetch), and the provenance record. Plain `git tag` output works too."""
-    pin = manifest()[role]
-    record = {"role": role, **{k: pin[k] for k in ("repo", "newest", "commit", "date", "license")}}
-    if local:
-        text = Path(local).read_text(encoding="utf-8")
-    elif fetch:
-        url = f"https://github.com/{pin['repo']}.git"
-        text = subprocess.run(
-            ["git", "ls-remote", "--tags", url, pin["tags"]], check=True, capture_output=True, text=True
-        ).stdout
-        record.update(date=datetime.date.today().isoformat(), newest="(read with --fetch)", commit="(see tags)")
-    else:
-        raise SystemExit(f"{role}: give `git ls-remote --tags https://github.com/{pin['repo']}.git` output or --fetch")
-    prefix = pin["tags"].rstrip("*")
-    tags = []
-    for line in text.splitlines():
-        ref = line.split()[-1] if line.strip() else ""
-        name = ref.removeprefix("refs/tags/").removesuffix("^{}")
-        if name.startswith(prefix) and name not in tags:
-            tags.append(name)
-    return tags, record
 
 
 def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[str, dict]:
@@ -109,3 +86,62 @@ def write_json(path: Path, head: dict, items_key: str, items: dict) -> None:
     text = "\n".join(lines) + "\n"
     json.loads(text)  # a generator that writes broken JSON must fail here, not in the toolkit
     path.write_text(text, encoding="utf-8")
+
+
+# --- whole repositories: tags and files at tags ---------------------------------------------------------------
+
+
+def git_repository(role: str, local: str | None, fetch: bool, into: Path) -> tuple[Path, dict]:
+    """A git directory holding the pinned repository's tags (a local clone or bare mirror, or with --fetch a
+    blobless bare clone made in `into`) and the provenance record of the pin."""
+    pin = manifest()[role]
+    keys = ("repo", "tags", "newest", "path", "commit", "date", "license")
+    record = {"role": role, **{k: pin[k] for k in keys if k in pin}}
+    if local:
+        return Path(local), record
+    if not fetch:
+        raise SystemExit(
+            f"{role}: give a clone of https://github.com/{pin['repo']}.git (a bare mirror will do) or --fetch"
+        )
+    target = into / pin["repo"].replace("/", "+")
+    url = f"https://github.com/{pin['repo']}.git"
+    subprocess.run(["git", "clone", "--quiet", "--bare", "--filter=blob:none", url, str(target)], check=True)
+    record.update(date=datetime.date.today().isoformat(), newest="(read with --fetch)", commit="(see tags)")
+    return target, record
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def git_tags(repo: Path, prefix: str, newest: str | None = None) -> list[str]:
+    """The release tags `<prefix><major>.<minor>.<patch>` of a repository, oldest first. With `newest` (the pin's
+    newest tag), tags created after it are left out, so a regeneration reads what the pin read."""
+    found = []
+    for tag in git(repo, "tag", "--list", f"{prefix}*").split():
+        if m := SEMVER.match(tag[len(prefix) :]):
+            found.append((tuple(int(x) for x in m.groups()), tag))
+    found.sort()
+    tags = [t for _, t in found]
+    if newest and newest in tags:
+        tags = tags[: tags.index(newest) + 1]
+    return tags
+
+
+def git_show(repo: Path, ref: str, *paths: str) -> str | None:
+    """The first of `paths` that exists at `ref` (files move between releases), or None."""
+    for path in paths:
+        done = subprocess.run(["git", "-C", str(repo), "show", f"{ref}:{path}"], capture_output=True, text=True)
+        if done.returncode == 0:
+            return done.stdout
+    return None
+
+
+def git_commit(repo: Path, ref: str) -> tuple[str, str]:
+    """The commit a tag points at and its commit date."""
+    sha, day = git(repo, "log", "-1", "--format=%H %cs", f"{ref}^{{commit}}").split()
+    return sha, day
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])

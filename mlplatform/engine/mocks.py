@@ -8,6 +8,8 @@ from typing import Any
 
 import pulumi
 
+from mlplatform_core.model.regions import partition_of
+
 from . import remote
 from .pulumi_internals import Registration
 from .recording import Invoke, Recorded, clean
@@ -53,6 +55,7 @@ class Mocks(pulumi.runtime.Mocks):
     ):
         """`stack_outputs`: what StackReferences read, by stack name: (outputs, names of the secret ones)."""
         self.region = region
+        self.partition = partition_of(region)  # every ARN AWS returns names the region's partition
         self.local = local
         self.record = record
         self.monitor_ref = monitor_ref
@@ -63,16 +66,19 @@ class Mocks(pulumi.runtime.Mocks):
         """A provider's answer to a create: the id and the outputs it computes (ARN, auto-name...)."""
         physical = physical_name(typ, name)
         service = typ.split(":")[1].split("/")[0] if typ.count(":") == 2 else "x"
-        outputs: dict[str, Any] = {
-            "arn": f"arn:aws:{service}:{self.region}:{ACCOUNT}:{typ.rsplit(':', 1)[-1].lower()}/{physical}",
-        }
+        kind = typ.rsplit(":", 1)[-1].lower()
+        outputs: dict[str, Any] = {"arn": f"arn:{self.partition}:{service}:{self.region}:{ACCOUNT}:{kind}/{physical}"}
         if typ == "aws:eks/nodeGroup:NodeGroup":
             outputs["nodeGroupName"] = inputs.get("nodeGroupName", physical)
             outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{physical}"}]}]
         elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
             outputs["latestVersion"] = 1
+        elif typ == "aws:cloudwatch/logGroup:LogGroup":
+            # CloudWatch Logs' ARN shape (the provider drops the API's trailing ":*"), named from name_prefix.
+            log_name = inputs.get("name") or f"{inputs.get('namePrefix', '')}{physical}"
+            outputs.update(name=log_name, arn=f"arn:{self.partition}:logs:{self.region}:{ACCOUNT}:log-group:{log_name}")
         elif typ in ("aws:iam/role:Role", "aws:iam/policy:Policy"):
-            outputs["arn"] = f"arn:aws:iam::{ACCOUNT}:{typ.rsplit(':', 1)[-1].lower()}/{physical}"
+            outputs["arn"] = f"arn:{self.partition}:iam::{ACCOUNT}:{kind}/{physical}"
         if "name" not in inputs:
             outputs["name"] = physical
         return f"{physical}-id", outputs
@@ -181,5 +187,6 @@ class Mocks(pulumi.runtime.Mocks):
             name = str(args.args.get("name", "cluster"))
             return {"id": name, "name": name, "vpcConfig": {"clusterSecurityGroupId": f"sg-{_suffix(name)}"}}
         if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
-            return {"accountId": ACCOUNT, "arn": f"arn:aws:iam::{ACCOUNT}:user/offline", "userId": "offline"}
+            arn = f"arn:{self.partition}:iam::{ACCOUNT}:user/offline"
+            return {"accountId": ACCOUNT, "arn": arn, "userId": "offline"}
         return {}

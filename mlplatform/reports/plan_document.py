@@ -116,7 +116,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
             **placement_section(plan.layout, report=plan.placement),
             "gpuCapacity": gpu_capacity_section(plan),
         },
-        "kubernetes": kubernetes_section(plan.run),
+        # `charts`: each Helm release as its chart renders with the stack's values (the plan's chart proof).
+        "kubernetes": {**kubernetes_section(plan.run), "charts": addon_charts_section(plan)},
         "cost": cost_section(plan_cost(plan)),
         "storage": storage_section(plan),
         # One entry per `pulumi up` (each program is its own stack and its own dependency graph).
@@ -126,3 +127,30 @@ def plan_document(plan: Plan) -> dict[str, Any]:
     # them wherever one resource reads another's output): each string's JSON Pointer, value and `<...>` form.
     doc["placeholders"] = list(plan.placeholders.find({k: v for k, v in doc.items() if k != "resources"}))
     return doc
+
+
+def addon_charts_section(plan: Plan) -> dict[str, Any]:
+    """Each Helm release's chart as it renders with the stack's values (the plan's chart proof): its workloads,
+    their images, and what a workload needs beyond the hardening baseline, stated."""
+    releases = []
+    for item in plan.charts.releases:
+        chart = item.release.chart
+        facts = item.rendering.facts if item.rendering else None
+        releases.append(
+            {
+                "release": item.release.name,
+                "chart": chart.name,
+                "version": chart.version,
+                "appVersion": facts.app_version if facts else None,
+                "namespace": chart.namespace,
+                "workloads": [
+                    {
+                        "kind": w["kind"],
+                        "name": w["name"],
+                        "images": [c["image"] for c in w.get("initContainers", []) + w["containers"]],
+                    }
+                    for w in (item.rendering.workloads if item.rendering else ())
+                ],
+            }
+        )
+    return {"releases": releases, "statedNeeds": list(plan.charts.stated), "problems": list(plan.charts.problems)}

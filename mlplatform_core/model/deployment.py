@@ -12,11 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .addons.charts import CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN
+from . import addon_versions as versions
+from .addons import charts as addon_charts
 from .addons.gpu_agents import releases as gpu_releases
+from .addons.releases import addons_of
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
 from .network import DEFAULT_VPC_CIDR
+from .regions import dns_suffix
 
 KUBERNETES_PROJECT = f"{PROJECT}-kubernetes"
 KUBERNETES_DIRECTORY = "kubernetes-layer"  # holds its Pulumi.yaml and __main__.py
@@ -101,12 +104,14 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     layer = kubernetes_layer_of(cfg)
     region = cfg.region
     aws = f"AWS APIs in {region} over HTTPS ({_AWS_SERVICES})"
-    oidc = f"https://oidc.eks.{region}.amazonaws.com (pulumi-eks reads the OIDC issuer's TLS certificate)"
+    oidc = f"https://oidc.eks.{region}.{dns_suffix(region)} (pulumi-eks reads the OIDC issuer's TLS certificate)"
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
     # The repositories of the charts the stack installs (the GPU add-ons' only where a group needs them).
-    installed = [CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN, *(r.chart for r in gpu_releases(layout))]
-    charts = "Helm chart repositories " + ", ".join(sorted({c.repo for c in installed}))
+    pinned = [n for n in addons_of(layout) if versions.pinned(n, layout.kubernetes_version)]
+    repos = {addon_charts.chart(n, layout.kubernetes_version).repo for n in pinned}
+    repos |= {r.chart.repo for r in gpu_releases(layout)}
+    charts = "Helm chart repositories " + ", ".join(sorted(repos))
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (
         "AWS credentials for the IAM permissions in the README, and Kubernetes cluster-admin: the identity "

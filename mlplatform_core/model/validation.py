@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .addons.proof import prove
+from .addons.releases import DeployTimeValues
 from .config import ConfigError, Problem, StackConfig, key_path
 from .config.karpenter_settings import PROVISIONERS
 from .config.stack import cross_setting_problems, model_problems, split_keys
@@ -197,6 +199,8 @@ def validate_stack(
             layout = build_layout(cfg, stack)
         except ConfigError as err:
             problems += _derived(aside.restored(_whatever_chosen(cfg, stack, aside, err)), aside, whole=("spotTaint",))
+        else:
+            problems += _derived(addon_problems(cfg, layout), aside)
         try:
             workloads = build_workloads(cfg)
         except ConfigError as err:
@@ -208,6 +212,14 @@ def validate_stack(
             ]
         raise ConfigError(_unique(problems), source)
     return ValidStack(cfg, layout, workloads)
+
+
+def addon_problems(cfg: StackConfig, layout: Layout) -> list[Problem]:
+    """The add-on charts of the stack's Kubernetes minor, proven as they render with the stack's values."""
+    at_deploy = DeployTimeValues(
+        region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
+    )
+    return [Problem(key_path("kubernetesVersion"), p) for p in prove(layout, at_deploy).problems]
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:

@@ -3,8 +3,10 @@
 Pure Python, no Pulumi import. MLRun jobs in each preemption mode enriched from the
 stack's MLRun preemptible-node settings (mlrun_preemption), a Nuclio function, a
 Jupyter server, a GPU training job, a Polyaxon experiment in the spot environment,
-core services placed like the toolkit's add-ons (CoreDNS, the EBS CSI controller) and every
-DaemonSet the stack installs (model/addons/node_agents: EBS CSI node, device plugin, ...).
+core services placed like the toolkit's add-ons (CoreDNS, the EBS CSI controller), every DaemonSet
+EKS add-ons install (model/addons/node_agents: EBS CSI node, aws-node), and every Deployment and DaemonSet
+the stack's charts render (model/addons/proof: the autoscaler or Karpenter, the device plugin), with their
+real placement, resources and priority.
 
 Profiles a layout cannot host (no spot, GPU or Jupyter group) are left out with a note.
 """
@@ -18,8 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model.addons import coredns, ebs_csi, karpenter_controller
+from ..model.addons import coredns, ebs_csi
 from ..model.addons.node_agents import node_agents
+from ..model.addons.proof import chart_workloads
 from ..model.config import StackConfig
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.layout.sharing import EFA_RESOURCE
@@ -236,27 +239,12 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
     profiles.append(
         Profile(
             "core-platform-service",
-            "Core platform service (MLRun API, CoreDNS, autoscaler, ...)",
+            "Core platform service (MLRun API, CoreDNS, ...)",
             core,
             user=False,
             expected_groups=initial,
         )
     )
-    if karpenter_controller.uses_karpenter(layout):
-        spec = {
-            "containers": [_container("controller", "public.ecr.aws/karpenter/controller")],
-            "priorityClassName": "system-cluster-critical",
-            **karpenter_controller.controller_pod_placement(),
-        }
-        profiles.append(
-            Profile(
-                "karpenter-controller",
-                "Karpenter controller (the initial managed group; never a node it launched itself)",
-                spec,
-                user=False,
-                expected_groups=initial,
-            )
-        )
     controller = {
         "containers": [_container("ebs-plugin", "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver")],
         **ebs_csi.controller_pod_placement(),
@@ -270,7 +258,20 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             expected_groups=initial,
         )
     )
-    # Every DaemonSet the stack installs reaches exactly the groups it serves.
+    # Every workload the charts render, as they render it: controllers on the initial group, DaemonSets on
+    # exactly the groups they serve.
+    for w in chart_workloads(layout):
+        profiles.append(
+            Profile(
+                w.name,
+                f"{w.workload['kind']} {w.name} of the {w.release} chart ({w.why})",
+                w.pod_spec(),
+                user=False,
+                expected_groups=w.groups,
+                per_node=w.workload["kind"] == "DaemonSet",
+            )
+        )
+    # Every DaemonSet the EKS add-ons install reaches exactly the groups it serves.
     for agent in node_agents(layout):
         spec = {"containers": [_container(agent.name, agent.name)], **copy.deepcopy(dict(agent.placement))}
         profiles.append(

@@ -8,11 +8,12 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 
+from mlplatform_core.model import hardening
 from mlplatform_core.model.addons.karpenter_controller import discovery_tags
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
     EC2_TRUST_POLICY,
-    NODE_MANAGED_POLICIES,
+    node_managed_policies,
     resource_tags,
 )
 from mlplatform_core.model.config import StackConfig
@@ -50,6 +51,7 @@ class Cluster(pulumi.ComponentResource):
                 tags,
                 opts=keep,
                 private_subnet_tags=discovery_tags(layout),
+                region=cfg.region,
             )
             vpc_id, subnet_ids = vpc.vpc_id, vpc.private_subnet_ids
             subnet_zones = vpc.private_subnet_zones
@@ -78,7 +80,7 @@ class Cluster(pulumi.ComponentResource):
         # until the nodes are gone: EKS drains and deletes nodes with the node role's rights.
         self.node_role_policies = [
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-            for short, arn in NODE_MANAGED_POLICIES.items()
+            for short, arn in node_managed_policies(cfg.region).items()
         ]
 
         ep = cfg.endpoint
@@ -120,6 +122,17 @@ class Cluster(pulumi.ComponentResource):
                 security_group_id=self.eks.cluster_security_group_id,
                 opts=child,
             )
+        # The key's explicit policy, once the cluster's role exists: the account administers the key, only the
+        # cluster role uses it (model/hardening.py). Replaces the default policy (the account may do kms:*).
+        account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        aws.kms.KeyPolicy(
+            f"{name}-secrets",
+            key_id=key.id,
+            policy=pulumi.Output.all(account, self.eks.eks_cluster.role_arn).apply(
+                lambda a: json.dumps(hardening.secrets_key_policy(cfg.region, a[0], a[1]))
+            ),
+            opts=child,
+        )
         self.name = layout.cluster_name
         # The same name as an Output of the aws.eks.Cluster inside the component (pulumi_eks `eks_cluster`):
         # a resource that takes it waits for the control plane, and the state records the dependency.

@@ -26,12 +26,12 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from mlplatform_core.model.addons import karpenter_controller as addon
-from mlplatform_core.model.addons import node_health
-from mlplatform_core.model.addons.charts import Chart
-from mlplatform_core.model.cluster import EC2_TRUST_POLICY, NODE_MANAGED_POLICIES
+from mlplatform_core.model.addons import releases
+from mlplatform_core.model.cluster import EC2_TRUST_POLICY, node_managed_policies
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG, NODE_CLASS_API, NODE_CLASS_KIND, NODE_POOL_API
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.scheduling import ENVIRONMENT_LABEL
 from mlplatform_core.model.workloads import MANAGED_LABELS
 
 from .service_roles import service_role
@@ -85,7 +85,7 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
         )
         node_policies = [
             aws.iam.RolePolicyAttachment(f"{name}-node-{short}", role=node_role.name, policy_arn=arn, opts=child)
-            for short, arn in NODE_MANAGED_POLICIES.items()
+            for short, arn in node_managed_policies(region).items()
         ]
         # EC2_LINUX: EKS maps the role to system:nodes itself; this type takes no access policies.
         access = aws.eks.AccessEntry(
@@ -201,23 +201,28 @@ class KarpenterPools(pulumi.ComponentResource):
         replicas: int,
         depends_on: Sequence[pulumi.Resource] = (),
         tags: Mapping[str, str] | None = None,
+        image_registry: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
         training: pulumi.Input[Mapping[str, Mapping[str, str]]] | None = None,
     ):
         """`depends_on` should hold the initial node group (where the controller runs) and, in the same program,
         the KarpenterInfrastructure's `ready` resources; in kubernetes-layer/ the cluster stack holds them.
         `training`: per single-zone pool its zone, placement group and EFA security group (the cluster program's
-        TrainingNetwork, or its `karpenterTraining` output)."""
+        TrainingNetwork, or its `karpenterTraining` output). `image_registry`: the mirror the controller's image is
+        pulled from (the stack's imageRegistry)."""
         super().__init__("mlplatform:karpenter:KarpenterPools", name, None, opts)
         tags = dict(tags or {})
         cluster_name = layout.cluster_name
         # The charts: CRDs from karpenter-crd (Helm upgrades them with the release), then the controller.
         helm = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
-        crds = self._release("karpenter-crd", addon.crd_chart(), {}, helm)
-        role_arn = None if layout.pod_identity else controller_role_arn  # Pod Identity: no IRSA annotation
-        values = addon.controller_values(
-            cluster_name, queue_name, role_arn, replicas, node_health.karpenter_feature_gates(layout)
+        at_deploy = releases.DeployTimeValues(
+            image_registry=image_registry,
+            karpenter_role_arn=controller_role_arn,
+            karpenter_queue=queue_name,
+            karpenter_replicas=replicas,
         )
+        crd_release, controller_release = releases.karpenter_releases(layout, at_deploy)
+        crds = self._release("karpenter-crd", crd_release, helm)
         per_pool = pulumi.Output.from_input(training or {})
 
         def of(pool: str, key: str) -> pulumi.Output[str | None]:
@@ -225,13 +230,12 @@ class KarpenterPools(pulumi.ComponentResource):
 
         self.controller = self._release(
             "karpenter",
-            addon.chart(),
-            values,
+            controller_release,
             pulumi.ResourceOptions.merge(helm, pulumi.ResourceOptions(depends_on=[crds, *depends_on])),
-            skip_crds=True,
         )
 
-        meta_labels = dict(MANAGED_LABELS)
+        # The environment label tells the policy pack which environment's rules apply (mlplatform_policies props).
+        meta_labels = {**MANAGED_LABELS, ENVIRONMENT_LABEL: layout.environment}
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
         for pool in layout.node_pools:
             on_controller = pulumi.ResourceOptions(parent=self, provider=provider)
@@ -264,22 +268,16 @@ class KarpenterPools(pulumi.ComponentResource):
             )
         self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
 
-    def _release(
-        self,
-        name: str,
-        chart: Chart,
-        values: Mapping,
-        opts: pulumi.ResourceOptions,
-        skip_crds: bool = False,
-    ) -> k8s.helm.v3.Release:
+    def _release(self, name: str, release: releases.Release, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+        chart = release.chart
         return k8s.helm.v3.Release(
             name,
-            name=chart.name,
+            name=release.name,
             chart=addon.chart_ref(chart),  # an OCI chart: the full reference, no repository
             version=chart.version,
             namespace=chart.namespace,
-            values=dict(values),
-            skip_crds=skip_crds,
+            values=dict(release.values),
+            skip_crds=release.skip_crds,
             atomic=True,
             cleanup_on_fail=True,
             opts=opts,

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pulumi
 import pulumi_aws as aws
 
+from mlplatform_core.model import hardening
 from mlplatform_core.model.config.network import NetworkConfig
 from mlplatform_core.model.network import DEFAULT_VPC_CIDR, DEFAULT_ZONES, nat_per_az, subnet_plan
 
 
 class Vpc(pulumi.ComponentResource):
-    """Creates the VPC when the stack does not bring its own."""
+    """Creates the VPC when the stack does not bring its own: its flow logs go to CloudWatch Logs, and its default
+    security group, which nothing uses, allows nothing (EC2 creates it allowing traffic within it and all egress)."""
 
     vpc_id: pulumi.Output[str]
     private_subnet_ids: list[pulumi.Output[str]]
@@ -24,6 +28,7 @@ class Vpc(pulumi.ComponentResource):
         tags: dict[str, str],
         opts: pulumi.ResourceOptions | None = None,
         private_subnet_tags: dict[str, str] | None = None,
+        region: str = "us-east-1",
     ):
         """`private_subnet_tags`: extra tags of the node subnets (e.g. Karpenter's discovery tag)."""
         super().__init__("mlplatform:network:Vpc", name, None, opts)
@@ -42,6 +47,9 @@ class Vpc(pulumi.ComponentResource):
             tags={**tags, "Name": f"{cluster_name}-vpc"},
             opts=child,
         )
+        # Adopted with no ingress and no egress: the provider removes the rules EC2 put there.
+        aws.ec2.DefaultSecurityGroup(f"{name}-default", vpc_id=vpc.id, tags=tags, opts=child)
+        self._flow_logs(name, vpc, cluster_name, region, tags, child)
         igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=tags, opts=child)
         public_rt = aws.ec2.RouteTable(
             f"{name}-public",
@@ -93,3 +101,39 @@ class Vpc(pulumi.ComponentResource):
             self.private_subnet_zones.append(private.availability_zone)
         self.vpc_id = vpc.id
         self.register_outputs({"vpcId": vpc.id, "privateSubnetIds": self.private_subnet_ids})
+
+    def _flow_logs(
+        self, name: str, vpc: aws.ec2.Vpc, cluster_name: str, region: str, tags: dict, child: pulumi.ResourceOptions
+    ) -> None:
+        """ALL traffic to a log group kept FLOW_LOG_RETENTION_DAYS, through a role that may write there only."""
+        group = aws.cloudwatch.LogGroup(
+            f"{name}-flow-logs",
+            name_prefix=f"/mlplatform/{cluster_name}/vpc-flow-logs-",
+            retention_in_days=hardening.FLOW_LOG_RETENTION_DAYS,
+            tags=tags,
+            opts=child,
+        )
+        account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        role = aws.iam.Role(
+            f"{name}-flow-logs",
+            assume_role_policy=account.apply(lambda a: json.dumps(hardening.flow_log_trust_policy(region, a))),
+            description=f"VPC flow logs of {cluster_name} to CloudWatch Logs",
+            tags=tags,
+            opts=child,
+        )
+        aws.iam.RolePolicy(
+            f"{name}-flow-logs",
+            role=role.id,
+            policy=group.arn.apply(lambda arn: json.dumps(hardening.flow_log_role_policy(arn))),
+            opts=child,
+        )
+        aws.ec2.FlowLog(
+            f"{name}-flow-logs",
+            vpc_id=vpc.id,
+            traffic_type="ALL",
+            log_destination_type="cloud-watch-logs",
+            log_destination=group.arn,
+            iam_role_arn=role.arn,
+            tags=tags,
+            opts=child,
+        )

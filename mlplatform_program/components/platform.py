@@ -7,6 +7,7 @@ through one provider made from the cluster's kubeconfig.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -15,6 +16,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from mlplatform_core.model import addon_versions
 from mlplatform_core.model.addons import (
     autoscaler,
     charts,
@@ -22,6 +24,7 @@ from mlplatform_core.model.addons import (
     device_plugin,
     gpu_agents,
     karpenter_controller,
+    releases,
 )
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
@@ -89,10 +92,12 @@ class Platform(pulumi.ComponentResource):
         node_group_names: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         node_groups: Mapping[str, pulumi.Resource] | None = None,
         tags: Mapping[str, str] | None = None,
+        image_registry: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
         identity_agent: Sequence[pulumi.Resource] = (),
     ):
         """`node_group_names` (layout name -> EKS node group name) sharpen the autoscaler's priorities.
+        `image_registry`: the mirror the charts' images are pulled from (the stack's imageRegistry).
 
         `node_groups` (layout name -> aws.eks.NodeGroup, in the same program): an add-on waits for the groups
         its pods run on and no others (CoreDNS, the autoscaler and the EBS CSI controller for the initial
@@ -147,8 +152,9 @@ class Platform(pulumi.ComponentResource):
         # rights. Not with Karpenter: two autoscalers would both launch nodes for the same pending pods.
         self.autoscaler: k8s.helm.v3.Release | None = None
         self.autoscaler_role_arn = None
+        at_deploy = releases.DeployTimeValues(region=region, image_registry=image_registry)
         if not karpenter_controller.uses_karpenter(layout):
-            chart = charts.CLUSTER_AUTOSCALER
+            chart = charts.chart(addon_versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
             identity = "Pod Identity" if layout.pod_identity else "IRSA"
             sr = service_role(
                 f"{name}-autoscaler",
@@ -163,19 +169,23 @@ class Platform(pulumi.ComponentResource):
                 tags=tags,
                 parent=self,
             )
+            account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
             policy = aws.iam.RolePolicy(
                 f"{name}-autoscaler",
                 role=sr.role.id,
-                policy=json.dumps(autoscaler.autoscaler_policy(layout.cluster_name)),
+                policy=account.apply(
+                    lambda a: json.dumps(autoscaler.autoscaler_policy(layout.cluster_name, region, a))
+                ),
                 opts=child,
             )
             self.autoscaler_role_arn = sr.role.arn
 
-            values = autoscaler.autoscaler_values(layout, region, sr.irsa_role_arn, kubernetes_version)
+            release = releases.autoscaler_release(
+                layout, dataclasses.replace(at_deploy, autoscaler_role_arn=sr.role.arn)
+            )
             self.autoscaler = self._release(
                 "cluster-autoscaler",
-                chart,
-                values,
+                release,
                 pulumi.ResourceOptions.merge(
                     on_cluster,
                     pulumi.ResourceOptions(depends_on=[*on_core_nodes.depends_on, *sr.ready, *identity_agent]),
@@ -200,13 +210,22 @@ class Platform(pulumi.ComponentResource):
             )
 
         self.device_plugin = None
-        plugin_values = device_plugin.device_plugin_values(layout)
-        if plugin_values is not None:
+        plugin = releases.device_plugin_release(layout, at_deploy)
+        if plugin is not None:
+            # Its own namespace, with the LimitRange that gives the chart's config-manager containers requests.
+            ns_obj, limits_obj = device_plugin.namespace_objects()
+            plugin_ns = _k8s_resource(ns_obj, on_cluster)
+            plugin_limits = _k8s_resource(
+                limits_obj, pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[plugin_ns]))
+            )
+            self.objects += [plugin_ns, plugin_limits]
             self.device_plugin = self._release(
                 "nvidia-device-plugin",
-                charts.NVIDIA_DEVICE_PLUGIN,
-                plugin_values,
-                pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+                plugin,
+                pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+                    pulumi.ResourceOptions(depends_on=[plugin_ns, plugin_limits]),
+                ),
             )
         # EFA, MIG and GPU metrics: each DaemonSet on the groups that need it (model/addons/gpu_agents.py). The
         # GPU operator's controller runs on the initial group; its MIG manager on the MIG groups.
@@ -214,8 +233,8 @@ class Platform(pulumi.ComponentResource):
         for release in gpu_agents.releases(layout):
             self.gpu_releases[release.name] = self._release(
                 release.name,
-                release.chart,
-                release.values,
+                # Helm names the release after its chart, as for the charts above.
+                releases.Release(release.chart.name, release.chart, release.values),
                 pulumi.ResourceOptions.merge(on_cluster, on_nodes(release.hosts)),
             )
 
@@ -261,17 +280,16 @@ class Platform(pulumi.ComponentResource):
             }
         )
 
-    def _release(
-        self, name: str, chart: charts.Chart, values: Mapping[str, Any], opts: pulumi.ResourceOptions
-    ) -> k8s.helm.v3.Release:
+    def _release(self, name: str, release: releases.Release, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+        chart = release.chart
         return k8s.helm.v3.Release(
             name,
-            name=chart.name,
+            name=release.name,
             chart=chart.name,
             version=chart.version,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repo),
             namespace=chart.namespace,
-            values=dict(values),
+            values=dict(release.values),
             atomic=True,
             cleanup_on_fail=True,
             create_namespace=chart.namespace not in ("kube-system", "default"),

@@ -9,6 +9,7 @@ the children: mlplatform/engine/remote/pulumi_eks.py).
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
@@ -184,7 +185,7 @@ def endpoint_private(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
 def _is_admin_arn(arn: Any) -> bool:
     return (
         isinstance(arn, str)
-        and arn.startswith("arn:aws:iam::aws:policy/")
+        and re.match(r"^arn:aws[a-z-]*:iam::aws:policy/", arn) is not None  # every partition's managed policies
         and arn.rsplit("/", 1)[-1] in ADMIN_POLICY_NAMES
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from mlplatform.cli import main
+from mlplatform_core.model import addon_versions
 from tests.conftest import ROOT
 
 
@@ -30,7 +31,9 @@ def test_plan_json_shows_each_pools_requirements_labels_taints_limits_and_disrup
     assert pools["gpu"]["disruption"]["consolidationPolicy"] == "WhenEmpty"
     assert pools["gpu"]["limits"]["nvidia.com/gpu"] == "4"
     assert spot["expireAfter"] == "720h" and spot["weight"] == 50
-    assert spot["nodeClass"]["amiSelectorTerms"] == [{"alias": "al2023@latest"}]
+    # The AL2023 AMI release pinned for the minor (addon_versions.json), not `latest`.
+    pin = addon_versions.of_minor("1.35")["al2023Ami"]
+    assert spot["nodeClass"]["amiSelectorTerms"] == [{"alias": f"al2023@{pin}"}]
     assert spot["nodeClass"]["metadataOptions"]["httpTokens"] == "required"
     assert "m7i.4xlarge" in spot["instanceTypes"]
     assert [g["name"] for g in doc["nodeGroups"]] == ["initial"]
@@ -44,7 +47,7 @@ def test_plan_tables_show_the_node_pools(capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "plan", "dev-karpenter")
     assert code == 0
     section = out[out.index("Karpenter NodePools") : out.index("Placement (profiles")]
-    for text in ("WhenEmptyOrUnderutilized", "WhenEmpty after 10m", "nvidia.com/gpu: 4", "al2023@latest", "nodes: 10"):
+    for text in ("WhenEmptyOrUnderutilized", "WhenEmpty after 10m", "nvidia.com/gpu: 4", "al2023@v20", "nodes: 10"):
         assert text in section, text
     assert "karpenter-controller" in out and "placement invariants: all hold" in out
     assert "oci://public.ecr.aws/karpenter/karpenter " in out  # the add-ons table names the OCI chart

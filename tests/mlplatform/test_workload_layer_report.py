@@ -31,7 +31,8 @@ def test_plan_json_kubernetes_objects_are_valid_manifests(capsys, stack):
     for obj in objects:
         kubernetes_validate.validate(obj, version, strict=True)
     namespaces = {o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"}
-    assert namespaces == ({"mlrun", "jupyter"} if stack == "dev" else {"mlrun"})
+    # The workload namespaces, and the device plugin's own (both stacks ship a GPU group).
+    assert namespaces == ({"mlrun", "jupyter"} if stack == "dev" else {"mlrun"}) | {"nvidia-device-plugin"}
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])  # both ship a GPU group

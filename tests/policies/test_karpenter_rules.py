@@ -105,6 +105,14 @@ def _cases():
         "karpenter-controller-iam-scoped",
         lambda r: edit(r, POLICY, "karpenter-controller-node-lifecycle", _unscoped_deletion),
     )
+    # The rule runs in prod only: the example's node classes, labelled prod, following @latest.
+    yield "karpenter-node-image-pinned", lambda r: edit(r, CLASS, None, _prod_on_latest)
+
+
+def _prod_on_latest(props: dict) -> None:
+    props["metadata"]["labels"]["mlplatform.io/environment"] = "prod"
+    for term in props["spec"]["amiSelectorTerms"]:
+        term["alias"] = term["alias"].split("@")[0] + "@latest"
 
 
 CASES = list(_cases())

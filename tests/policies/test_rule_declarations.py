@@ -18,6 +18,7 @@ from tests.policies import (
     test_addons_rules,
     test_cost_rules,
     test_gpu_capacity_rules,
+    test_hardening_rules,
     test_karpenter_rules,
     test_layout_rules,
     test_security_rules,
@@ -34,6 +35,7 @@ CASE_MODULES = (
     test_addons_rules,
     test_cost_rules,
     test_karpenter_rules,
+    test_hardening_rules,
     test_gpu_capacity_rules,
 )
 

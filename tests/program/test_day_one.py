@@ -12,7 +12,7 @@ import yaml
 from mlplatform.engine import run_program, run_stack
 from mlplatform.engine.run import ORGANIZATION
 from mlplatform_core.model.addons import ebs_csi, node_agents
-from mlplatform_core.model.cluster import NODE_MANAGED_POLICIES
+from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
 from mlplatform_program.components.cluster_reference import SECRET_EXPORTS
 from tests.conftest import ROOT, shipped_run, stack_config
@@ -82,7 +82,7 @@ def test_node_groups_wait_for_the_cluster_and_the_node_roles_policies(stack):
         for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
         if r.name.startswith("cluster-node-")
     }
-    assert len(attachments) == len(NODE_MANAGED_POLICIES)
+    assert len(attachments) == len(node_managed_policies("us-east-1"))
     cluster = run.one("eks:index:Cluster", "cluster").urn
     for group in run.of_type("aws:eks/nodeGroup:NodeGroup"):
         assert attachments <= set(group.dependencies), group.name

@@ -8,7 +8,7 @@ import pytest
 
 from mlplatform.engine import run_stack
 from mlplatform_core.model.addons import karpenter_controller as addon
-from mlplatform_core.model.cluster import NODE_MANAGED_POLICIES
+from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.layout import build_layout
@@ -72,7 +72,7 @@ def test_the_node_role_joins_through_an_ec2_linux_access_entry(run):
         for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
         if r.name.startswith("karpenter-node-")
     }
-    assert attached == set(NODE_MANAGED_POLICIES.values())
+    assert attached == set(node_managed_policies("us-east-1").values())
     entry = run.one("aws:eks/accessEntry:AccessEntry", "karpenter-node")
     assert entry.inputs["type"] == "EC2_LINUX" and entry.inputs["principalArn"] == role.outputs["arn"]
     assert entry.inputs["clusterName"] == "mlp-dev-karpenter"

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from mlplatform.engine import ProgramRun, run_stack
-from mlplatform_core.model.addons import autoscaler, charts, coredns
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
@@ -36,10 +36,16 @@ def objects(run: ProgramRun) -> list[dict]:
 
 
 def expected(stack: str) -> list[dict]:
+    """The workload layer's manifests, and the device plugin's namespace with its LimitRange (GPU stacks)."""
+    plugin = device_plugin.namespace_objects() if device_plugin.plugin_groups(layout_of(stack)) else []
     return [
         {k: v for k, v in m.items() if k != "apiVersion"}
-        for m in manifests(build_workloads(parse(stack_config(stack))))
+        for m in [*manifests(build_workloads(parse(stack_config(stack)))), *plugin]
     ]
+
+
+def layout_of(stack: str):
+    return build_layout(parse(stack_config(stack)), stack)
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
@@ -69,9 +75,12 @@ def test_everything_lives_under_the_platform_component_and_its_provider(stack):
 def test_dev_installs_autoscaler_and_device_plugin(dev_run):
     releases = {r.name: r.inputs for r in dev_run.of_type(RELEASE)}
     assert set(releases) == {"cluster-autoscaler", "nvidia-device-plugin"}
-    for chart in (charts.CLUSTER_AUTOSCALER, charts.NVIDIA_DEVICE_PLUGIN):
-        rel = releases[chart.name]
+    for name in releases:  # the charts pinned for the stack's minor (addon_versions.json)
+        chart = charts.chart(name, "1.35")
+        rel = releases[name]
         assert (rel["chart"], rel["version"], rel["repositoryOpts"]["repo"]) == (chart.name, chart.version, chart.repo)
+    # The values the program deploys are the ones the plan proved (model/addons/releases.py).
+    assert releases["cluster-autoscaler"]["values"]["image"] == {"tag": "v1.35.2"}
 
 
 def test_a_stack_without_pod_identity_keeps_the_autoscalers_irsa_role():
@@ -120,7 +129,7 @@ def test_shipped_stacks_give_the_add_ons_their_roles_through_pod_identity(dev_ru
 def test_autoscaler_uses_real_node_group_names(dev_run):
     values = dev_run.one(RELEASE, "cluster-autoscaler").inputs["values"]
     policy = json.loads(dev_run.one("aws:iam/rolePolicy:RolePolicy", "platform-autoscaler").inputs["policy"])
-    assert policy == autoscaler.autoscaler_policy("mlp-dev")
+    assert policy == autoscaler.autoscaler_policy("mlp-dev", "us-east-1", "123456789012")
     # Priorities name the EKS node groups the program created, spot first, in the ConfigMap the priority
     # expander reads (integer keys, as priority.go unmarshals them); the chart must not make a second one.
     assert "expanderPriorities" not in values

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mlplatform.engine import run_stack
-from mlplatform_core.model.cluster import CONTROL_PLANE_LOG_TYPES, NODE_MANAGED_POLICIES
+from mlplatform_core.model.cluster import CONTROL_PLANE_LOG_TYPES, node_managed_policies
 from tests.conftest import shipped_run, stack_config
 
 NG = "aws:eks/nodeGroup:NodeGroup"
@@ -135,7 +135,7 @@ def test_node_role_has_only_the_node_policies(dev_run):
         for r in dev_run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
         if r.name.startswith("cluster-node-")
     }
-    assert attached == set(NODE_MANAGED_POLICIES.values())
+    assert attached == set(node_managed_policies("us-east-1").values())
 
 
 def test_components_parent_their_children(dev_run):

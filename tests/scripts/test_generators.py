@@ -207,7 +207,7 @@ def test_a_changed_aws_page_format_fails_loudly(tmp_path):
 
 def test_every_generator_input_is_pinned_to_a_commit():
     pins = {k: v for k, v in json.loads((SCRIPTS / "upstream.json").read_text()).items() if not k.startswith("_")}
-    files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "facts"} & set(p)}
+    files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "facts", "npm"} & set(p)}
     assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in files.values())
     # Pages outside git (the AWS statement of the EKS control-plane prices, the EKS user guide's quotas table,
     # rendered from Service Quotas) are pinned by their URL and date.
@@ -225,8 +225,11 @@ def test_every_generator_input_is_pinned_to_a_commit():
         assert all(f["url"].startswith("https://aws.amazon.com/") and f["prices"] for f in pin["facts"].values())
     # A repository's release tags are pinned by the newest tag read and its commit.
     tag_lists = {k: p for k, p in pins.items() if "tags" in p}
-    assert set(tag_lists) == {"autoscaler-release-tags"}
+    assert set(tag_lists) == {"autoscaler-release-tags", "autoscaler-charts", "device-plugin-charts", "karpenter-chart"}
     assert all(len(p["commit"]) == 40 and p["newest"] and p["repo"] for p in tag_lists.values())
+    # The helm binary that renders the charts: an npm package pinned by its version.
+    (npm,) = [p for p in pins.values() if "npm" in p]
+    assert npm["version"] and npm["helm"].startswith("v4.")
     # A file inside a released Python package (the AWS SDK's region list) is pinned by the wheel's hash.
     wheels = {k: p for k, p in pins.items() if "pypi" in p}
     assert set(wheels) == {"botocore-endpoints"}
@@ -351,27 +354,3 @@ def test_the_region_generator_keeps_each_partitions_pattern_and_regions(tmp_path
     }
     (source_record,) = doc["source"]
     assert source_record["pypi"] == "botocore" and len(source_record["sha256"]) == 64
-
-
-AUTOSCALER_TAGS = """\
-aaaa\trefs/tags/cluster-autoscaler-1.35.0
-bbbb\trefs/tags/cluster-autoscaler-1.35.0^{}
-cccc\trefs/tags/cluster-autoscaler-1.35.2
-dddd\trefs/tags/cluster-autoscaler-1.35.10
-eeee\trefs/tags/cluster-autoscaler-1.36.0-beta.1
-ffff\trefs/tags/cluster-autoscaler-chart-9.50.0
-gggg\trefs/tags/cluster-autoscaler-1.36.0
-hhhh\trefs/tags/cluster-autoscaler-1.20.3
-"""
-
-
-def test_the_autoscaler_image_of_each_minor_is_its_newest_patch_release(tmp_path):
-    gen = load("generate_autoscaler_images")
-    tags = tmp_path / "tags.txt"
-    tags.write_text(AUTOSCALER_TAGS)
-    calendar = tmp_path / "eks.json"
-    calendar.write_text(json.dumps({"versions": {"1.35": {}, "1.36": {}, "1.37": {}}}))
-    out = tmp_path / "images.json"
-    assert gen.main(["--tags", str(tags), "--calendar", str(calendar), "-o", str(out)]) == 0
-    # 1.35.10 beats 1.35.2 (numbers, not strings); betas, chart tags and minors outside the calendar are out.
-    assert json.loads(out.read_text())["images"] == {"1.35": "v1.35.10", "1.36": "v1.36.0"}

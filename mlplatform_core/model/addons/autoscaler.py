@@ -8,24 +8,18 @@ then waits for the initial group only, and the ConfigMap for the groups it names
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from importlib import resources
-from types import MappingProxyType
 from typing import Any
 
 import yaml
 
+from .. import addon_versions as versions
 from ..layout import AUTOSCALER_PREFIX, Layout
+from ..regions import partition_of
+from . import charts
 from .core_services import core_services_placement
 
-# The autoscaler's minor must match Kubernetes' (its scheduler simulation is version-specific): the newest
-# patch of each minor of the EKS calendar, generated from kubernetes/autoscaler's release tags by
-# scripts/generate_autoscaler_images.py (source and date in the file).
-AUTOSCALER_IMAGE_TAGS: Mapping[str, str] = MappingProxyType(
-    json.loads(resources.files("mlplatform_core").joinpath("data/autoscaler_images.json").read_text("utf-8"))["images"]
-)
 AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
 # The ConfigMap the priority expander reads in its own namespace (kubernetes/autoscaler
 # cluster-autoscaler/expander/priority/priority.go: PriorityConfigMapName, key "priorities"). It watches
@@ -38,13 +32,29 @@ ON_DEMAND_PRIORITY = 10
 FALLBACK_PRIORITY = 1  # groups matching no pattern would otherwise never be scaled
 
 
+# Requests = the memory limit (a controller must not be OOM-killed by a neighbour's burst, nor burst itself);
+# the sizes of the autoscaler's own AWS example (cluster-autoscaler/cloudprovider/aws/examples/
+# cluster-autoscaler-autodiscover.yaml @ cluster-autoscaler-1.36.1). No CPU limit: throttling slows scale-up.
+RESOURCES = {"requests": {"cpu": "100m", "memory": "600Mi"}, "limits": {"memory": "600Mi"}}
+# The same example's pod and container securityContext: nobody (65534), no privilege escalation, read-only root
+# filesystem, every capability dropped, the runtime's seccomp profile.
+POD_SECURITY_CONTEXT = {
+    "runAsNonRoot": True,
+    "runAsUser": 65534,
+    "runAsGroup": 65534,
+    "fsGroup": 65534,
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
+CONTAINER_SECURITY_CONTEXT = {
+    "allowPrivilegeEscalation": False,
+    "readOnlyRootFilesystem": True,
+    "capabilities": {"drop": ["ALL"]},
+}
+
+
 def autoscaler_image_tag(kubernetes_version: str) -> str:
-    """The autoscaler release for the cluster's minor; the nearest known one for a minor not in the table."""
-    if kubernetes_version in AUTOSCALER_IMAGE_TAGS:
-        return AUTOSCALER_IMAGE_TAGS[kubernetes_version]
-    minor = int(kubernetes_version.split(".")[1])
-    nearest = min(AUTOSCALER_IMAGE_TAGS, key=lambda v: abs(int(v.split(".")[1]) - minor))
-    return AUTOSCALER_IMAGE_TAGS[nearest]
+    """The autoscaler release of the cluster's minor (generated: addon_versions.json)."""
+    return charts.image_tag(versions.CLUSTER_AUTOSCALER, kubernetes_version)
 
 
 # --- IAM ------------------------------------------------------------------------------------------
@@ -59,21 +69,35 @@ _READ_ACTIONS = (
     "ec2:DescribeInstanceTypes",
     "ec2:DescribeLaunchTemplateVersions",
     "ec2:GetInstanceTypesFromInstanceRequirements",
-    "eks:DescribeNodegroup",
 )
+NODEGROUP_ACTION = "eks:DescribeNodegroup"
 MUTATING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
 
 
-def autoscaler_policy(cluster_name: str) -> dict[str, Any]:
-    """Read anything; resize or terminate only Auto Scaling groups tagged as this cluster's.
+def nodegroup_arn_pattern(cluster_name: str, region: str, account_id: str) -> str:
+    """Every node group of this cluster (arn:<partition>:eks:<region>:<account>:nodegroup/<cluster>/<name>/<uuid>;
+    EKS service authorization reference: resource type nodegroup)."""
+    return f"arn:{partition_of(region)}:eks:{region}:{account_id}:nodegroup/{cluster_name}/*/*"
+
+
+def autoscaler_policy(cluster_name: str, region: str, account_id: str) -> dict[str, Any]:
+    """Read what the Describe APIs allow only on `*`; describe only this cluster's node groups; resize or
+    terminate only Auto Scaling groups tagged as this cluster's.
 
     EKS puts that tag (k8s.io/cluster-autoscaler/<cluster> = owned) on every managed node group's ASG
-    itself (layout.discovery_tags).
+    itself (layout.discovery_tags). The autoscaling and ec2 Describe* actions support no resource-level
+    permissions (service authorization reference), so they stay on `*`.
     """
     return {
         "Version": "2012-10-17",
         "Statement": [
             {"Sid": "Discover", "Effect": "Allow", "Action": list(_READ_ACTIONS), "Resource": "*"},
+            {
+                "Sid": "DescribeThisClustersNodeGroups",
+                "Effect": "Allow",
+                "Action": [NODEGROUP_ACTION],
+                "Resource": nodegroup_arn_pattern(cluster_name, region, account_id),
+            },
             {
                 "Sid": "ScaleThisClustersGroups",
                 "Effect": "Allow",
@@ -125,9 +149,12 @@ def priority_config_map_data(priorities: Mapping[str, list[str]]) -> dict[str, s
     return {"priorities": yaml.safe_dump({int(k): list(v) for k, v in priorities.items()}, sort_keys=True)}
 
 
-def autoscaler_values(layout: Layout, region: str, role_arn: Any, kubernetes_version: str) -> dict[str, Any]:
-    """Values for the cluster-autoscaler chart. `role_arn` may be a Pulumi Output; None: the role comes through
-    EKS Pod Identity, so the service account carries no IRSA annotation."""
+def autoscaler_values(layout: Layout, region: str, role_arn: Any, image_registry: str | None = None) -> dict[str, Any]:
+    """Values for the cluster-autoscaler chart of the layout's minor. `role_arn` may be a Pulumi Output; None: the
+    role comes through EKS Pod Identity, so the service account carries no IRSA annotation."""
+    image: dict[str, str] = {"tag": autoscaler_image_tag(layout.kubernetes_version)}
+    if image_registry:
+        image["repository"] = charts.image_repository(versions.CLUSTER_AUTOSCALER, image_registry)
     account: dict[str, Any] = {"create": True, "name": AUTOSCALER_SERVICE_ACCOUNT}
     if role_arn is not None:
         account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
@@ -135,7 +162,7 @@ def autoscaler_values(layout: Layout, region: str, role_arn: Any, kubernetes_ver
         "cloudProvider": "aws",
         "awsRegion": region,
         "autoDiscovery": {"clusterName": layout.cluster_name},
-        "image": {"tag": autoscaler_image_tag(kubernetes_version)},
+        "image": image,
         "fullnameOverride": AUTOSCALER_SERVICE_ACCOUNT,
         "rbac": {"serviceAccount": account},
         "extraArgs": {
@@ -144,5 +171,8 @@ def autoscaler_values(layout: Layout, region: str, role_arn: Any, kubernetes_ver
             "expander": "priority,least-waste",
         },
         "priorityClassName": "system-cluster-critical",
+        "resources": RESOURCES,
+        "securityContext": POD_SECURITY_CONTEXT,
+        "containerSecurityContext": CONTAINER_SECURITY_CONTEXT,
         **core_services_placement(),
     }

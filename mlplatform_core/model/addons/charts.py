@@ -1,29 +1,74 @@
-"""Helm charts the workload layer installs, pinned here and only here."""
+"""The Helm charts the workload layer installs: each chart's version follows the cluster's Kubernetes minor.
+
+The versions are generated data (versions.py); this module names the charts, their repositories and the
+namespaces their releases go to, and rewrites image repositories onto a mirror registry (imageRegistry).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .. import addon_versions as versions
+
+# The releases' namespaces. The device plugin gets its own: with GPU sharing its chart adds config-manager
+# containers that no value gives resources, and a LimitRange there gives them requests without touching EKS's
+# own pods in kube-system (system-node-critical pods run outside kube-system too, as the GPU operator's device
+# plugin does: NVIDIA/gpu-operator assets/state-device-plugin/0500_daemonset.yaml).
+KUBE_SYSTEM = "kube-system"
+DEVICE_PLUGIN_NAMESPACE = "nvidia-device-plugin"
+NAMESPACES = {
+    versions.CLUSTER_AUTOSCALER: KUBE_SYSTEM,
+    versions.NVIDIA_DEVICE_PLUGIN: DEVICE_PLUGIN_NAMESPACE,
+    versions.KARPENTER: KUBE_SYSTEM,  # where the upstream guide installs it
+    versions.KARPENTER_CRD: KUBE_SYSTEM,
+}
 
 
 @dataclass(frozen=True)
 class Chart:
     name: str
     version: str
-    repo: str
+    repo: str  # an https chart repository, or an OCI reference without the chart's name
     namespace: str
 
+    @property
+    def oci(self) -> bool:
+        return self.repo.startswith("oci://")
 
-# Pinned charts. The autoscaler's minor must match Kubernetes' (its scheduler simulation is
-# version-specific); chart 9.47.0+ is the 1.33 line, and the image is pinned per minor below.
-CLUSTER_AUTOSCALER = Chart("cluster-autoscaler", "9.50.0", "https://kubernetes.github.io/autoscaler", "kube-system")
-NVIDIA_DEVICE_PLUGIN = Chart(
-    "nvidia-device-plugin", "0.18.0", "https://nvidia.github.io/k8s-device-plugin", "kube-system"
-)
-# GPU capacity (issue 21), pinned in the same style until the per-minor chart data covers them:
+
+def chart(name: str, minor: str) -> Chart:
+    """The pinned chart of `name` for a cluster of `minor`; KeyError when none is pinned (validation refuses
+    such a stack first, with the minors that would work)."""
+    pin = versions.pinned(name, minor)
+    if pin is None:
+        raise KeyError(f"no pinned {name} chart for Kubernetes {minor}")
+    repo = versions.chart_source(name)["repo"]
+    if repo.startswith("oci://"):  # the data names the chart's full OCI reference
+        repo = repo.rsplit("/", 1)[0]
+    return Chart(name, str(pin["chart"]), repo, NAMESPACES[name])
+
+
+def image_repository(name: str, registry: str | None) -> str:
+    """The chart's image repository, moved onto `registry` (a mirror) when one is set: the path is kept,
+    e.g. registry.k8s.io/autoscaling/cluster-autoscaler -> <registry>/autoscaling/cluster-autoscaler."""
+    upstream = versions.chart_source(name)["image"]
+    if not registry:
+        return upstream
+    return f"{registry.rstrip('/')}/{upstream.split('/', 1)[1]}"
+
+
+def image_tag(name: str, minor: str) -> str:
+    """The pinned image tag of `name` for `minor`; KeyError when none is pinned (never a neighbour's)."""
+    pin = versions.pinned(name, minor)
+    if pin is None:
+        raise KeyError(f"no pinned {name} image for Kubernetes {minor}")
+    return str(pin["image"])
+
+
+# GPU capacity charts (issue 21), pinned by hand until the per-minor chart data covers them:
 # aws/eks-charts stable/aws-efa-k8s-device-plugin/Chart.yaml @ 52396092 (version v0.5.30, app v0.5.20);
 # NVIDIA/dcgm-exporter deployment/Chart.yaml at tag 4.5.3-4.8.2 (chart 4.8.2);
 # NVIDIA/gpu-operator release v26.7.0 (its MIG manager; the chart repository publishes the release tag as version).
 EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts", "kube-system")
 DCGM_EXPORTER = Chart("dcgm-exporter", "4.8.2", "https://nvidia.github.io/dcgm-exporter/helm-charts", "kube-system")
 GPU_OPERATOR = Chart("gpu-operator", "v26.7.0", "https://helm.ngc.nvidia.com/nvidia", "gpu-operator")
-CHARTS = (CLUSTER_AUTOSCALER, NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN, DCGM_EXPORTER, GPU_OPERATOR)

@@ -5,22 +5,63 @@ already (EKS user guide "Install Kubernetes device plugin for GPUs"), and two pl
 both register nvidia.com/gpu. The layout labels the groups that need it (layout.gpu.gpu_labels) and the
 DaemonSet selects that label.
 
-Chart values (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin/values.yaml @ v0.18.0):
-`tolerations` replaces the chart's list, `nodeSelector` adds to its default node affinity, which
-requires one of three labels, `nvidia.com/gpu.present=true` among them (the layout sets it).
+Chart values (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin/values.yaml): `tolerations`
+replaces the chart's list, `nodeSelector` adds to its default node affinity (which requires one of three
+labels, `nvidia.com/gpu.present=true` among them: the layout sets it), `resources` and `securityContext`
+apply to the plugin's container, `config` (GPU sharing) adds the chart's config-manager containers. Where
+the pods really go, and what they run as, is read from the chart as it renders (mlplatform_core/data/charts,
+scripts/render_charts.py), not restated here.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
+from .. import addon_versions as versions
+from ..charts import facts as chart_facts
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import DEFAULT_DEVICE_PLUGIN_CONFIG
-from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_PRESENT_LABEL, GPU_RESOURCE, Toleration
+from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_RESOURCE, Toleration
+from ..workloads import MANAGED_LABELS
+from . import charts
 
+DAEMONSET = "nvidia-device-plugin"
+# Rendered by the chart alongside, for MPS GPU sharing: it selects nvidia.com/mps.capable=true, a label only
+# GPU feature discovery sets once MPS sharing is configured; neither is, so it runs nowhere.
+MPS_DAEMONSET = "nvidia-device-plugin-mps-control-daemon"
+# Requests for the plugin's container (it only registers devices and answers the kubelet: small and steady).
+RESOURCES = {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}}
+# The chart's default container securityContext (no privilege escalation, all capabilities dropped) plus a
+# read-only root filesystem: the plugin writes only into its host-path mounts (its kubelet socket, CDI specs).
+SECURITY_CONTEXT = {
+    "allowPrivilegeEscalation": False,
+    "readOnlyRootFilesystem": True,
+    "capabilities": {"drop": ["ALL"]},
+}
+# The runtime's default seccomp profile for the pod (privileged containers, the MPS daemon's, run unconfined).
+POD_SECURITY_CONTEXT = {"seccompProfile": {"type": "RuntimeDefault"}}
+# What the plugin needs that the hardening baseline would forbid, stated instead of silently exempted.
+HOST_NEEDS: Mapping[str, str] = {
+    DAEMONSET: (
+        "runs as root with host paths: it serves its gRPC socket from the kubelet's root-owned "
+        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node"
+    ),
+    MPS_DAEMONSET: (
+        "privileged with the host's PID namespace (the MPS control daemon drives the node's GPUs); it runs on no "
+        "node of this layout (no node carries nvidia.com/mps.capable=true)"
+    ),
+}
+# Requests and limits for the chart's containers that no value gives resources (the config manager's init and
+# sidecar containers, v0.18-v0.20, with GPU sharing): a LimitRange in the release's namespace. Limits equal to the
+# requests, as prod's LimitRanges are (Guaranteed QoS: policy prod-guaranteed-qos-defaults).
+CONTAINER_DEFAULTS = {
+    "defaultRequest": {"cpu": "50m", "memory": "64Mi"},
+    "default": {"cpu": "50m", "memory": "64Mi"},
+}
 # While NVIDIA's MIG manager repartitions a node's GPUs it labels the node so (the GPU operator's
 # k8s-mig-manager `paused-for-mig-change`) to stop the device plugin: our DaemonSet steps aside the same way.
 PAUSED_FOR_MIG = {
@@ -29,21 +70,20 @@ PAUSED_FOR_MIG = {
     "values": ["paused-for-mig-change"],
 }
 
-# The chart's default node affinity (values.yaml `affinity`), which our values leave in place.
-CHART_AFFINITY = {
-    "nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [
-                {"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}
-                for key, value in (
-                    ("feature.node.kubernetes.io/pci-10de.present", "true"),
-                    ("feature.node.kubernetes.io/cpu-model.vendor_id", "NVIDIA"),
-                    (GPU_PRESENT_LABEL, "true"),
-                )
-            ]
-        }
-    }
-}
+
+def namespace_objects() -> list[dict[str, Any]]:
+    """The release's namespace and its LimitRange, created before the release."""
+    namespace = charts.DEVICE_PLUGIN_NAMESPACE
+    labels = dict(MANAGED_LABELS)
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "container-defaults", "namespace": namespace, "labels": labels},
+            "spec": {"limits": [{"type": "Container", **CONTAINER_DEFAULTS}]},
+        },
+    ]
 
 
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
@@ -51,7 +91,7 @@ def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     return tuple(g for g in layout.gpu_groups if g.labels.get(DEVICE_PLUGIN_LABEL) == "true")
 
 
-def device_plugin_values(layout: Layout) -> dict[str, Any] | None:
+def device_plugin_values(layout: Layout, image_registry: str | None = None) -> dict[str, Any] | None:
     """Values for the NVIDIA device plugin, or None when no group needs it (nothing to expose)."""
     groups = plugin_groups(layout)
     if not groups:
@@ -65,7 +105,12 @@ def device_plugin_values(layout: Layout) -> dict[str, Any] | None:
     values: dict[str, Any] = {
         "nodeSelector": {DEVICE_PLUGIN_LABEL: "true"},
         "tolerations": [t.to_dict() for t in tolerations],
+        "resources": RESOURCES,
+        "securityContext": SECURITY_CONTEXT,
+        "podSecurityContext": POD_SECURITY_CONTEXT,
     }
+    if image_registry:
+        values["image"] = {"repository": charts.image_repository(versions.NVIDIA_DEVICE_PLUGIN, image_registry)}
     if configs := sharing_configs(layout):
         # One named config per sharing group, selected by the node label nvidia.com/device-plugin.config; the
         # chart then runs its config-manager sidecar, which switches the plugin's config when the label says.
@@ -99,25 +144,30 @@ def _config(flags: dict[str, Any], sharing: dict[str, Any] | None = None) -> str
     return yaml.safe_dump(doc, sort_keys=False)
 
 
+def chart_affinity(layout: Layout) -> dict[str, Any]:
+    """The chart's default node affinity (its values.yaml `affinity`, as the recorded facts of the layout's chart
+    version hold it)."""
+    chart = charts.chart(versions.NVIDIA_DEVICE_PLUGIN, layout.kubernetes_version)
+    return copy.deepcopy(dict(chart_facts.load(chart.name, chart.version).defaults["affinity"]))
+
+
 def affinity(layout: Layout) -> dict[str, Any]:
     """The chart's node affinity; with MIG groups, every term also steps aside while the MIG manager works."""
-    out = copy.deepcopy(CHART_AFFINITY)
+    out = chart_affinity(layout)
     if any(g.sharing is not None and g.sharing.kind == "mig" for g in layout.gpu_groups):
         for term in out["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]:
             term["matchExpressions"].append(dict(PAUSED_FOR_MIG))
     return out
 
 
-def pod_placement(layout: Layout) -> dict[str, Any] | None:
-    """The DaemonSet's pod placement as the chart renders it with our values, or None without the plugin."""
-    values = device_plugin_values(layout)
-    if values is None:
-        return None
+def daemonset_groups(layout: Layout) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Each DaemonSet the chart renders -> (the groups it must run on, and no others; why)."""
     return {
-        "nodeSelector": values["nodeSelector"],
-        "tolerations": values["tolerations"],
-        "affinity": values.get("affinity", CHART_AFFINITY),
-        "priorityClassName": "system-node-critical",
+        DAEMONSET: (
+            tuple(g.name for g in plugin_groups(layout)),
+            "advertises nvidia.com/gpu on AL2023 GPU nodes (Bottlerocket runs its own)",
+        ),
+        MPS_DAEMONSET: ((), "MPS GPU sharing is not configured: no node is MPS-capable"),
     }
 
 

@@ -13,37 +13,30 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .. import addon_versions as versions
 from ..config.karpenter_settings import KARPENTER
 from ..karpenter import release
-from ..karpenter.spec import DISCOVERY_TAG, NODEPOOL_LABEL
+from ..karpenter.spec import DISCOVERY_TAG
 from ..layout import Layout
 from ..regions import partition_of
+from . import charts
 from .charts import Chart
 from .core_services import core_services_placement
 
-NAMESPACE = "kube-system"  # where the upstream guide installs it
+NAMESPACE = charts.NAMESPACES[versions.KARPENTER]
 SERVICE_ACCOUNT = "karpenter"  # the chart's fullname for a release named karpenter
 # requests = limits, as the upstream getting-started guide installs it: the chart passes requests.cpu and
 # limits.memory to the controller (GOMAXPROCS, GOMEMLIMIT), so both must be set.
 CONTROLLER_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
-# The chart's default node affinity (charts/karpenter/values.yaml @ v1.14.1): never on a node Karpenter launched.
-CHART_AFFINITY = {
-    "nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchExpressions": [{"key": NODEPOOL_LABEL, "operator": "DoesNotExist"}]}]
-        }
-    }
-}
-CHART_NODE_SELECTOR = {"kubernetes.io/os": "linux"}
 
 
-def chart() -> Chart:
+def chart(kubernetes_version: str) -> Chart:
     """The controller chart (OCI). Its CRDs come from karpenter-crd, which Helm upgrades with the release."""
-    return Chart("karpenter", release.version(), "oci://public.ecr.aws/karpenter", NAMESPACE)
+    return charts.chart(versions.KARPENTER, kubernetes_version)
 
 
-def crd_chart() -> Chart:
-    return Chart("karpenter-crd", release.version(), "oci://public.ecr.aws/karpenter", NAMESPACE)
+def crd_chart(kubernetes_version: str) -> Chart:
+    return charts.chart(versions.KARPENTER_CRD, kubernetes_version)
 
 
 def chart_ref(c: Chart) -> str:
@@ -51,38 +44,37 @@ def chart_ref(c: Chart) -> str:
 
 
 def controller_placement() -> dict[str, Any]:
-    """On the initial group, tolerating its taint. Helm merges nodeSelector maps (kubernetes.io/os stays) and
-    keeps the chart's affinity, which is not overridden here."""
+    """On the initial group, tolerating its taint. Helm merges nodeSelector maps (the chart's kubernetes.io/os
+    stays) and keeps the chart's affinity (never on a node Karpenter launched), which is not overridden here."""
     return core_services_placement()
 
 
-def controller_pod_placement() -> dict[str, Any]:
-    """The controller pod's placement as the chart renders it: our values merged over the chart defaults."""
-    ours = controller_placement()
-    return {
-        "nodeSelector": {**CHART_NODE_SELECTOR, **ours["nodeSelector"]},
-        "tolerations": ours["tolerations"],
-        "affinity": CHART_AFFINITY,
-    }
-
-
 def controller_values(
-    cluster_name: str, queue_name: Any, role_arn: Any, replicas: int, feature_gates: Mapping[str, bool] | None = None
+    cluster_name: str,
+    queue_name: Any,
+    role_arn: Any,
+    replicas: int,
+    feature_gates: Mapping[str, bool] | None = None,
+    image_registry: str | None = None,
 ) -> dict[str, Any]:
     """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs; `role_arn` None: the
     controller gets its role through EKS Pod Identity, so its service account carries no IRSA annotation.
-    `feature_gates`: settings.featureGates the stack turns on (nodeRepair, model/addons/node_health.py)."""
+    `feature_gates`: settings.featureGates the stack turns on (nodeRepair, model/addons/node_health.py). The chart
+    hardens the controller's container itself (non-root, read-only root filesystem, no capabilities)."""
     settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": queue_name}
     if feature_gates:
         settings["featureGates"] = dict(feature_gates)
     account: dict[str, Any] = {"name": SERVICE_ACCOUNT}
     if role_arn is not None:
         account["annotations"] = {"eks.amazonaws.com/role-arn": role_arn}
+    controller: dict[str, Any] = {"resources": CONTROLLER_RESOURCES}
+    if image_registry:
+        controller["image"] = {"repository": charts.image_repository(versions.KARPENTER, image_registry)}
     return {
         "settings": settings,
         "serviceAccount": account,
         "replicas": replicas,
-        "controller": {"resources": CONTROLLER_RESOURCES},
+        "controller": controller,
         **controller_placement(),
     }
 

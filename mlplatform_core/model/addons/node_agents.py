@@ -1,11 +1,12 @@
-"""Every DaemonSet the stack installs, with the groups it must run on: what the placement proof checks.
+"""Every DaemonSet the EKS add-ons install, with the groups it must run on: what the placement proof checks.
 
 A DaemonSet that misses a group leaves its nodes without the agent (no GPUs advertised, no volumes
 attached); one that lands on a group it should not double-runs there (Bottlerocket's own device
 plugin). Each entry is the pod placement as its add-on renders it with the toolkit's values.
 
-A new add-on goes in `ADDONS`: with its DaemonSets here, or with none. tests/components check that
-every Helm release and EKS add-on the programs register is listed, so none is forgotten.
+The DaemonSets of the Helm charts come from the charts as they render (proof.chart_workloads), with the
+groups their add-on module names. A new add-on goes in `ADDONS`: tests/program check that every Helm release
+and EKS add-on the programs register is listed, so none is forgotten.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import addon_versions as versions
 from ..layout import Layout
-from . import charts, coredns, device_plugin, ebs_csi, gpu_agents, node_health, pod_identity
+from . import charts, coredns, ebs_csi, gpu_agents, node_health, pod_identity
 from .affinity import AMD64_ARM64, LINUX, every_node, not_on
 
 
@@ -36,8 +38,10 @@ _AWS_NODE = every_node(LINUX, AMD64_ARM64, not_on("fargate"))
 
 # Every add-on the programs install (Helm release name or EKS add-on name) and whether it brings DaemonSets.
 ADDONS: Mapping[str, str] = {
-    charts.CLUSTER_AUTOSCALER.name: "a Deployment on the initial group",
-    charts.NVIDIA_DEVICE_PLUGIN.name: "DaemonSet nvidia-device-plugin",
+    versions.CLUSTER_AUTOSCALER: "a Deployment on the initial group (rendered: proof.chart_workloads)",
+    versions.NVIDIA_DEVICE_PLUGIN: "DaemonSets nvidia-device-plugin and its MPS control daemon (rendered)",
+    versions.KARPENTER: "a Deployment on the initial group (rendered)",
+    versions.KARPENTER_CRD: "CustomResourceDefinitions only",
     coredns.ADDON_NAME: "a Deployment on the initial group",
     ebs_csi.ADDON_NAME: "DaemonSet ebs-csi-node, Deployment ebs-csi-controller on the initial group",
     "vpc-cni": "DaemonSet aws-node (created by pulumi-eks)",
@@ -52,7 +56,7 @@ ADDONS: Mapping[str, str] = {
 
 
 def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
-    """The DaemonSets of the stack's add-ons with the groups each must serve."""
+    """The DaemonSets of the stack's EKS add-ons with the groups each must serve."""
     every = tuple(g.name for g in layout.groups)
     agents = [
         NodeAgent(
@@ -85,17 +89,6 @@ def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
             )
         )
     agents += _gpu_agents(layout)
-    plugin = device_plugin.pod_placement(layout)
-    if plugin is not None:
-        agents.append(
-            NodeAgent(
-                "nvidia-device-plugin",
-                charts.NVIDIA_DEVICE_PLUGIN.name,
-                plugin,
-                tuple(g.name for g in device_plugin.plugin_groups(layout)),
-                "advertises nvidia.com/gpu on AL2023 GPU nodes (Bottlerocket runs its own)",
-            )
-        )
     return tuple(agents)
 
 

@@ -82,11 +82,14 @@ class NodePoolSettings(SettingsModel):
 class KarpenterSettings(SettingsModel):
     """The Karpenter controller and its NodePools (used with provisioner: karpenter)."""
 
-    # The AMI release of every EC2NodeClass alias (al2023@<v>, bottlerocket@<v>). `latest` drifts every node
-    # whenever AWS publishes an AMI; pin one (e.g. v20260801) in production and roll forward deliberately.
-    ami_version: Pattern(  # type: ignore[valid-type]
-        r"^(latest|v[0-9][0-9.]*)$", "latest or an AMI release such as v20260801"
-    ) = "latest"
+    # The AMI release of every EC2NodeClass alias (al2023@<v>, bottlerocket@<v>). Unset: the AL2023 release pinned
+    # for the cluster's minor (model/karpenter/amis.py). `latest` replaces every node whenever AWS publishes an AMI.
+    ami_version: (
+        Pattern(  # type: ignore[valid-type]
+            r"^(latest|v[0-9][0-9.]*)$", "latest or an AMI release such as v20260801"
+        )
+        | None
+    ) = None
     replicas: Count = Field(default=2, ge=1, le=5)
     # Migration from node groups: keep each pool's managed node group (unchanged, no autoscaler) next to the pool
     # until its nodes are drained; then remove this setting and the emptied groups are deleted.

@@ -20,6 +20,7 @@ from . import cluster_name
 from .access import AccessSettings, access_problems
 from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, escaped, key_path, show
+from .images import image_registry_problems, registry_error
 from .karpenter_settings import NODE_GROUPS, PROVISIONERS, KarpenterSettings
 from .kubernetes_layer import KUBERNETES_LAYERS, effective_layer, kubernetes_layer_problems
 from .messages import ambiguity_note, type_message, unknown_key_message
@@ -62,6 +63,16 @@ class StackConfig(SettingsModel):
     # Managed node groups + Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.
     provisioner: Literal[PROVISIONERS] = NODE_GROUPS  # type: ignore[valid-type]
     karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
+    # A mirror registry the add-ons' images are pulled from instead of their upstream registries (China).
+    image_registry: str | None = None
+
+    @field_validator("image_registry", mode="before")
+    @classmethod
+    def _registry(cls, v: Any) -> Any:
+        if v is not None and (err := registry_error(v)):
+            raise ValueError(err)
+        return v
+
     # Node health: EKS node auto repair on managed node groups and the node monitoring agent add-on (Karpenter:
     # its NodeRepair feature gate). On unless a stack opts out.
     node_repair: bool = True
@@ -139,6 +150,7 @@ _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]
         frozenset({"kubernetesLayer", "endpoint", "network"}),
         lambda cfg: kubernetes_layer_problems(cfg.kubernetes_layer, cfg.endpoint, cfg.network),
     ),
+    (frozenset({"imageRegistry", "region"}), lambda cfg: image_registry_problems(cfg.image_registry, cfg.region)),
     (
         frozenset({"upgradePolicy", "environment"}),
         lambda cfg: upgrade_policy_problems(cfg.upgrade_policy, cfg.environment),

@@ -35,6 +35,7 @@ from ..config.karpenter_settings import KARPENTER, NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from ..quantity import format_bytes, parse_quantity
 from ..scheduling import CPU, GPU_RESOURCE, MEMORY, Taint
+from . import amis
 from . import capacity as cap
 from .release import compatibility_error
 from .spec import (
@@ -336,8 +337,8 @@ def _pool(g: GroupLike, cfg: StackConfig, add: Add) -> tuple[NodePoolSpec, Group
         budgets=(Budget(DEFAULT_BUDGET), Budget(str(g.max_unavailable), ("Drifted",))),
         expire_after=ps.expire_after or DEFAULT_EXPIRE_AFTER,
         weight=ps.weight or (SPOT_WEIGHT if capacity_type == SPOT else ON_DEMAND_WEIGHT),
-        ami_family="Bottlerocket" if bottlerocket else "AL2023",
-        ami_alias=f"{'bottlerocket' if bottlerocket else 'al2023'}@{cfg.karpenter.ami_version}",
+        ami_family=amis.BOTTLEROCKET if bottlerocket else amis.AL2023,
+        ami_alias=amis.alias(amis.BOTTLEROCKET if bottlerocket else amis.AL2023, cfg),
         block_devices=devices,
         imds_hop_limit=cfg.imds_hop_limit,
         config_path=g.config_path,
@@ -399,4 +400,6 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
             continue
         pools.append(built[0])
         out.append(built[1])
+    for problem in amis.ami_problems(cfg, {p.ami_family for p in pools}):
+        add(("karpenter", "amiVersion"), problem)
     return out, tuple(pools)

@@ -372,6 +372,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         provisioner=cfg.provisioner,
         node_pools=node_pools,
         retained_groups=retained,
+        kubernetes_version=cfg.kubernetes_version,
         node_repair=cfg.node_repair,
         gpu_metrics=cfg.gpu_metrics,
         pod_identity=cfg.pod_identity,

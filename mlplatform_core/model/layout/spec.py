@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..config.stack import DEFAULT_KUBERNETES_VERSION
 from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
@@ -110,6 +111,8 @@ class Layout:
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
     # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
+    # The cluster's Kubernetes minor: the add-on charts (and the images they run) follow it.
+    kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     # Stack-wide add-on choices the node agents depend on (config: nodeRepair, gpuMetrics, podIdentity).
     node_repair: bool = True
     gpu_metrics: bool = False

@@ -20,6 +20,8 @@ def config(access, region: str = "us-east-1"):
     raw = stack_config("prod")
     raw[P + "access"] = access
     raw["aws:region"] = region
+    if region.startswith("cn-"):  # China stacks must name a mirror of the add-ons' images
+        raw[P + "imageRegistry"] = "111122223333.dkr.ecr.cn-north-1.amazonaws.com.cn/mirror"
     return parse(raw)
 
 

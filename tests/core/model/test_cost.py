@@ -32,6 +32,8 @@ def stack_cost(stack: str, on: datetime.date | None = None, **settings_: object)
         raw[f"ml-platform-eks:{key}"] = value
     if "region" in settings_:
         raw["aws:region"] = raw.pop("ml-platform-eks:region")
+        if str(settings_["region"]).startswith("cn-"):  # China stacks name a mirror of the add-ons' images
+            raw.setdefault("ml-platform-eks:imageRegistry", "111122223333.dkr.ecr.cn-north-1.amazonaws.com.cn/m")
     cfg = parse(raw)
     return estimate(cfg, build_layout(cfg, stack), on=on)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from mlplatform_core.model import addon_versions as versions
 from mlplatform_core.model.addons import device_plugin
+from mlplatform_core.model.addons.releases import addons_of
 from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.layout import autoscaler_tags, build_layout
 from mlplatform_core.model.scheduling import ACCELERATOR_LABEL, DEVICE_PLUGIN_LABEL, Taint, Toleration
@@ -101,4 +103,5 @@ def test_the_device_plugin_tolerates_every_taint_of_its_groups():
 def test_no_device_plugin_when_only_bottlerocket_gpu_groups_exist():
     lay = layout(gpu={"amiType": BOTTLEROCKET})
     assert lay.group("gpu").gpu and DEVICE_PLUGIN_LABEL not in lay.group("gpu").labels
-    assert device_plugin.device_plugin_values(lay) is None and device_plugin.pod_placement(lay) is None
+    assert device_plugin.device_plugin_values(lay) is None
+    assert versions.NVIDIA_DEVICE_PLUGIN not in addons_of(lay)  # no release, nothing rendered

@@ -6,7 +6,11 @@ import json
 
 import pytest
 
+from mlplatform_core.model import addon_versions as versions
 from mlplatform_core.model.addons import karpenter_controller as karpenter
+from mlplatform_core.model.charts import facts as chart_facts
+from mlplatform_core.model.charts.render import render
+from mlplatform_core.model.eks_versions import minor_key
 from mlplatform_core.model.karpenter import release
 from mlplatform_core.model.scheduling import ROLE_LABEL
 
@@ -30,11 +34,15 @@ def test_the_snapshot_records_its_upstream_release():
         assert source["repo"] == "aws/karpenter-provider-aws" and len(source["commit"]) == 40 and source["date"]
 
 
-def test_charts_are_pinned_to_the_release():
-    for chart in (karpenter.chart(), karpenter.crd_chart()):
+@pytest.mark.parametrize("minor", versions.supported(versions.KARPENTER))
+def test_charts_are_pinned_to_the_release(minor):
+    """The charts' version is the release whose IAM documents and CRD schemas the toolkit pins (karpenter.json)."""
+    for chart in (karpenter.chart(minor), karpenter.crd_chart(minor)):
         assert chart.version == release.version() and chart.namespace == "kube-system"
         assert karpenter.chart_ref(chart) == f"oci://public.ecr.aws/karpenter/{chart.name}"
-    assert karpenter.chart().name == "karpenter" and karpenter.crd_chart().name == "karpenter-crd"
+    assert karpenter.chart(minor).name == "karpenter" and karpenter.crd_chart(minor).name == "karpenter-crd"
+    low, high = release.kubernetes_range()
+    assert minor_key(low) <= minor_key(minor) <= minor_key(high)
 
 
 def test_controller_policies_are_karpenters_reference_scoped_to_the_cluster():
@@ -89,7 +97,9 @@ def test_controller_values_run_it_on_the_initial_group_with_its_irsa_role():
     assert "affinity" not in values  # Helm would replace the chart's list and drop its nodepool DoesNotExist term
     resources = values["controller"]["resources"]
     assert resources["requests"]["cpu"] and resources["limits"]["memory"]
-    pod = karpenter.controller_pod_placement()
+    # As the chart renders it (recorded facts, helm template): our selector merged into the chart's, its
+    # affinity kept: never on a node Karpenter launched.
+    (pod,) = [w["pod"] for w in render(chart_facts.load("karpenter", release.version()), values).workloads]
     assert pod["nodeSelector"] == {"kubernetes.io/os": "linux", ROLE_LABEL: "initial"}
     term = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
     assert term == {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}

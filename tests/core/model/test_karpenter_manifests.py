@@ -67,13 +67,13 @@ def objects(lay) -> list[dict]:
 
 VARIANTS = {
     "example stack": {},
-    "bottlerocket, pinned AMI, overrides": {
+    "bottlerocket, latest AMI, overrides": {
         "nodeGroups": {
             **stack_config("dev-karpenter")[f"{P}nodeGroups"],
             "jobs": {"amiType": "BOTTLEROCKET_x86_64", "maxSize": 3},
         },
         "karpenter": {
-            "amiVersion": "v1.26.2",
+            "amiVersion": "latest",  # one release cannot name both families' AMIs
             "nodePools": {"jobs": {"limits": {"cpu": "96", "memory": "384Gi"}, "expireAfter": "Never", "weight": 3}},
         },
         "imdsHopLimit": 2,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlplatform_core.model import instances
+from mlplatform_core.model import addon_versions, instances
 from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.karpenter import capacity, release
 from mlplatform_core.model.karpenter import pools as karpenter_pools
@@ -168,15 +168,18 @@ def test_pool_settings_override_the_defaults():
 
 def test_node_class_baseline_per_ami_family():
     p = pools()
-    assert p["jobs"].ami_alias == "al2023@latest" and p["jobs"].ami_family == "AL2023"
+    # Unset amiVersion: the AL2023 release pinned for the minor (generated), not `latest`, which drifts every node.
+    pin = addon_versions.of_minor("1.35")["al2023Ami"]
+    assert p["jobs"].ami_alias == f"al2023@{pin}" and p["jobs"].ami_family == "AL2023"
+    assert all(pool.ami_alias == f"al2023@{pin}" for pool in p.values())
     assert [d.to_dict()["deviceName"] for d in p["jobs"].block_devices] == ["/dev/xvda"]
     assert p["gpu"].block_devices[0].size_gib == 200  # the GPU group's disk
     assert all(p.imds_hop_limit == 1 for p in p.values())
     bottlerocket = pools(
         nodeGroups={**stack_config("dev-karpenter")[f"{P}nodeGroups"], "jobs": {"amiType": "BOTTLEROCKET_x86_64"}},
-        karpenter={"amiVersion": "v1.26.2"},
+        karpenter={"amiVersion": "latest"},
     )["jobs"]
-    assert bottlerocket.ami_alias == "bottlerocket@v1.26.2" and bottlerocket.ami_family == "Bottlerocket"
+    assert bottlerocket.ami_alias == "bottlerocket@latest" and bottlerocket.ami_family == "Bottlerocket"
     # Bottlerocket: a small OS volume, the group's disk as the data volume (Karpenter's own default layout).
     assert [(d.device_name, d.size_gib) for d in bottlerocket.block_devices] == [("/dev/xvda", 4), ("/dev/xvdb", 100)]
 
@@ -360,3 +363,24 @@ def test_any_family_choice_builds_a_pool_that_keeps_to_it_or_is_refused_by_its_k
         assert not instances.lookup(name).accelerated  # a spot pool without GPUs
     smallest_cpu = min(instances.lookup(t).vcpu for t in spot.instance_types if instances.lookup(t).known)
     assert int(spot.limits["cpu"]) >= smallest_cpu
+
+
+@pytest.mark.parametrize(
+    "jobs_ami, setting, refused",
+    [
+        ("BOTTLEROCKET_x86_64", None, "pool runs Bottlerocket, whose releases the toolkit does not pin"),
+        ("BOTTLEROCKET_x86_64", "v20260714", "run AL2023 and Bottlerocket"),
+        ("AL2023_x86_64_STANDARD", "v1.26.2", "is not a AL2023 AMI release such as v20260714"),
+    ],
+)
+def test_an_ami_release_must_name_the_pools_family(jobs_ami, setting, refused):
+    groups = {**stack_config("dev-karpenter")[f"{P}nodeGroups"], "jobs": {"amiType": jobs_ami}}
+    karpenter = {"amiVersion": setting} if setting else {}
+    with pytest.raises(ConfigError) as info:
+        pools(nodeGroups=groups, karpenter=karpenter)
+    assert f"{P}karpenter.amiVersion" in str(info.value) and refused in str(info.value)
+
+
+def test_an_explicit_release_or_latest_is_taken_as_written():
+    assert {p.ami_alias for p in pools(karpenter={"amiVersion": "v20250101"}).values()} == {"al2023@v20250101"}
+    assert {p.ami_alias for p in pools(karpenter={"amiVersion": "latest"}).values()} == {"al2023@latest"}

@@ -48,5 +48,6 @@ def test_a_region_that_aws_does_not_list_is_refused_with_a_did_you_mean(written,
 
 
 def test_every_listed_region_is_accepted():
+    mirror = {"ml-platform-eks:imageRegistry": "registry.example.com/mirror"}  # China stacks need one
     for region in regions.known_regions():
-        assert parse({"aws:region": region, "ml-platform-eks:environment": "dev"}).region == region
+        assert parse({"aws:region": region, "ml-platform-eks:environment": "dev", **mirror}).region == region

@@ -8,6 +8,7 @@ import pytest
 
 from mlplatform_core.model.addons import node_agents as agents_module
 from mlplatform_core.model.addons.node_agents import node_agents
+from mlplatform_core.model.addons.proof import chart_workloads
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.placement.invariants import check_layout, stack_report
@@ -58,27 +59,31 @@ def test_every_daemonset_reaches_exactly_its_groups(stack):
 
 def test_the_device_plugin_stays_off_bottlerocket_and_serves_every_other_gpu_group():
     _, layout = busy_layout()
-    (plugin,) = [a for a in node_agents(layout) if a.name == "nvidia-device-plugin"]
+    (plugin,) = [w for w in chart_workloads(layout) if w.name == "nvidia-device-plugin"]
     assert set(plugin.groups) == {"gpu", "vision"}
     report = check_layout(layout)
     reach = {p.name: set(r.reachable) for p, r in report.placements}
     assert reach["nvidia-device-plugin"] == {"gpu", "vision"}
+    # The chart also renders its MPS control daemon, which selects nvidia.com/mps.capable=true: nowhere here.
+    assert reach["nvidia-device-plugin-mps-control-daemon"] == set()
+    assert report.ok, report.errors
 
 
 def test_a_daemonset_that_misses_a_group_is_a_placement_error(monkeypatch):
     _, layout = busy_layout()
-    real = node_agents(layout)
+    real = chart_workloads(layout)
 
     def narrower(lay):
         out = []
-        for agent in real:
-            if agent.name == "nvidia-device-plugin":  # forget the spot, dedicated-role and user taints
-                tolerations = [t for t in agent.placement["tolerations"] if t.get("key") == "nvidia.com/gpu"]
-                agent = dataclasses.replace(agent, placement={**agent.placement, "tolerations": tolerations})
-            out.append(agent)
+        for w in real:
+            if w.name == "nvidia-device-plugin":  # forget the spot, dedicated-role and user taints
+                pod = dict(w.workload["pod"])
+                pod["tolerations"] = [t for t in pod["tolerations"] if t.get("key") == "nvidia.com/gpu"]
+                w = dataclasses.replace(w, workload={**w.workload, "pod": pod})
+            out.append(w)
         return tuple(out)
 
-    monkeypatch.setattr("mlplatform_core.placement.profiles.node_agents", narrower)
+    monkeypatch.setattr("mlplatform_core.placement.profiles.chart_workloads", narrower)
     errors = [f for f in check_layout(layout).errors if f.profile == "nvidia-device-plugin"]
     assert any("must run on" in f.message and "vision" in f.message for f in errors), errors
 

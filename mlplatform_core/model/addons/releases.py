@@ -1,0 +1,102 @@
+"""Every Helm release a stack installs, with its chart and values: what the programs deploy and the proof renders.
+
+The programs (mlplatform_program/components/platform.py and karpenter.py) pass the values Pulumi only knows at
+deploy (IAM role ARNs, the interruption queue's name) as Outputs; the proof passes readable stand-ins, which
+change no rendered workload or RBAC rule (the chart facts record which values do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import addon_versions as versions
+from ..layout import Layout
+from . import autoscaler, charts, device_plugin, node_health
+from . import karpenter_controller as karpenter
+from .charts import Chart
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str  # the Helm release name (the chart's name: the charts' resource names follow it)
+    chart: Chart
+    values: Mapping[str, Any]
+    skip_crds: bool = False
+
+
+@dataclass(frozen=True)
+class DeployTimeValues:
+    """What only exists at deploy; the defaults are the stand-ins the proof renders with."""
+
+    region: str = "us-east-1"
+    image_registry: str | None = None
+    autoscaler_role_arn: Any = "<autoscaler role ARN>"
+    karpenter_role_arn: Any = "<karpenter controller role ARN>"
+    karpenter_queue: Any = "<interruption queue name>"
+    karpenter_replicas: int = 2
+
+
+def addons_of(layout: Layout) -> tuple[str, ...]:
+    """The charts the layout installs (their versions must exist for its minor)."""
+    names: list[str] = []
+    if karpenter.uses_karpenter(layout):
+        names += [versions.KARPENTER_CRD, versions.KARPENTER]
+    else:  # two autoscalers would both launch nodes for the same pending pods
+        names.append(versions.CLUSTER_AUTOSCALER)
+    if device_plugin.plugin_groups(layout):
+        names.append(versions.NVIDIA_DEVICE_PLUGIN)
+    return tuple(names)
+
+
+def autoscaler_release(layout: Layout, at_deploy: DeployTimeValues) -> Release:
+    role_arn = None if layout.pod_identity else at_deploy.autoscaler_role_arn  # Pod Identity: no IRSA annotation
+    values = autoscaler.autoscaler_values(layout, at_deploy.region, role_arn, at_deploy.image_registry)
+    chart = charts.chart(versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
+    return Release(chart.name, chart, values)
+
+
+def device_plugin_release(layout: Layout, at_deploy: DeployTimeValues) -> Release | None:
+    values = device_plugin.device_plugin_values(layout, at_deploy.image_registry)
+    if values is None:
+        return None
+    chart = charts.chart(versions.NVIDIA_DEVICE_PLUGIN, layout.kubernetes_version)
+    return Release(chart.name, chart, values)
+
+
+def karpenter_releases(layout: Layout, at_deploy: DeployTimeValues) -> tuple[Release, Release]:
+    """The CRDs (karpenter-crd, which Helm upgrades with the release) and the controller (skipping the CRDs its
+    own chart carries, which Helm would never upgrade)."""
+    crds = karpenter.crd_chart(layout.kubernetes_version)
+    controller = karpenter.chart(layout.kubernetes_version)
+    values = karpenter.controller_values(
+        layout.cluster_name,
+        at_deploy.karpenter_queue,
+        None if layout.pod_identity else at_deploy.karpenter_role_arn,  # Pod Identity: no IRSA annotation
+        at_deploy.karpenter_replicas,
+        node_health.karpenter_feature_gates(layout),
+        at_deploy.image_registry,
+    )
+    return Release(crds.name, crds, {}), Release(controller.name, controller, values, skip_crds=True)
+
+
+def stack_releases(layout: Layout, at_deploy: DeployTimeValues | None = None) -> tuple[Release, ...]:
+    """Every release of the stack, in the order the programs create them."""
+    at_deploy = at_deploy or DeployTimeValues()
+    out: list[Release] = []
+    if karpenter.uses_karpenter(layout):
+        out += karpenter_releases(layout, at_deploy)
+    else:
+        out.append(autoscaler_release(layout, at_deploy))
+    if (plugin := device_plugin_release(layout, at_deploy)) is not None:
+        out.append(plugin)
+    return tuple(out)
+
+
+def namespace_defaults(layout: Layout) -> dict[str, frozenset[str]]:
+    """Namespace -> the resources a LimitRange the toolkit creates there gives containers that request none."""
+    if not device_plugin.plugin_groups(layout):
+        return {}
+    defaults = device_plugin.CONTAINER_DEFAULTS["defaultRequest"]
+    return {charts.DEVICE_PLUGIN_NAMESPACE: frozenset(defaults)}

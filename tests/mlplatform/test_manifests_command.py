@@ -1,0 +1,43 @@
+"""`mlplatform manifests`: what `make scan` hands checkov, for the shipped stacks and for a team's own."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from mlplatform.cli import main
+from mlplatform.commands import manifests
+from mlplatform_core.model.addons import autoscaler
+from tests.conftest import ROOT, shipped_run
+
+
+@pytest.fixture(autouse=True)
+def cached_runs(monkeypatch):
+    """The shipped stacks' offline runs, cached for the session (the command's own run is the same)."""
+    monkeypatch.setattr(manifests, "run_stack", lambda stack, config, root: shipped_run(stack))
+
+
+def test_a_shipped_stack_gets_its_objects_and_its_committed_chart_renderings(tmp_path, capsys):
+    assert main(["manifests", "dev", "--out", str(tmp_path)]) == 0
+    written = {p.name for p in (tmp_path / "dev").iterdir()}
+    assert written == {"objects.yaml", "cluster-autoscaler.yaml", "nvidia-device-plugin.yaml"}
+    kinds = {d["kind"] for d in yaml.safe_load_all((tmp_path / "dev" / "objects.yaml").read_text())}
+    assert {"PriorityClass", "Namespace", "LimitRange", "ConfigMap", "StorageClass"} <= kinds
+    committed = ROOT / "tests" / "data" / "rendered" / "dev" / "cluster-autoscaler.yaml"
+    assert (tmp_path / "dev" / "cluster-autoscaler.yaml").read_text() == committed.read_text()
+
+
+def test_values_that_moved_since_the_rendering_are_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(
+        autoscaler, "RESOURCES", {"requests": {"cpu": "200m", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}
+    )
+    assert main(["manifests", "prod", "--out", str(tmp_path)]) == 2
+    assert "stale; run scripts/render_charts.py" in capsys.readouterr().err
+
+
+def test_a_stack_without_a_committed_rendering_gets_its_objects_and_a_note(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(manifests, "RENDERED", tmp_path / "none")  # as for a team's own stack
+    assert main(["manifests", "prod", "--out", str(tmp_path / "out")]) == 0
+    assert {p.name for p in (tmp_path / "out" / "prod").iterdir()} == {"objects.yaml"}
+    err = capsys.readouterr().err
+    assert "chart cluster-autoscaler" in err and "give --helm PATH" in err
