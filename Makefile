@@ -43,10 +43,11 @@ test-scheduler: $(STAMP)
 	scripts/build_kube.sh $(KUBE_BIN_DIR)
 	KUBE_BIN_DIR=$(KUBE_BIN_DIR) $(BIN)/python -m pytest -q -m scheduler tests/scheduler
 
-## make docs: regenerate every command output and generated table in README.md and docs/ (scripts/generate_docs.py),
-## and the policy rule reference (scripts/generate_policy_docs.py)
+## make docs: regenerate every generated page and table (the policy rules, the add-ons) and every command output
+## shown in README.md and docs/ (scripts/generate_docs.py)
 docs: $(STAMP)
 	$(BIN)/python scripts/generate_policy_docs.py
+	$(BIN)/python scripts/generate_addon_docs.py
 	$(BIN)/python scripts/generate_docs.py
 
 ## make docs-site: build the documentation site (MkDocs, Material) into site/, failing on any warning

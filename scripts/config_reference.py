@@ -487,6 +487,12 @@ MEANINGS: dict[str, Doc] = {
         "Managed node groups and the Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.",
         "provisioner: karpenter",
     ),
+    "imageRegistry": Doc(
+        "A mirror registry the add-ons' images are pulled from instead of their upstream registries (required in "
+        "the China regions; [the add-ons](addons.md) lists the image paths).",
+        "imageRegistry: 123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror",
+        "none: the upstream registries",
+    ),
     "karpenter": Doc(
         "Karpenter settings (only with provisioner: karpenter).",
         "karpenter: {replicas: 1}",
