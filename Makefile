@@ -6,14 +6,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 STACK ?= dev
 
-.PHONY: install plan lint format test clean scan
+.PHONY: install plan lint format test docs docs-site clean scan
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 ## make plan [STACK=prod]: the offline plan of a stack (no cloud account, no Pulumi CLI)
@@ -43,6 +43,17 @@ test-scheduler: $(STAMP)
 	scripts/build_kube.sh $(KUBE_BIN_DIR)
 	KUBE_BIN_DIR=$(KUBE_BIN_DIR) $(BIN)/python -m pytest -q -m scheduler tests/scheduler
 
+## make docs: regenerate every generated page and table (the policy rules, the add-ons) and every command output
+## shown in README.md and docs/ (scripts/generate_docs.py)
+docs: $(STAMP)
+	$(BIN)/python scripts/generate_policy_docs.py
+	$(BIN)/python scripts/generate_addon_docs.py
+	$(BIN)/python scripts/generate_docs.py
+
+## make docs-site: build the documentation site (MkDocs, Material) into site/, failing on any warning
+docs-site: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 ## make check: the policy pack's rules on every stack in stacks/, offline (policies/config/<stack>.json applies),
 ## all in one process (the SDK imports are paid once); exit code the worst stack's
 .PHONY: check
@@ -68,4 +79,4 @@ scan: $(STAMP) $(SCAN_STAMP)
 	$(BIN)/python scan/gate.py build/scan/checkov.json $(if $(STACKS),--allow-unused,)
 
 clean:
-	rm -rf $(VENV) $(SCAN_VENV) build .pytest_cache .hypothesis .ruff_cache .import_linter_cache *.egg-info
+	rm -rf $(VENV) $(SCAN_VENV) build site .pytest_cache .hypothesis .ruff_cache .import_linter_cache *.egg-info

@@ -1,37 +1,37 @@
 #!/usr/bin/env python3
-"""The SDK floor of a plan: the same imports and registrations as a recorded run, with no program logic.
+"""The SDK floor of a plan: the same imports, registrations and invokes as a recorded run, through the public
+Pulumi SDK alone.
 
   floor.py record (--stack NAME | --config-file PATH) OUT.json   run the real program once (through
-      mlplatform's engine) and write what it did: every Pulumi SDK module it loaded, and every
-      registration of each program the stack deploys, in order (type, name, parent, custom/remote,
-      inputs, protect, ignoreChanges, provider, dependencies), its exports and what its
-      StackReferences read.
+      mlplatform's engine) and write what it did: every Pulumi SDK module it loaded, and for each program
+      the stack deploys every registration in order (type, name, parent, custom/remote, inputs, protect,
+      ignoreChanges, provider, dependencies) with the outputs the mocks answered, every invoke with its
+      result, its exports and what its StackReferences read.
   floor.py replay RECORDING.json   the floor itself, in a fresh process: import the same SDK modules
-      (pulumi, pulumi_aws, pulumi_eks, pulumi_kubernetes: exactly those the real run loaded), then, as
-      each program, register the same resources with the same inputs and options in the same order,
-      one run per program as the plan does, through the same engine: the same mocks and mock monitor
-      (mlplatform.engine.execute), the same collector settings, freeze and pump. Nothing else of the
-      project is imported: no settings model (pydantic), layout, placement, program or reports.
+      (pulumi, pulumi_aws, pulumi_eks, pulumi_kubernetes: exactly those the real run loaded), then for each
+      program set the SDK's own mocks (pulumi.runtime.set_mocks with a Mocks that answers the recorded
+      outputs) and, as a unit test of the SDK does (@pulumi.runtime.test), make the same invokes and register
+      the same resources with the same inputs and options in the same order. Nothing of this project is
+      imported: not its engine (mocks, monitor, pulumi-eks model, recording, collector settings, pump), not
+      its settings model, layout, placement, program or reports.
 
-What a plan costs above the floor is this project's own: reading and validating the stack, the layout,
-workloads and placement proof, the components' logic and the report. Registrations are replayed through
-the SDK's generic CustomResource / ComponentResource / ProviderResource with the wire-format inputs, so
-the generated provider classes' thin constructors are not in the floor (a slightly lower floor, i.e. a
-stricter ratio). bench/run drives it with the project's .venv.
+What a plan costs above the floor is this project's own: its engine, reading and validating the stack, the
+layout, workloads and placement proof, the components' logic and the report. Registrations go through the
+SDK's generic CustomResource / ComponentResource / ProviderResource with the wire-format inputs, so the
+generated provider classes' thin constructors are not in the floor (a slightly lower floor, i.e. a stricter
+ratio); a remote component's children, which the engine's pulumi-eks model builds, are not registered.
+bench/run drives it with the project's .venv.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import sys
-import tempfile
-from pathlib import Path
 
 SDK_PACKAGES = ("pulumi", "pulumi_aws", "pulumi_eks", "pulumi_kubernetes")
-STATE_MODULE = "mlplatform_bench_floor"  # where the replay program finds this module (runpy swaps __main__)
-REPLAY_PROGRAM = f"import sys\nsys.modules[{STATE_MODULE!r}].replay_registrations()\n"
 RECORDING: dict = {}
 
 
@@ -55,10 +55,18 @@ def _program(run, references: dict, sent: dict) -> dict:
             "createdBy": r.created_by,  # built by a remote component's provider: the replay does not send it
             # a remote component names its provider plugin's version (pulumi_eks: the engine models some)
             "version": version(f"pulumi_{r.type.split(':')[0]}") if r.remote else None,
+            "outputs": r.outputs,  # what the mocks answered: the floor's mocks answer the same
         }
         for r in run.resources
     ]
-    return {"project": run.project, "resources": resources, "exports": run.exports, "references": references}
+    invokes = [{"token": i.token, "args": i.args, "result": i.result} for i in run.invokes]
+    return {
+        "project": run.project,
+        "resources": resources,
+        "invokes": invokes,
+        "exports": run.exports,
+        "references": references,
+    }
 
 
 def record(stack: str | None, config_file: str | None, out: str) -> None:
@@ -96,12 +104,35 @@ def record(stack: str | None, config_file: str | None, out: str) -> None:
         json.dump(doc, fh, default=str)
 
 
-def replay_registrations() -> None:
-    """The replay program: every recorded registration, in order, with its options; then the exports."""
+def _invoke_key(token: str, args: dict) -> tuple[str, str]:
+    return token, json.dumps(args, sort_keys=True, default=str)
+
+
+def _mocks(program: dict):
+    """The SDK's Mocks answering each registration and invoke with what the real run's mocks answered."""
     import pulumi
 
+    outputs = {(r["type"], r["name"]): r["outputs"] for r in program["resources"]}
+    results = {_invoke_key(i["token"], i["args"]): i["result"] for i in program["invokes"]}
+
+    class ReplayMocks(pulumi.runtime.Mocks):
+        def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+            return f"{args.name}-id", {**args.inputs, **outputs.get((args.typ, args.name), {})}
+
+        def call(self, args: pulumi.runtime.MockCallArgs):
+            return results.get(_invoke_key(args.token, args.args), {})
+
+    return ReplayMocks()
+
+
+def replay_program(program: dict) -> list[tuple[str, object]]:
+    """One program's invokes and registrations, in order, with their options; then its exports."""
+    import pulumi
+
+    for invoke in program["invokes"]:
+        pulumi.runtime.invoke(invoke["token"], invoke["args"])
     built: dict[str, pulumi.Resource] = {}
-    for r in RECORDING["program"]["resources"]:
+    for r in program["resources"]:
         if r["createdBy"]:
             continue
         deps = [built[d] for d in r["dependencies"] if d in built]
@@ -123,45 +154,48 @@ def replay_registrations() -> None:
             if not r["remote"]:
                 res.register_outputs({})
         built[r["urn"]] = res
-    for key, value in RECORDING["program"]["exports"].items():
+    for key, value in program["exports"].items():
         pulumi.export(key, value)
+    names = {urn: urn.rsplit("::", 1)[-1] for urn in built}  # the resource's name ends its URN
+    return [(names[urn], res) for urn, res in built.items()]
 
 
-# The engine itself reads the AWS region list (its pulumi-eks model answers aws.getPartition from it, as
-# the provider does from the AWS SDK's data): data, not program logic, so the floor may load it.
-ENGINE_DATA = {"mlplatform_core", "mlplatform_core.model", "mlplatform_core.model.regions"}
+def project_modules(modules) -> list[str]:
+    """This project's own modules (engine, settings model, layout, placement, components) among `modules`."""
+    roots = {"mlplatform", "mlplatform_core", "mlplatform_program", "mlplatform_policies", "pydantic"}
+    return sorted(m for m in modules if m.split(".")[0] in roots)
 
 
-def program_logic(modules) -> list[str]:
-    """The project's own modules (settings model, layout, placement, components) among `modules`."""
-    roots = {"mlplatform_core", "pydantic", "mlplatform_program"}
-    return sorted(m for m in modules if m.split(".")[0] in roots and m not in ENGINE_DATA)
-
-
-def replay(path: str) -> None:
+def replay(path: str, collector: bool = False) -> None:
+    """`collector`: with the collector settings the engine uses (young-generation collections only during a
+    run, gc.freeze after it; public Python APIs a program could use too), to see the engine's cost apart."""
     with open(path, encoding="utf-8") as fh:
         RECORDING.update(json.load(fh))
     for name in RECORDING["modules"]:  # the same SDK modules, in the order the real run loaded them
         importlib.import_module(name)
-    from mlplatform.engine import run as engine  # the same mocks, monitor, collector settings and pump
-    from mlplatform.engine.recording import ProgramRun
+    import pulumi
 
-    engine.FREEZER.enabled = True  # as the mlplatform command does
-    sys.modules[STATE_MODULE] = sys.modules[__name__]
     replayed, recorded = [], []
     for program in RECORDING["programs"]:  # one run per program, as the plan runs them
-        RECORDING["program"] = program
-        references = {
-            name: ProgramRun(RECORDING["stack"], {}, [], exports, set())
-            for name, exports in program["references"].items()
-        }
-        with tempfile.TemporaryDirectory(prefix="mlplatform-floor-") as folder:
-            (Path(folder) / "__main__.py").write_text(REPLAY_PROGRAM)
-            run = engine.execute(
-                RECORDING["stack"], {}, program["project"], RECORDING["region"], Path(folder), references=references
-            )
-        replayed += [(r.type, r.name, r.parent) for r in run.resources]
-        recorded += [(r["type"], r["name"], r["parent"]) for r in program["resources"]]
+        pulumi.runtime.set_mocks(_mocks(program), project=program["project"], stack=RECORDING["stack"], preview=False)
+        done: list = []
+
+        @pulumi.runtime.test
+        def run(program=program, done=done):
+            done.extend(replay_program(program))
+            return pulumi.Output.all(*(r.urn for _, r in done))  # every registration answered
+
+        if collector:
+            thresholds = gc.get_threshold()
+            gc.set_threshold(thresholds[0] or 700, 10**9, 10**9)
+        try:
+            run()
+        finally:
+            if collector:
+                gc.set_threshold(*thresholds)
+                gc.freeze()
+        replayed += [(name, program["project"]) for name, _ in done]
+        recorded += [(r["name"], program["project"]) for r in program["resources"] if not r["createdBy"]]
     # The floor is only a floor if it did the same work: every registration replayed, same imports.
     missing = [m for m in RECORDING["modules"] if m not in sys.modules]
     if replayed != recorded or missing:
@@ -169,9 +203,9 @@ def replay(path: str) -> None:
             f"floor: replay differs from the recording ({len(replayed)} vs {len(recorded)} "
             f"registrations), modules not loaded: {missing[:5]}"
         )
-    leaked = program_logic(sys.modules)
+    leaked = project_modules(sys.modules)
     if leaked:
-        raise SystemExit(f"floor: imported program logic: {leaked}")
+        raise SystemExit(f"floor: imported this project's code: {leaked}")
 
 
 def main() -> int:
@@ -183,11 +217,14 @@ def main() -> int:
     rec.add_argument("out")
     rep = sub.add_parser("replay", help="the floor: replay a recording in this process")
     rep.add_argument("recording")
+    rep.add_argument(
+        "--collector", action="store_true", help="with the engine's collector settings (young collections, freeze)"
+    )
     args = ap.parse_args()
     if args.cmd == "record":
         record(args.stack, args.config_file, args.out)
     else:
-        replay(args.recording)
+        replay(args.recording, args.collector)
     return 0
 
 

@@ -5,3 +5,5 @@
 - `reports`: the JSON documents and the tables people read;
 - `commands`: one module per CLI command; `cli` wires them into `mlplatform`.
 """
+
+__version__ = "0.1.0"  # the package's version (pyproject.toml reads it from here)

@@ -23,7 +23,7 @@ from mlplatform_policies.pulumi_policy_internals import UNKNOWN_STRING
 from .documents import SCHEMA_VERSION, shown_path
 from .engine import ProgramRun, StackRun
 from .plan import Plan
-from .project import project_root
+from .project import find_project
 
 Violation = offline.Violation
 PolicyConfigError = offline.PolicyConfigError
@@ -38,7 +38,7 @@ def _default_aws_provider(run: ProgramRun) -> list[offline.Resource]:
     if not isinstance(region, str):
         return []
     props = {"region": region}
-    urn = f"urn:pulumi:{run.stack}::{PROJECT}::pulumi:providers:aws::default"
+    urn = f"urn:pulumi:{run.stack}::{run.project or PROJECT}::pulumi:providers:aws::default"
     return [offline.Resource(type="pulumi:providers:aws", name="default", urn=urn, props=props, state=props)]
 
 
@@ -135,10 +135,13 @@ def run_checks(
     return violations
 
 
-def default_policy_config(stack: str) -> Path | None:
-    """policies/config/<stack>.json, the file CI passes as --policy-pack-config for that stack."""
-    path = project_root() / "policies" / "config" / f"{stack}.json"
-    return path if path.is_file() else None
+def default_policy_config(plan: Plan | str) -> Path | None:
+    """The project's policies/config/<stack>.json, the file CI passes as --policy-pack-config for that stack
+    (a stack name alone: of the working directory's project)."""
+    if isinstance(plan, str):
+        project = find_project(required=False)
+        return project.policy_config(plan) if project else None
+    return plan.project.policy_config(plan.stack) if plan.project else None
 
 
 def effective_levels(policy_config: Mapping[str, Any] | None) -> dict[str, str]:
@@ -170,7 +173,7 @@ def check_document(
         "stack": plan.stack,
         "stackNamedBy": plan.named_by,
         "source": plan.source,
-        "policyConfig": shown_path(config_path) if config_path else None,
+        "policyConfig": shown_path(config_path, plan.project.root if plan.project else None) if config_path else None,
         "passed": mandatory == 0,
         "mandatory": mandatory,
         "advisory": len(violations) - mandatory,

@@ -10,28 +10,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mlplatform_core.errors import InputError
 from mlplatform_core.model.config import ConfigError, key_path, parse, read_stack_file
 from mlplatform_core.model.config.cluster_name import StackCluster, accounts_of, colliding_pairs, collision_message
 
 from .documents import shown_path
-from .stacks import resolve_stack
+from .project import Project
+from .stacks import Target, resolve_stack
 
-Target = tuple[str | None, str | None]
 
-
-def colliding(targets: Sequence[Target]) -> dict[Target, str]:
+def colliding(project: Project, targets: Sequence[Target]) -> dict[Target, str]:
     """The targets refused because another target of the run creates the same cluster, with the reason."""
     if len(targets) < 2:
         return {}
     found: dict[str, tuple[Target, StackCluster]] = {}
     for target in targets:
         try:
-            name, path = resolve_stack(*target)
+            name, path = resolve_stack(project, target.stack, target.config_file)
             raw = read_stack_file(path)
             cfg = parse(raw)
-        except ConfigError:
+        except (ConfigError, InputError):
             continue
-        source = shown_path(path)
+        source = shown_path(path, project.root)
         found[source] = (target, StackCluster(name, source, cfg.cluster_name_for(name), cfg.region, accounts_of(raw)))
     refused: dict[Target, str] = {}
     for first, second in colliding_pairs(cluster for _, cluster in found.values()):

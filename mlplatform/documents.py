@@ -1,6 +1,6 @@
 """What every `--json` document shares: its schema version, and paths shown without the user's machine.
 
-README ("The JSON documents") describes each document; a change to a key's name or meaning that a
+docs/json.md ("The JSON documents") describes each document; a change to a key's name or meaning that a
 reader of version N would misread bumps SCHEMA_VERSION. Keys are camelCase throughout; keys that
 are data (labels, tags, Kubernetes manifests, resource inputs, stack outputs) keep their own names.
 """
@@ -14,22 +14,20 @@ from typing import Any
 
 from mlplatform_core.model.config import ConfigError, Problem
 
-from .project import project_root
-
 # 2: plan documents carry each resource's replaceOnChanges, deleteBeforeReplace and custom, each node group's
 # maxUnavailable, each placement profile's preemptionMode and perNode, and kubernetesSupport.upgradePolicy:
 # what `mlplatform diff` and `check --against` compare.
 SCHEMA_VERSION = "2"
 
 
-def shown_path(path: str | Path) -> str:
+def shown_path(path: str | Path, root: Path | None = None) -> str:
     """A path as documents and tables show it: as typed when relative, else relative to the working
-    directory or the project, else only the file name (never an absolute path of this machine)."""
+    directory or the project's `root`, else only the file name (never an absolute path of this machine)."""
     p = Path(path)
     if not p.is_absolute():
         return p.as_posix()
     resolved = Path(os.path.abspath(p))  # no symlink resolution: the path the user sees
-    for base in (Path.cwd(), project_root()):
+    for base in (Path.cwd(), *([root] if root else [])):
         for folder in {base, base.resolve()}:
             if resolved.is_relative_to(folder):
                 return resolved.relative_to(folder).as_posix() or "."

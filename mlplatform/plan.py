@@ -13,7 +13,7 @@ from functools import cached_property
 
 from mlplatform_core.model.addons.proof import ChartProof, prove
 from mlplatform_core.model.addons.releases import DeployTimeValues
-from mlplatform_core.model.config import StackConfig, read_stack_document
+from mlplatform_core.model.config import StackConfig, kubernetes_layer_of, read_stack_document
 from mlplatform_core.model.cost.capacity import stack_capacity
 from mlplatform_core.model.cost.prices import LivePrices, on_demand
 from mlplatform_core.model.deployment import Deployment, deployment
@@ -24,6 +24,7 @@ from mlplatform_core.placement.invariants import InvariantReport, stack_report
 from .documents import shown_path
 from .engine import StackRun, run_stack
 from .engine.placeholders import Placeholders
+from .project import KUBERNETES_DIRECTORY, Project, ProjectError, builtin_project, find_project
 from .stacks import NAMED_BY_ARGUMENT, named_by, resolve_stack
 
 
@@ -35,6 +36,7 @@ class Plan:
     layout: Layout
     run: StackRun  # every program of the stack; run.programs for each `pulumi up` on its own
     named_by: str = NAMED_BY_ARGUMENT  # stacks.NAMED_BY_FILE when the name came from the --config-file's name
+    project: Project | None = None  # whose programs ran (None: a plan built by hand, in tests)
     live_prices: LivePrices | None = None  # `--prices live`: what the Price List API answered for this stack
 
     @cached_property
@@ -60,19 +62,36 @@ class Plan:
         return deployment(self.config, self.layout)
 
 
-def build_plan(stack: str | None = None, config_file: str | None = None, prices: str = "snapshot") -> Plan:
-    name, path = resolve_stack(stack, config_file)
-    source = shown_path(path)  # in documents and messages: no absolute path of this machine
+def project_for(project_dir: str | None, config_file: str | None) -> Project:
+    """The project a command works in: --project-dir or the working directory's; with none found, a
+    --config-file alone runs the installed programs (ProjectError otherwise)."""
+    project = find_project(project_dir, required=not config_file)
+    return project if project is not None else builtin_project()
+
+
+def build_plan(
+    stack: str | None = None, config_file: str | None = None, project: Project | None = None, prices: str = "snapshot"
+) -> Plan:
+    project = project or project_for(None, config_file)
+    name, path = resolve_stack(project, stack, config_file)
+    source = shown_path(path, project.root)  # in documents and messages: no absolute path of this machine
     document = read_stack_document(path, source)
     # Every problem of the file at once (keys, settings, layout, workload layer), each with its line.
     valid = validate_stack(document.config, name, source, document)
+    if kubernetes_layer_of(valid.config) == "separate" and project.kubernetes_layer is None:
+        raise ProjectError(
+            f"stack {name} deploys its Kubernetes layer separately (kubernetesLayer: separate), but the project "
+            f"{project.name} has no {KUBERNETES_DIRECTORY}/Pulumi.yaml beside its "
+            f"{shown_path(project.cluster.file, project.root)} (`mlplatform init` writes one)"
+        )
     return Plan(
         stack=name,
         source=source,
         config=valid.config,
         layout=valid.layout,
-        run=run_stack(name, document.config),
+        run=run_stack(name, document.config, project),
         named_by=named_by(stack, config_file),
+        project=project,
         live_prices=_live_prices(valid.config.region, valid.layout) if prices == "live" else None,
     )
 

@@ -1,74 +1,94 @@
-"""Which stack files a command reads: `<command> <stack> ...`, `--all` or `--config-file PATH [--stack NAME]`."""
+"""Which stack files a command reads: `<command> STACK ...`, `--all` or `--config-file PATH [--stack NAME]`.
+
+Stack names follow the Pulumi CLI: `dev`, `org/dev` or `org/project/dev`, and the last part names the stack
+file, Pulumi.<stack>.yaml in the project's stack folder (pulumi/pulumi pkg/backend/httpstate/backend.go
+parseStackName, sdk/go/common/workspace/paths.go ProjectStackPath).
+"""
 
 from __future__ import annotations
 
-import argparse
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from mlplatform_core.model.config import ConfigError, Problem
+from mlplatform_core.errors import InputError
 
 from .documents import shown_path
-from .project import project_root
+from .project import Project
+from .stack_names import STACK_NAME, VALID_STACK_NAME, why_not_a_stack
 
-# pulumi/pulumi sdk/go/common/tokens/stack_name.go, ParseStackName: not empty, at most 100 characters,
-# each a letter, a digit, '-', '_' or '.'.
-STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
-VALID_STACK_NAME = "a Pulumi stack name: 1 to 100 letters, digits, '-', '_' or '.'"
 NAMED_BY_FILE = "fileName"  # the stack name came from the --config-file's name (no STACK, no --stack)
 NAMED_BY_ARGUMENT = "argument"
 
 
-def stack_name_argument(value: str) -> str:
-    """argparse `type` of --stack: exit 2 with the option, the value and what is valid."""
-    if not STACK_NAME.fullmatch(value):
-        raise argparse.ArgumentTypeError(f"{value!r} is not {VALID_STACK_NAME}")
-    return value
+@dataclass(frozen=True)
+class StackReference:
+    """A stack as the Pulumi CLI names it: `dev`, `acme/dev` or `acme/ml-platform-eks/dev`."""
+
+    stack: str
+    organization: str | None = None
+    project: str | None = None
+
+    def __str__(self) -> str:
+        return "/".join(p for p in (self.organization, self.project, self.stack) if p)
 
 
-def add_stack_options(parser: argparse.ArgumentParser) -> None:
-    """--config-file PATH and --stack NAME, the same for every command."""
-    parser.add_argument(
-        "--config-file", metavar="PATH", help="a stack file to use instead of stacks/Pulumi.<stack>.yaml"
-    )
-    parser.add_argument(
-        "--stack",
-        dest="stack_name",
-        metavar="NAME",
-        type=stack_name_argument,
-        help="the stack's name with --config-file: it names the cluster (mlp-NAME unless clusterName is set), "
-        "the policy config (policies/config/NAME.json) and the StackReference (default: from the file name, "
-        "Pulumi.NAME.yaml or NAME.yaml, which the output then says); without --config-file, the same as STACK",
-    )
+def parse_reference(value: str) -> StackReference:
+    problem = why_not_a_stack(value)
+    if problem:
+        raise InputError(problem)
+    parts = value.split("/")
+    if len(parts) == 3:
+        return StackReference(parts[2], parts[0], parts[1])
+    if len(parts) == 2:
+        return StackReference(parts[1], parts[0])
+    return StackReference(value)
 
 
 def _file_stem(path: Path) -> str:
     name = path.name
-    if name.startswith("Pulumi.") and name.endswith(".yaml") and len(name) > len("Pulumi..yaml"):
-        return name[len("Pulumi.") : -len(".yaml")]
+    for suffix in (".yaml", ".yml"):
+        if name.startswith("Pulumi.") and name.endswith(suffix) and len(name) > len(f"Pulumi.{suffix}"):
+            return name[len("Pulumi.") : -len(suffix)]
     return path.stem
 
 
-def resolve_stack(stack: str | None, config_file: str | None) -> tuple[str, Path]:
-    """Stack name and stack file from `plan <stack>` or `plan --config-file PATH [--stack NAME]`."""
+def _stack_of(project: Project, value: str) -> str:
+    """The stack name of a STACK argument; a project part must be this project's (or its Kubernetes layer's)."""
+    ref = parse_reference(value)
+    if ref.project is not None:
+        names = [project.name] + ([project.kubernetes_layer.name] if project.kubernetes_layer else [])
+        if ref.project not in names:
+            raise InputError(
+                f"stack {value!r} belongs to project {ref.project!r}, but this project is {project.name!r} "
+                f"({shown_path(project.cluster.file, project.root)}); name it {ref.stack}, "
+                f"{ref.organization}/{ref.stack} or {ref.organization}/{project.name}/{ref.stack}"
+            )
+    return ref.stack
+
+
+def resolve_stack(project: Project, stack: str | None, config_file: str | None) -> tuple[str, Path]:
+    """Stack name and stack file from `plan STACK` or `plan --config-file PATH [--stack NAME]`."""
     if config_file:
         path = Path(config_file)
-        name = stack or _file_stem(path)
+        name = _stack_of(project, stack) if stack else _file_stem(path)
         if not STACK_NAME.fullmatch(name):
-            where = "--stack" if stack else f"--config-file {path.name}"
-            how = "" if stack else " (the stack name comes from the file name); pass --stack NAME"
-            raise ConfigError([Problem(where, f"the stack name {name!r} is not {VALID_STACK_NAME}{how}")])
+            raise InputError(
+                f"--config-file {path.name}: the stack name {name!r} is not {VALID_STACK_NAME} (the stack name "
+                "comes from the file name); pass --stack NAME"
+            )
         return name, path
     if not stack:
-        raise ConfigError([Problem("stack", "name a stack (e.g. dev) or pass --config-file PATH")])
-    path = project_root() / "stacks" / f"Pulumi.{stack}.yaml"
+        raise InputError("name a stack (e.g. dev), or --all, or pass --config-file PATH")
+    name = _stack_of(project, stack)
+    path = project.stack_file(name)
     if not path.is_file():
-        known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-        raise ConfigError(
-            [Problem("stack", f"no stack file {shown_path(path)}; known stacks: {', '.join(known) or 'none'}")]
+        known = project.stack_names()
+        raise InputError(
+            f"no stack file {shown_path(path, project.root)} for stack {name!r}; known stacks: "
+            f"{', '.join(known) or 'none'} (project {project.name}, {shown_path(project.cluster.file)})"
         )
-    return stack, path
+    return name, path
 
 
 def named_by(stack: str | None, config_file: str | None) -> str:
@@ -84,34 +104,38 @@ def file_name_note(stack: str, source: str) -> str:
     )
 
 
-def stack_names() -> list[str]:
-    """Every stack of the project: the <stack> of each stacks/Pulumi.<stack>.yaml, sorted."""
-    folder = project_root() / "stacks"
-    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in folder.glob("Pulumi.*.yaml"))
+@dataclass(frozen=True)
+class Target:
+    """One stack a command runs on: a STACK (its file in the project) or a --config-file, maybe named."""
+
+    stack: str | None
+    config_file: str | None
 
 
 def select_stacks(
-    stacks: Sequence[str], config_file: str | None, every: bool, stack: str | None = None
-) -> list[tuple[str | None, str | None]]:
-    """The (stack, config file) pairs a command runs on: the named stacks, `--all` of them, or one --config-file
-    (named by --stack, or by one STACK). Without --config-file, --stack NAME is the same as STACK.
+    project: Project, stacks: Sequence[str], config_file: str | None, every: bool, stack: str | None = None
+) -> list[Target]:
+    """The stacks a command runs on: the named stacks, `--all` of them, or one --config-file (named by
+    --stack, or by one STACK). Without --config-file, --stack NAME is the same as STACK.
 
-    Duplicates run once. Combinations that cannot mean one thing are bad input (ConfigError, exit 2).
+    Duplicates run once. Combinations that cannot mean one thing are bad input (InputError, exit 2).
     """
     if stack is not None:
         if stacks:
-            raise ConfigError([Problem("--stack", "name the stack once: as STACK or with --stack NAME, not both")])
+            raise InputError("name the stack once: as STACK or with --stack NAME, not both")
         stacks = [stack]
     if every:
         if stacks or config_file:
-            problem = "--all runs every stack in stacks/: name no stack and no --config-file with it"
-            raise ConfigError([Problem("stack", problem)])
-        names = stack_names()
+            raise InputError("--all runs every stack of the project: name no stack and no --config-file with it")
+        names = project.stack_names()
         if not names:
-            raise ConfigError([Problem("stack", f"--all: no stack file in {shown_path(project_root() / 'stacks')}")])
-        return [(name, None) for name in names]
+            folder = shown_path(project.stack_dir, project.root)
+            raise InputError(f"--all: no stack file (Pulumi.<stack>{project.cluster.file.suffix}) in {folder}")
+        return [Target(name, None) for name in names]
     if config_file:
         if len(stacks) > 1:
-            raise ConfigError([Problem("stack", "--config-file PATH is one stack: name at most one stack with it")])
-        return [(stacks[0] if stacks else None, config_file)]
-    return [(name, None) for name in dict.fromkeys(stacks)] or [(None, None)]
+            raise InputError("--config-file PATH is one stack: name at most one stack with it")
+        return [Target(stacks[0] if stacks else None, config_file)]
+    if not stacks:
+        raise InputError("name a stack (e.g. dev), or --all, or pass --config-file PATH")
+    return [Target(name, None) for name in dict.fromkeys(stacks)]

@@ -15,7 +15,7 @@ import pulumi
 from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
 from mlplatform_core.model.addons.run_by_aws import on_auto_mode
 from mlplatform_core.model.cluster import resource_tags
-from mlplatform_core.model.config import kubernetes_layer_of
+from mlplatform_core.model.config import PROJECT, kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference
 
 from .components.automode import AutoModePools
@@ -25,8 +25,12 @@ from .components.platform import Platform
 from .stack_settings import stack_settings
 
 
-def kubernetes_layer_program() -> None:
-    """The Kubernetes-layer stack: what `pulumi up` in kubernetes-layer/ builds."""
+def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
+    """The Kubernetes-layer stack: what `pulumi up` in kubernetes-layer/ builds.
+
+    `cluster_project` is the Pulumi project of the cluster program (the `name` in the Pulumi.yaml one
+    folder up): the layer reads that project's stack of the same name, <organization>/<project>/<stack>.
+    """
     valid = stack_settings()
     cfg, layout, workloads = valid.config, valid.layout, valid.workloads
     if kubernetes_layer_of(cfg) != "separate":
@@ -35,7 +39,7 @@ def kubernetes_layer_program() -> None:
             "run `pulumi up` in the project root only, or set kubernetesLayer: separate"
         )
     tags = resource_tags(cfg, layout)
-    cluster_stack = cluster_stack_reference(pulumi.get_organization(), pulumi.get_stack())
+    cluster_stack = cluster_stack_reference(pulumi.get_organization(), pulumi.get_stack(), cluster_project)
     cluster = ClusterReference("cluster", cluster_stack, layout.cluster_name, [g.name for g in layout.managed_groups])
     platform = Platform(
         "platform",

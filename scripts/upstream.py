@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -52,6 +53,27 @@ def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> t
             commit=f"{ref} (as of {datetime.date.today().isoformat()})", date=datetime.date.today().isoformat()
         )
     return text, record
+
+
+def read_under(role: str, relpath: str, local: Path | None, fetch: bool, ref: str | None = None) -> str | None:
+    """One file under a pinned directory (the pin's `path` is a folder: a generator reads many files of it): from
+    `local/<repo>/<path>/<relpath>`, or with --fetch from raw.githubusercontent.com at the pinned commit. None
+    when the file does not exist there (a name the generator only tries)."""
+    pin = manifest()[role]
+    where = f"{pin['path']}/{relpath}"
+    if local is not None:
+        path = local / pin["repo"] / where
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+    if not fetch:
+        raise SystemExit(f"{role}: give local copies of {pin['repo']}/{pin['path']} or pass --fetch")
+    url = RAW_URL.format(repo=pin["repo"], ref=ref or pin["commit"], path=where)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.read().decode("utf-8")
+    except urllib.error.HTTPError as err:
+        if err.code == 404:
+            return None
+        raise
 
 
 def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[str, dict]:

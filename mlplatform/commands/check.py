@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mlplatform_core.change.diff import diff_documents
-from mlplatform_core.change.rules import change_violations
-from mlplatform_core.model.config import ConfigError, Problem
+from mlplatform_core.errors import InputError
 
-from ..check import (
-    PolicyConfigError,
-    allowed_groups,
-    change_rule_documents,
-    change_rule_violations,
-    check_document,
-    default_policy_config,
-    load_policy_config,
-    run_checks,
-    split_policy_config,
-)
-from ..collisions import colliding
-from ..documents import check_same_stack, read_plan_document, shown_path
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MEANINGS
-from ..plan import build_plan
-from ..reports.check import render_check
-from ..reports.console import make_console
-from ..reports.plan_document import plan_document
-from ..reports.stack_runs import StackResult, finish
-from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
+from .stack_loop import add_stack_arguments, run_stacks
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..project import Project
+    from ..reports.stack_result import StackResult
+    from ..stacks import Target
 
 HELP = "evaluate the policy pack's rules on one or more stacks, offline"
 DESCRIPTION = (
@@ -46,15 +33,12 @@ EXIT_CODES = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names; each reads stacks/Pulumi.<stack>.yaml")
-    parser.add_argument("--all", action="store_true", help="every stack in stacks/ (what `make check` and CI run)")
-    add_stack_options(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_stack_arguments(parser, "every stack of the project (what `make check` and CI run)")
     parser.add_argument(
         "--policy-config",
         metavar="PATH",
         help="policy config JSON, as for `pulumi preview --policy-pack-config`, for every stack checked "
-        "(default: policies/config/<stack>.json when it exists)",
+        "(default: the project's policies/config/<stack>.json when it exists)",
     )
     parser.add_argument(
         "--against",
@@ -66,61 +50,74 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_stack(
-    stack: str | None, config_file: str | None, policy_config_file: str | None, against: str | None = None
+    project: Project, target: Target, policy_config_file: str | None, against: str | None = None
 ) -> StackResult:
-    path = None
+    """One stack's policy check (and, with `against`, the change rules of the update from that saved plan);
+    InputError when the stack, the policy config or BEFORE cannot be read."""
+    from mlplatform_core.change.diff import diff_documents
+    from mlplatform_core.change.rules import change_violations
+
+    from ..check import (  # the engine, the Pulumi SDK and the pack: only once a check runs
+        PolicyConfigError,
+        allowed_groups,
+        change_rule_documents,
+        change_rule_violations,
+        check_document,
+        default_policy_config,
+        load_policy_config,
+        run_checks,
+        split_policy_config,
+    )
+    from ..documents import check_same_stack, read_plan_document, shown_path
+    from ..plan import build_plan
+    from ..reports.check import verdict_line
+    from ..reports.plan_document import plan_document
+    from ..reports.stack_result import StackResult
+
+    before = read_plan_document(against) if against else None  # bad input before the program runs
+    plan = build_plan(target.stack, target.config_file, project)
+    path = Path(policy_config_file) if policy_config_file else default_policy_config(plan)
     try:
-        before = read_plan_document(against) if against else None
-        plan = build_plan(stack, config_file)
-        path = Path(policy_config_file) if policy_config_file else default_policy_config(plan.stack)
         policy_config, change_config = split_policy_config(load_policy_config(path) if path else None)
-        violations = run_checks(plan, policy_config)
-        if before is not None:
-            check_same_stack(before, plan.stack, against)
-            after = plan_document(plan)
-            found = change_violations(
-                diff_documents(before, after), before, after, allowed_groups(change_config, shown_path(path or "-"))
-            )
-            violations = change_rule_violations([v for v in found if v.level == "mandatory"]) + violations
-            violations += change_rule_violations([v for v in found if v.level != "mandatory"])
-        doc = check_document(plan, violations, path, policy_config)
-        if before is not None:
-            doc["against"] = shown_path(against)
-            doc["rules"] += change_rule_documents(plan.config.environment)
-    except ConfigError as err:
-        return StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err))
+        violations = run_checks(plan, policy_config)  # refuses policy names the pack does not have
     except PolicyConfigError as err:  # its message names the file: as the documents show paths
-        message = str(err).replace(str(path), shown_path(path)) if path else str(err)
-        return StackResult(stack, config_file, EXIT_BAD_INPUT, error=message)
-    verdict = "passed" if doc["passed"] else "failed"
+        raise InputError(str(err).replace(str(path), shown_path(path, project.root)) if path else str(err)) from None
+    if before is not None:
+        check_same_stack(before, plan.stack, against)
+        after = plan_document(plan)
+        allowed = allowed_groups(change_config, shown_path(path or "-", project.root))
+        found = change_violations(diff_documents(before, after), before, after, allowed)
+        violations = change_rule_violations([v for v in found if v.level == "mandatory"]) + violations
+        violations += change_rule_violations([v for v in found if v.level != "mandatory"])
+    doc = check_document(plan, violations, path, policy_config)
+    if before is not None:
+        doc["against"] = shown_path(against, project.root)
+        doc["rules"] += change_rule_documents(plan.config.environment)
     return StackResult(
         doc["stack"],
         doc["source"],
         EXIT_OK if doc["passed"] else EXIT_FAILED,
         document=doc,
-        summary=f"{verdict}: {doc['mandatory']} mandatory, {doc['advisory']} advisory violation(s)",
+        summary=verdict_line(doc),
+        plan=plan,
+        named_by=plan.named_by,
+        check=doc,
     )
 
 
+def render_result(result: StackResult, console: Console) -> None:
+    from ..reports.check import render_check
+
+    assert result.check is not None
+    render_check(result.check, console)
+
+
 def run(args: argparse.Namespace) -> int:
-    targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
-    if args.against and len(targets) > 1:
-        raise ConfigError([Problem("--against", "BEFORE is one stack's plan: check one stack with it")])
-    console = None if args.json else make_console()
-    results = []
-    refused = colliding(targets)
-    for stack, config_file in targets:
-        if (stack, config_file) in refused:
-            result = StackResult(stack, config_file, EXIT_BAD_INPUT, error=refused[stack, config_file])
-        else:
-            result = check_stack(stack, config_file, args.policy_config, args.against)
-        results.append(result)
-        if result.error is not None:
-            print(f"error: {result.error}", file=sys.stderr)
-        elif args.json and result.document["stackNamedBy"] == NAMED_BY_FILE:
-            print(f"note: {file_name_note(result.document['stack'], result.document['source'])}", file=sys.stderr)
-        elif console is not None:
-            if len(targets) > 1 and len(results) > 1:
-                console.print()
-            render_check(result.document, console)
-    return finish("mlplatform check", results, console, several=len(targets) > 1)
+    if args.against and (args.all or len(args.stacks) > 1):
+        raise InputError("--against: BEFORE is one stack's plan: check one stack with it")
+    return run_stacks(
+        args,
+        "mlplatform check",
+        lambda project, target, _: check_stack(project, target, args.policy_config, args.against),
+        render_result,
+    )

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..documents import check_same_stack, read_plan_document, shown_path
+from mlplatform_core.errors import InputError
+
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
-from ..plan import build_plan
-from ..reports.console import make_console
-from ..reports.diff import diff_document, diff_markdown, render_diff
-from ..reports.json_writer import write_json
-from ..reports.plan_document import plan_document
-from ..stacks import add_stack_options, select_stacks
+from ..stack_names import add_stack_options, stack_argument
 
 HELP = "show what an update of a stack creates, updates, rolls, replaces or deletes, offline"
 DESCRIPTION = (
@@ -24,7 +20,9 @@ EXIT_CODES = {EXIT_OK: "the diff was made (`check --against` gates on it)", EXIT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stack", nargs="?", metavar="STACK", help="the stack; reads stacks/Pulumi.<stack>.yaml")
+    parser.add_argument(
+        "stack", nargs="?", metavar="STACK", type=stack_argument, help="the stack; reads Pulumi.<stack>.yaml"
+    )
     add_stack_options(parser)
     parser.add_argument(
         "--against", required=True, metavar="BEFORE", help="a saved `mlplatform plan STACK --json` document"
@@ -39,17 +37,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The engine, the Pulumi SDK and the reports: imported once the command runs (--help stays light).
+    from ..documents import check_same_stack, read_plan_document, shown_path
+    from ..plan import build_plan, project_for
+    from ..reports.console import make_console
+    from ..reports.diff import diff_document, diff_markdown, render_diff
+    from ..reports.json_writer import write_json
+    from ..reports.plan_document import plan_document
+    from ..stacks import select_stacks
+
     fmt = "json" if args.json else (args.format or "table")
     if args.json and args.format not in (None, "json"):
-        parser_error = f"--json and --format {args.format} ask for two outputs; give one"
-        raise SystemExit(f"mlplatform diff: error: {parser_error}") from None
+        raise InputError(f"--json is --format json: pass --format {args.format} or --json, not both")
     before = read_plan_document(args.against)  # bad input before the program runs
-    [(stack, config_file)] = select_stacks([args.stack] if args.stack else [], args.config_file, False, args.stack_name)
-    plan = build_plan(stack, config_file)
+    project = project_for(args.project_dir, args.config_file)
+    [target] = select_stacks(project, [args.stack] if args.stack else [], args.config_file, False, args.stack_name)
+    plan = build_plan(target.stack, target.config_file, project)
     check_same_stack(before, plan.stack, args.against)
     after = plan_document(plan)
     doc = diff_document(before, after)
-    doc["before"]["document"] = shown_path(args.against)
+    doc["before"]["document"] = shown_path(args.against, project.root)
     if fmt == "json":
         write_json(doc)
     elif fmt == "markdown":
@@ -57,6 +64,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         render_diff(doc, make_console())
     return EXIT_OK
-
-
-__all__ = ["EXIT_BAD_INPUT", "run"]

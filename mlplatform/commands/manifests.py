@@ -17,19 +17,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from mlplatform_core.model.addons.releases import DeployTimeValues, Release, stack_releases
-from mlplatform_core.model.config import ConfigError, read_stack_document
-from mlplatform_core.model.validation import validate_stack
-
-from ..engine import run_stack
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
-from ..project import project_root
-from ..reports.workload_layer import kubernetes_section
-from ..stacks import resolve_stack
+from ..stack_names import add_project_option, stack_argument
+
+if TYPE_CHECKING:
+    from mlplatform_core.model.addons.releases import Release
+
+    from ..project import Project
 
 HELP = "write every Kubernetes object a stack deploys (its objects and its charts as rendered) for a scanner"
 EXIT_CODES = {EXIT_OK: "written", EXIT_BAD_INPUT: "bad input (invalid configuration, stale renderings, bad arguments)"}
@@ -41,10 +37,13 @@ class StaleRendering(ValueError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names (stacks/Pulumi.<stack>.yaml)")
-    parser.add_argument("--all", action="store_true", help="every stack in stacks/")
+    parser.add_argument(
+        "stacks", nargs="*", metavar="STACK", type=stack_argument, help="stack names (the project's stack files)"
+    )
+    parser.add_argument("--all", action="store_true", help="every stack of the project")
     parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write <stack>/*.yaml into")
     parser.add_argument("--helm", metavar="PATH", help="a helm binary to render the charts of stacks not shipped")
+    add_project_option(parser)
 
 
 def values_hash(values: Any) -> str:
@@ -78,8 +77,19 @@ def _helm_template(helm: str, release: Release, kube: str) -> str:
         return subprocess.run(cmd + ["--kube-version", f"{kube}.0"], check=True, capture_output=True, text=True).stdout
 
 
-def write_stack(stack: str, path: Path, out: Path, helm: str | None, root: Path) -> list[str]:
+def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Project) -> list[str]:
     """The stack's files; the notes of what was left out."""
+    # The settings model, the engine and YAML: imported once the command runs (--help stays light).
+    import yaml
+
+    from mlplatform_core.model.addons.releases import DeployTimeValues, stack_releases
+    from mlplatform_core.model.config import read_stack_document
+    from mlplatform_core.model.validation import validate_stack
+
+    from ..engine import run_stack
+    from ..reports.workload_layer import kubernetes_section
+
+    root = project.root
     document = read_stack_document(path, str(path))
     valid = validate_stack(document.config, stack, str(path), document)
     cfg, layout = valid.config, valid.layout
@@ -99,7 +109,7 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, root: Path)
             notes.append(f"{stack}: chart {release.chart.name} {release.chart.version} left out (give --helm PATH)")
     target = out / stack
     target.mkdir(parents=True, exist_ok=True)
-    objects = kubernetes_section(run_stack(stack, document.config, root))["objects"]
+    objects = kubernetes_section(run_stack(stack, document.config, project))["objects"]
     (target / "objects.yaml").write_text(yaml.safe_dump_all(objects, sort_keys=False))
     for name, text in charts.items():
         (target / f"{name}.yaml").write_text(text)
@@ -107,19 +117,24 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, root: Path)
 
 
 def run(args: argparse.Namespace) -> int:
-    root = project_root()
+    from mlplatform_core.model.config import ConfigError
+
+    from ..project import find_project
+    from ..stacks import resolve_stack
+
+    project = find_project(args.project_dir)
+    assert project is not None
     names = args.stacks
     if args.all:
-        files = (root / "stacks").glob("Pulumi.*.yaml")
-        names = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in files)
+        names = project.stack_names()
     if not names:
         print("mlplatform manifests: name a stack or give --all", file=sys.stderr)
         return EXIT_BAD_INPUT
     out = Path(args.out)
     try:
         for stack in names:
-            name, path = resolve_stack(stack, None)
-            for note in write_stack(name, path, out, args.helm, root):
+            name, path = resolve_stack(project, stack, None)
+            for note in write_stack(name, path, out, args.helm, project):
                 print(note, file=sys.stderr)
     except (ConfigError, StaleRendering) as err:
         print(err, file=sys.stderr)

@@ -3,39 +3,32 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import shutil
 import sys
-import tempfile
-from typing import IO
+from collections.abc import Iterable, Iterator
+from typing import IO, TYPE_CHECKING
 
-from rich.markup import escape
+from mlplatform_core.errors import InputError
 
-from mlplatform_core.model.config import ConfigError, Problem, read_stack_document
-from mlplatform_core.model.validation import validate_stack
-from mlplatform_core.model.workloads import manifests
-from mlplatform_core.placement.admission import ClusterObjects
-from mlplatform_core.placement.filters import place_admitted
-from mlplatform_core.placement.manifests import ManifestError, ManifestStream
-from mlplatform_core.placement.templates import node_templates
+from ..exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from ..stack_names import add_stack_options, stack_argument
 
-from ..documents import shown_path
-from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
-from ..reports.console import make_console
-from ..reports.placement import render_place, write_place_document
-from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, named_by, resolve_stack
+if TYPE_CHECKING:
+    from mlplatform_core.placement.filters import PodPlacement
 
 HELP = "show on which node groups the pods of a manifest can land"
 _SPOOL_BYTES = 16 * 2**20  # output held in memory up to this, then in a temporary file
 EXIT_CODES = {
     EXIT_OK: "the manifest was placed, even if a pod fits nowhere or the API server would reject it (read the "
-    "verdicts)",
-    EXIT_BAD_INPUT: "bad input (invalid configuration, a manifest it cannot read, bad arguments)",
+    "verdicts), unless --fail-unplaceable",
+    EXIT_FAILED: "with --fail-unplaceable: a pod the API server would reject or no node group can run",
+    EXIT_BAD_INPUT: "bad input (invalid configuration, a manifest it cannot read, bad arguments, no project)",
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stack", nargs="?", help="stack name; reads stacks/Pulumi.<stack>.yaml")
+    parser.add_argument(
+        "stack", nargs="?", type=stack_argument, help="stack name; reads the project's Pulumi.<stack>.yaml"
+    )
     parser.add_argument(
         "-f",
         "--filename",
@@ -52,22 +45,64 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_stack_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument(
+        "--fail-unplaceable",
+        action="store_true",
+        help="exit 1 when a pod would be rejected by the API server or fits no node group (for CI)",
+    )
 
 
 def _open(filename: str) -> IO[str]:
+    from mlplatform_core.placement.manifests import ManifestError
+
     try:
         return sys.stdin if filename == "-" else open(filename, encoding="utf-8")
     except OSError as exc:
         raise ManifestError(f"cannot read {filename}: {exc.strerror or exc}") from None
 
 
+class _Unplaceable:
+    """Counts, as the results stream by, the pods that the API server rejects or no group can run."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, results: Iterable[PodPlacement]) -> Iterator[PodPlacement]:
+        for result in results:
+            self.count += bool(result.rejected or not result.reachable)
+            yield result
+
+
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when the manifest was placed (even if some pod fits nowhere), 2 on bad input."""
+    """Exit 0 when the manifest was placed (even if some pod fits nowhere, unless --fail-unplaceable), 2 on bad
+    input."""
+    # The settings model and the scheduler's filters: imported once the command runs (never the Pulumi SDK).
+    import contextlib
+    import shutil
+    import tempfile
+
+    from rich.markup import escape
+
+    from mlplatform_core.model.config import read_stack_document
+    from mlplatform_core.model.validation import validate_stack
+    from mlplatform_core.model.workloads import manifests
+    from mlplatform_core.placement.admission import ClusterObjects
+    from mlplatform_core.placement.filters import place_admitted
+    from mlplatform_core.placement.manifests import ManifestError, ManifestStream
+    from mlplatform_core.placement.templates import node_templates
+
+    from ..documents import shown_path
+    from ..plan import project_for
+    from ..reports.console import make_console
+    from ..reports.placement import render_place, write_place_document
+    from ..stacks import NAMED_BY_FILE, file_name_note, named_by, resolve_stack
+
     if args.stack_name is not None and args.stack is not None:
-        raise ConfigError([Problem("--stack", "name the stack once: as STACK or with --stack NAME, not both")])
+        raise InputError("name the stack once: as STACK or with --stack NAME, not both")
     stack = args.stack_name if args.stack_name is not None else args.stack
-    name, path = resolve_stack(stack, args.config_file)
-    source = shown_path(path)
+    project = project_for(args.project_dir, args.config_file)
+    name, path = resolve_stack(project, stack, args.config_file)
+    source = shown_path(path, project.root)
     document = read_stack_document(path, source)
     valid = validate_stack(document.config, name, source, document)
     note = file_name_note(name, source) if named_by(stack, args.config_file) == NAMED_BY_FILE else None
@@ -77,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     templates = node_templates(layout)
+    unplaceable = _Unplaceable()
     # Pods are read, admitted, placed and written one at a time (memory stays flat for any manifest); the output
     # is held in a spool (memory, then a temporary file) until the whole manifest has been read, so a manifest
     # that turns out bad at its last document still prints nothing but the error.
@@ -87,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
                 if stream is not sys.stdin:
                     stack_of_files.enter_context(stream)
                 manifest = ManifestStream(stream)
-                results = (place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
+                results = unplaceable(place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
 
                 def notes() -> list[str]:
                     return [manifest.note] if manifest.note else []
@@ -95,8 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.json:
                     write_place_document(results, notes, name, spool)
                 else:
-                    console = make_console()
-                    console.file = spool
+                    console = make_console(spool)
                     console.print(
                         f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}"
                     )
@@ -112,4 +147,4 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout)
-    return EXIT_OK
+    return EXIT_FAILED if args.fail_unplaceable and unplaceable.count else EXIT_OK

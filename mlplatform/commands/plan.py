@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from typing import TYPE_CHECKING
 
-from mlplatform_core.model.config import ConfigError
-
-from ..collisions import colliding
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
-from ..plan import build_plan
-from ..reports.console import make_console
-from ..reports.plan_document import plan_document
-from ..reports.plan_summary import placement_verdict
-from ..reports.plan_view import render
-from ..reports.stack_runs import StackResult, finish
-from ..stacks import NAMED_BY_FILE, add_stack_options, file_name_note, select_stacks
+from .stack_loop import JSON, MARKDOWN, add_stack_arguments, run_stacks
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..project import Project
+    from ..reports.stack_result import StackResult
+    from ..stacks import Target
 
 HELP = "show what one or more stacks will build, offline"
 DESCRIPTION = (
@@ -31,10 +29,7 @@ EXIT_CODES = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("stacks", nargs="*", metavar="STACK", help="stack names; each reads stacks/Pulumi.<stack>.yaml")
-    parser.add_argument("--all", action="store_true", help="every stack in stacks/")
-    add_stack_options(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_stack_arguments(parser, "every stack of the project (each Pulumi.<stack>.yaml in its stack folder)")
     parser.add_argument(
         "--prices",
         choices=("snapshot", "live"),
@@ -44,39 +39,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def plan_stack(project: Project, target: Target, fmt: str, prices: str = "snapshot") -> StackResult:
+    """One stack's plan; InputError when the stack cannot be read."""
+    from ..plan import build_plan  # the engine and the Pulumi SDK: only once a plan is made
+    from ..reports.plan_document import plan_document
+    from ..reports.plan_summary import placement_verdict
+    from ..reports.stack_result import StackResult
+
+    plan = build_plan(target.stack, target.config_file, project, prices=prices)
+    doc = plan_document(plan) if fmt in (JSON, MARKDOWN) else None
+    # one `pulumi up` per program, each with its own waves: "in 6 + 3 waves"
+    waves = " + ".join(str(len(o["waves"])) for o in doc["deploymentOrder"]) if doc else None
+    resources = len(plan.run.resources)
+    summary = f"{resources} resource{'s' if resources != 1 else ''}" + (f" in {waves} waves" if waves else "")
+    return StackResult(
+        plan.stack,
+        plan.source,
+        EXIT_OK,
+        document=doc,
+        summary=f"{summary}; placement: {placement_verdict(plan)}",
+        plan=plan,
+        named_by=plan.named_by,
+    )
+
+
+def render_plan(result: StackResult, console: Console) -> None:
+    from ..reports.plan_view import render
+
+    assert result.plan is not None
+    render(result.plan, console)
+
+
 def run(args: argparse.Namespace) -> int:
-    targets = select_stacks(args.stacks, args.config_file, args.all, args.stack_name)
-    console = None if args.json else make_console()
-    results = []
-    refused = colliding(targets)
-    for stack, config_file in targets:
-        if (stack, config_file) in refused:
-            results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=refused[stack, config_file]))
-            print(f"error: {refused[stack, config_file]}", file=sys.stderr)
-            continue
-        try:
-            plan = build_plan(stack, config_file, prices=args.prices)
-        except ConfigError as err:
-            results.append(StackResult(stack, config_file, EXIT_BAD_INPUT, error=str(err)))
-            print(f"error: {err}", file=sys.stderr)
-            continue
-        doc = plan_document(plan) if args.json else None
-        if doc is not None and plan.named_by == NAMED_BY_FILE:
-            print(f"note: {file_name_note(plan.stack, plan.source)}", file=sys.stderr)
-        # one `pulumi up` per program, each with its own waves: "in 6 + 3 waves"
-        waves = " + ".join(str(len(o["waves"])) for o in doc["deploymentOrder"]) if doc else None
-        summary = f"{len(plan.run.resources)} resources" + (f" in {waves} waves" if waves else "")
-        results.append(
-            StackResult(
-                plan.stack,
-                plan.source,
-                EXIT_OK,
-                document=doc,
-                summary=f"{summary}; placement: {placement_verdict(plan)}",
-            )
-        )
-        if console is not None:
-            if len(results) > 1:
-                console.print()
-            render(plan, console)
-    return finish("mlplatform plan", results, console, several=len(targets) > 1)
+    return run_stacks(
+        args, "mlplatform plan", lambda project, target, fmt: plan_stack(project, target, fmt, args.prices), render_plan
+    )

@@ -21,7 +21,7 @@ from typing import Any
 
 import pulumi
 
-from ..project import project_root
+from ..project import Project, project_root
 from .collector_and_pump import Freezer, Pump, young_collections_only
 from .mocks import Mocks
 from .ordering import ConstructionOrder
@@ -83,30 +83,43 @@ def run_program(
     return run
 
 
-def run_stack(stack: str, raw_config: Mapping[str, Any], root: Path | None = None, *, pump: bool = True) -> StackRun:
-    """Every program `stack` deploys, in order: the cluster program, then kubernetes-layer/ when the stack's
-    Kubernetes layer is separate, its StackReference answered with the cluster run's outputs."""
-    from mlplatform_core.model.config import ConfigError, kubernetes_layer_of, parse
+def run_stack(
+    stack: str, raw_config: Mapping[str, Any], root: Path | Project | None = None, *, pump: bool = True
+) -> StackRun:
+    """Every program `stack` deploys, in order: the cluster program, then the Kubernetes layer when the stack's
+    Kubernetes layer is separate, its StackReference answered with the cluster run's outputs.
+
+    `root` is a Project (its programs under their own project names) or a folder laid out as this
+    repository (its kubernetes-layer/, the default project names); default: the working directory's project.
+    """
+    from mlplatform_core.model.config import PROJECT, ConfigError, kubernetes_layer_of, parse
     from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
 
-    root = root or project_root()
-    cluster = run_program(stack, raw_config, root, pump=pump)
+    if isinstance(root, Project):
+        cluster_dir, cluster_project = root.cluster.run_path, root.name
+        layer = root.kubernetes_layer
+        layer_dir, layer_project = (layer.run_path, layer.name) if layer else (None, KUBERNETES_PROJECT)
+    else:
+        cluster_dir, cluster_project = root or project_root(), PROJECT
+        layer_dir, layer_project = cluster_dir / KUBERNETES_DIRECTORY, KUBERNETES_PROJECT
+    cluster = run_program(stack, raw_config, cluster_dir, project=cluster_project, pump=pump)
     cluster.directory = "."
     try:
         separate = kubernetes_layer_of(parse(raw_config)) == "separate"
     except ConfigError:  # the program itself refused the settings, so this line is never reached for bad ones
         separate = False
-    if not separate:
+    if not separate or layer_dir is None:
         return StackRun.of((cluster,))
-    reference = cluster_stack_reference(ORGANIZATION, stack)
+    reference = cluster_stack_reference(ORGANIZATION, stack, cluster_project)
     kubernetes = run_program(
         stack,
         raw_config,
-        root / KUBERNETES_DIRECTORY,
-        project=KUBERNETES_PROJECT,
+        layer_dir,
+        project=layer_project,
         references={reference: cluster},
         pump=pump,
     )
+    kubernetes.directory = KUBERNETES_DIRECTORY
     return StackRun.of((cluster, kubernetes))
 
 

@@ -12,6 +12,19 @@ from ..stacks import NAMED_BY_FILE, file_name_note
 from .tables import print_table
 
 
+def count(n: int, noun: str) -> str:
+    """`1 rule`, `2 rules`, `0 mandatory violations`."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def verdict_line(doc: dict[str, Any]) -> str:
+    """`passed: 0 mandatory violations, 1 advisory violation`."""
+    verdict = "passed" if doc["passed"] else "failed"
+    return (
+        f"{verdict}: {count(doc['mandatory'], 'mandatory violation')}, {count(doc['advisory'], 'advisory violation')}"
+    )
+
+
 def render_check(doc: dict[str, Any], console: Console) -> None:
     where = f", policy config {doc['policyConfig']}" if doc["policyConfig"] else ""
     console.print(f"[bold]Policy check for stack {escape(doc['stack'])}[/bold] ({escape(doc['source'] + where)})")
@@ -24,7 +37,7 @@ def render_check(doc: dict[str, Any], console: Console) -> None:
         if r["level"] != r["defaultLevel"] and r["level"] != "disabled"
     ]
     console.print(
-        f"  {len(doc['rules']) - len(disabled)} rules evaluated"
+        f"  {count(len(doc['rules']) - len(disabled), 'rule')} evaluated"
         + (f"; disabled: {', '.join(disabled)}" if disabled else "")
         + (f"; changed by policy config: {', '.join(changed)}" if changed else "")
     )
@@ -41,5 +54,7 @@ def render_check(doc: dict[str, Any], console: Console) -> None:
         for name in dict.fromkeys(v["policy"] for v in doc["violations"]):
             rule = next(r for r in doc["rules"] if r["name"] == name)
             console.print(f"  {name}: {escape(rule['remediation'] or rule['description'])}")
-    verdict = "[green]passed[/green]" if doc["passed"] else "[red]failed[/red]"
-    console.print(f"\n{verdict}: {doc['mandatory']} mandatory, {doc['advisory']} advisory violation(s)")
+    line = verdict_line(doc)
+    verdict, rest = line.split(":", 1)
+    style = "green" if doc["passed"] else "red"
+    console.print(f"\n[{style}]{verdict}[/{style}]:{escape(rest)}")

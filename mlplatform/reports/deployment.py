@@ -38,14 +38,16 @@ def deployment_section(plan: Plan, auto_mode: dict[str, Any] | None = None) -> d
     doc = plan.deployment.to_dict()
     if auto_mode is not None:
         doc["autoMode"] = auto_mode
-    counts = {run.directory: len(run.resources) for run in plan.run.programs}
+    runs = {run.directory: run for run in plan.run.programs}
     for program in doc["programs"]:
+        run = runs.get(program["directory"])
         program["command"] = f"pulumi up --stack {plan.stack} --cwd {program['directory']}"
-        program["resources"] = counts.get(program["directory"], 0)
+        program["resources"] = len(run.resources) if run else 0
+        program["project"] = run.project if run else program["project"]  # the project's own name (Pulumi.yaml)
     if len(doc["programs"]) > 1:
-        doc["clusterStackReference"] = cluster_stack_reference(ORGANIZATION, plan.stack).replace(
-            ORGANIZATION, "<organization>", 1
-        )
+        doc["clusterStackReference"] = cluster_stack_reference(
+            ORGANIZATION, plan.stack, doc["programs"][0]["project"]
+        ).replace(ORGANIZATION, "<organization>", 1)
     return doc
 
 

@@ -145,7 +145,7 @@ def order_section(run: ProgramRun) -> dict[str, Any]:
     }
 
 
-def _kind(type_: str) -> str:
+def short_type(type_: str) -> str:
     """The short name of a type: NodeGroup for aws:eks/nodeGroup:NodeGroup, kubernetes provider for providers."""
     pkg, _, kind = type_.rpartition(":")
     return f"{kind} provider" if pkg == "pulumi:providers" else kind
@@ -159,7 +159,7 @@ def _summary(resources: list[dict[str, str]], names: int = 3) -> str:
     lines = []
     for type_, found in by_type.items():
         shown = ", ".join(found[:names]) + (f", ... ({len(found) - names} more)" if len(found) > names else "")
-        lines.append(f"{len(found)} x {_kind(type_)}: {shown}")
+        lines.append(f"{len(found)} x {short_type(type_)}: {shown}")
     return "\n".join(lines)
 
 
@@ -176,5 +176,5 @@ def render_order(doc: dict[str, Any], console: Console) -> None:
         narrow.append(Padding(Text(_summary(w["resources"]), overflow="fold"), (0, 0, 0, 2)))
     print_table(console, table, narrow=Group(*narrow))
     if doc["criticalPath"]:
-        chain = " -> ".join(f"{r['name']} ({_kind(r['type'])})" for r in doc["criticalPath"])
+        chain = " -> ".join(f"{r['name']} ({short_type(r['type'])})" for r in doc["criticalPath"])
         console.print(f"  critical path: {escape(chain)}")

@@ -20,22 +20,19 @@ def _count(n: int, noun: str) -> str:
 
 def placement_verdict(plan: Plan) -> str:
     errors = len(plan.placement.errors)
-    return "all invariants hold" if not errors else f"{_count(errors, 'invariant')} BROKEN"
+    return "invariants hold" if not errors else f"{_count(errors, 'invariant')} BROKEN"
 
 
-def summary_line(plan: Plan, doc: dict[str, Any]) -> str:
-    """`dev: 5 node groups, 117 resources in 2 programs (95 + 22), placement: all invariants hold, policy: not
-    run (mlplatform check dev)`: `plan` does not run the policy pack, so it says so instead of a verdict."""
+def summary_line(plan: Plan, doc: dict[str, Any], policy: str | None = None) -> str:
+    """`dev: 5 node groups, 117 resources, placement: invariants hold, policy: not run`: within 100 columns
+    for `| tail -1` and CI logs. `plan` does not run the policy pack, so it says so instead of a verdict
+    (`check` gives its verdict as `policy`)."""
     groups = _count(len(doc["nodeGroups"]), "node group")
     if doc["nodePools"]:
-        kind = "EKS Auto Mode NodePool" if doc["deployment"].get("autoMode") else "Karpenter NodePool"
-        groups += f" + {_count(len(doc['nodePools']), kind)}"
-    programs = [p["resources"] for p in doc["deployment"]["programs"]]
-    split = f" ({' + '.join(map(str, programs))})" if len(programs) > 1 else ""
+        groups += f", {_count(len(doc['nodePools']), 'NodePool')}"
     return (
-        f"{plan.stack}: {groups}, {_count(doc['resourceCount'], 'resource')} in "
-        f"{_count(len(programs), 'program')}{split}, placement: {placement_verdict(plan)}, "
-        f"policy: not run (mlplatform check {plan.stack})"
+        f"{plan.stack}: {groups}, {_count(doc['resourceCount'], 'resource')}, placement: {placement_verdict(plan)}, "
+        f"policy: {policy or 'not run'}"
     )
 
 
@@ -45,6 +42,7 @@ def render_closing(plan: Plan, doc: dict[str, Any], console: Console) -> None:
         console.print(f"\n[bold red]{_count(len(plan.placement.errors), 'placement invariant')} broken:[/bold red]")
         for f in plan.placement.errors:
             console.print(f"  [red]error[/red] {escape(str(f))}")
+    console.print(f"\nThe policy pack did not run: `mlplatform check {escape(plan.stack)}` runs it.")
     console.print()
-    # one line even when piped at 100 columns, for `| tail -1` and CI logs (a terminal wraps it)
+    # one line, for `| tail -1` and CI logs (a long stack name can make it wider: a terminal wraps it)
     console.print(f"[bold]{escape(summary_line(plan, doc))}[/bold]", soft_wrap=True)

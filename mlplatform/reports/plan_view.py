@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.deployment import VPC_CIDR_AT_DEPLOY, private_api_cidrs
@@ -69,20 +71,47 @@ def node_group_table(groups: list[dict[str, Any]]) -> Table:
     return table
 
 
+def output_lines(key: str, value: Any, show: Callable[[str], str], width: int) -> list[str]:
+    """One stack output: `key: value`, or a mapping or list one item per line when it is wider than `width`;
+    a mapping of long values (the MLRun settings, which the tables above show in full) as its keys."""
+    text = show(str(value))
+    items: list[str] = []
+    if isinstance(value, dict) and all(isinstance(v, str) and len(v) <= 60 for v in value.values()):
+        items = [f"{k}={show(v)}" for k, v in value.items()]  # e.g. nodeGroups
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):  # e.g. nodePools
+        items = [show(v) for v in value]
+    elif isinstance(value, dict) and len(text) > 120:
+        keys = ", ".join(value)
+        text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
+    if not items:
+        return [f"  {key}: {text}"]
+    line = f"  {key}: {', '.join(items)}"
+    return [line] if len(line) <= width else [f"  {key}:", *(f"    {item}" for item in items)]
+
+
+def _indented(console: Console, markup: str, by: int = 2, hang: int = 2) -> None:
+    """A line of the plan's header: indented, and where it wraps, the rest indented a little further."""
+    text = Text.from_markup(markup)
+    lines = text.wrap(console, max(20, console.width - by - hang))
+    for i, line in enumerate(lines):
+        console.print(Text(" " * (by if i == 0 else by + hang)) + line, soft_wrap=True)
+
+
 def render(plan: Plan, console: Console) -> None:
     cfg, doc = plan.config, plan_document(plan)
     console.print(f"[bold]Plan for stack {escape(plan.stack)}[/bold] ({cfg.environment}) from {escape(plan.source)}")
     if plan.named_by == NAMED_BY_FILE:
-        console.print(f"  [yellow]note[/yellow] {escape(file_name_note(plan.stack, plan.source))}")
+        _indented(console, f"[yellow]note[/yellow] {escape(file_name_note(plan.stack, plan.source))}")
     support = doc["kubernetesSupport"]
-    console.print(
-        f"  cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
-        + (f" ({support['note']})" if support.get("note") else "")
+    _indented(
+        console,
+        f"cluster {plan.layout.cluster_name} in {cfg.region}, Kubernetes {cfg.kubernetes_version}"
+        + (f" ({escape(support['note'])})" if support.get("note") else ""),
     )
     if policy := support.get("upgradePolicy", {}).get("note"):
-        console.print(f"  upgrade policy: {escape(policy)}")
-    console.print(f"  API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
-    console.print(f"  network: {_network(cfg)}")
+        _indented(console, f"upgrade policy: {escape(policy)}")
+    _indented(console, f"API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
+    _indented(console, f"network: {_network(cfg)}")
     console.print()
     render_day_one(plan, doc, console)
     console.print()
@@ -122,15 +151,8 @@ def render(plan: Plan, console: Console) -> None:
         )
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
-        text = plan.placeholders.show(str(value))
-        if isinstance(value, dict) and all(isinstance(v, str) and len(v) <= 60 for v in value.values()):
-            text = ", ".join(f"{k}={plan.placeholders.show(v)}" for k, v in value.items())  # e.g. nodeGroups
-        elif isinstance(value, list) and all(isinstance(v, str) for v in value):  # e.g. nodePools
-            text = ", ".join(plan.placeholders.show(v) for v in value)
-        elif isinstance(value, dict) and len(text) > 120:  # the settings tables above show these in full
-            keys = ", ".join(value)
-            text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
-        console.print(f"  {key}: {escape(text)}")
+        for line in output_lines(key, value, plan.placeholders.show, console.width):
+            console.print(escape(line), soft_wrap=True)  # a value is never broken: an ARN is copied whole
     if doc["placeholders"]:
         console.print(
             "  <...>: known only once deployed (the auto-name suffix, the account, ids); the offline run makes "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -12,23 +11,9 @@ from rich.table import Table
 from ..documents import SCHEMA_VERSION, shown_path
 from ..exit_codes import EXIT_BAD_INPUT
 from .json_writer import write_json
+from .markdown import markdown_document
+from .stack_result import StackResult
 from .tables import print_table
-
-
-@dataclass
-class StackResult:
-    """What a command made of one stack: its document, or the error that stopped it (exit 2)."""
-
-    stack: str | None
-    source: str | None
-    exit_code: int
-    document: dict[str, Any] | None = None
-    error: str | None = None
-    summary: str = ""  # one line for the summary table
-
-    @property
-    def label(self) -> str:
-        return self.stack or self.source or "?"
 
 
 def worst_exit(results: list[StackResult]) -> int:
@@ -61,16 +46,19 @@ def render_summary(command: str, results: list[StackResult], console: Console) -
     console.print(f"exit {worst_exit(results)} (the worst of the stacks: 2 bad input > 1 failed > 0 ok)")
 
 
-def finish(command: str, results: list[StackResult], console: Console | None, several: bool) -> int:
+def finish(command: str, results: list[StackResult], console: Console | None, several: bool, fmt: str) -> int:
     """The end of a command over one or more stacks: the JSON document (one stack's, or all of them with
-    the exit code) or, for several stacks in tables, the summary; then the exit code, the worst."""
-    if console is None:  # --json
+    the exit code), the Markdown document, or, for several stacks in tables, the summary; then the exit
+    code, the worst."""
+    if fmt == "json":
         if not several:
             if results[0].document is not None:
                 write_json(results[0].document)
         else:
             write_json(multi_document(results))
-    elif several:
+    elif fmt == "markdown":
+        print(markdown_document(command, results, worst_exit(results)), end="")
+    elif several and console is not None:
         console.print()
         render_summary(command, results, console)
     return worst_exit(results)

@@ -1,8 +1,10 @@
 """Which inputs of a resource type force its replacement, and in which order it is replaced.
 
 The facts are generated (scripts/generate_replacement.py -> data/replacement.json) from the providers' own
-sources: terraform-provider-aws's ForceNew (pulumi-aws is bridged from it), pulumi-aws's overrides
-(DeleteBeforeReplace, auto-naming), pulumi-eks's replaceOnChanges and Kubernetes' update validation.
+sources: terraform-provider-aws's ForceNew and RequiresReplace (pulumi-aws is bridged from it) and what its
+CustomizeDiff may force new under a condition, pulumi-aws's overrides (DeleteBeforeReplace, auto-naming),
+pulumi-eks's replaceOnChanges, pulumi-kubernetes's own force-new list (provider/pkg/provider/diff.go: every
+object's metadata.name and namespace, then per kind) and Kubernetes' update validation (immutable fields).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ NAME_PROPERTIES = {
     "aws:cloudwatch/eventRule:EventRule": "name",
 }
 KUBERNETES_PREFIX = "kubernetes:"
+# pulumi-kubernetes replaces any kind not in its list (custom resources too) on its identity only.
+KUBERNETES_ANY = "kubernetes:*"
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,8 @@ class Facts:
     force_new: tuple[str, ...] | None  # None: the type's schema was not read (nothing known)
     delete_before_replace: bool = False
     auto_named: tuple[str, ...] = ()
+    force_new_if: tuple[tuple[str, str], ...] = ()  # (path, the provider's function that decides)
+    immutable: tuple[str, ...] = ()  # the API server refuses the update: only a replacement changes them
 
     @property
     def known(self) -> bool:
@@ -48,7 +54,10 @@ def source() -> list[dict[str, Any]]:
 
 
 def facts(type_: str) -> Facts:
-    entry = _snapshot()["resources"].get(type_)
+    entries = _snapshot()["resources"]
+    entry = entries.get(type_)
+    if entry is None and type_.startswith(KUBERNETES_PREFIX):
+        entry = entries.get(KUBERNETES_ANY)
     if entry is None:
         return Facts(None)
     force_new = entry.get("forceNew")
@@ -56,6 +65,8 @@ def facts(type_: str) -> Facts:
         tuple(force_new) if force_new is not None else None,
         bool(entry.get("deleteBeforeReplace")),
         tuple(entry.get("autoNamed", ())),
+        tuple(sorted((entry.get("forceNewIf") or {}).items())),
+        tuple(entry.get("immutable", ())),
     )
 
 

@@ -104,13 +104,16 @@ def _carried(after: Mapping[str, Any], decided: Mapping[str, ResourceChange]) ->
     return out
 
 
-def _replacement(type_: str, inputs: Mapping[str, Any], options: Mapping[str, Any], forced: list[str]) -> tuple:
-    """(order, note) of a replacement: delete first where the provider or program says so, or a fixed name does."""
+def _replacement(type_: str, before: Mapping[str, Any], inputs: Mapping[str, Any], options: Mapping[str, Any]) -> tuple:
+    """(order, note) of a replacement: delete first where the provider or program says so, or a fixed name does.
+    A name the program sets (auto-naming only fills an unset one) that stays the same collides: the new object
+    cannot be created beside the old one (pulumi-kubernetes provider.go Diff decides deleteBeforeReplace so)."""
     f = facts(type_)
     name_prop = name_property(type_)
-    fixed = name_prop is not None and _get(inputs, name_prop) is not None and name_prop not in f.auto_named
+    name = _get(inputs, name_prop) if name_prop is not None else None
+    fixed = name is not None and name == _get(before, name_prop)
     if options.get("deleteBeforeReplace") or f.delete_before_replace or fixed:
-        return DELETE_BEFORE_REPLACE, _cost(type_, _get(inputs, name_prop) if fixed else None, options)
+        return DELETE_BEFORE_REPLACE, _cost(type_, name if fixed else None, options)
     return CREATE_BEFORE_DELETE, None
 
 
@@ -153,19 +156,40 @@ def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Seque
     replace_on = list(after.get("replaceOnChanges") or [])
     fixed = [*(f.force_new or ()), *replace_on]
     forced = [p for p in paths if "*" in replace_on or any(overlaps(p, x) for x in fixed)]
+    # What the provider replaces on only under a condition its code decides: shown as a replacement (the safe
+    # reading for a gate), saying which function decides.
+    deciders = sorted({why for p in paths for x, why in f.force_new_if if overlaps(p, x) and p not in forced})
+    forced += [p for p in paths if p not in forced and any(overlaps(p, x) for x, _ in f.force_new_if)]
     if forced:
         change.action, change.forced_by = REPLACE, forced
-        change.order, change.note = _replacement(type_, after["inputs"], after, forced)
+        change.order, change.note = _replacement(type_, before["inputs"], after["inputs"], after)
     elif _rolls(type_, paths):
         change.action = ROLL
     else:
         change.action = UPDATE
+    if deciders:
+        change.note = _join(
+            change.note,
+            f"the provider replaces it on this change only when its check says so ({', '.join(deciders)}); "
+            "`pulumi preview --diff` tells",
+        )
+    refused = [p for p in paths if p not in forced and any(overlaps(p, x) for x in f.immutable)]
+    if refused:
+        change.note = _join(
+            change.note,
+            f"the API server refuses to update {', '.join(refused)} (immutable): `pulumi up` fails unless the "
+            "program replaces it (replaceOnChanges)",
+        )
     if not f.known:
         change.note = (
             f"no generated replacement facts for {type_}: shown as {change.action}; `pulumi preview --diff` tells "
             "whether the provider replaces it"
         )
     return change
+
+
+def _join(note: str | None, more: str) -> str:
+    return f"{note}; {more}" if note else more
 
 
 def diff_resources(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> list[ResourceChange]:

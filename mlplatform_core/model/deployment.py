@@ -28,9 +28,10 @@ VPC_CIDR_AT_DEPLOY = "the VPC's CIDR (looked up at deploy)"
 _AWS_SERVICES = "EKS, EC2, IAM, KMS, Auto Scaling, STS"
 
 
-def cluster_stack_reference(organization: str, stack: str) -> str:
-    """The fully qualified name the Kubernetes layer reads the cluster stack by (Cloud and DIY backends alike)."""
-    return f"{organization}/{PROJECT}/{stack}"
+def cluster_stack_reference(organization: str, stack: str, project: str = PROJECT) -> str:
+    """The fully qualified name the Kubernetes layer reads the cluster stack by (Cloud and DIY backends alike):
+    `project` is the cluster program's Pulumi project (its Pulumi.yaml `name`)."""
+    return f"{organization}/{project}/{stack}"
 
 
 def private_api_cidrs(cfg: StackConfig) -> list[str] | None:

@@ -94,4 +94,4 @@ def test_plan_tables_say_what_aws_runs(tmp_path):
     assert "Node groups: none" in out and "Add-ons: none installed by the stack" in out
     assert "EKS Auto Mode launches them for pending pods" in out
     assert "EKS Auto Mode management fee" in out
-    assert "dev-automode: 0 node groups + 4 EKS Auto Mode NodePools" in out
+    assert "dev-automode: 0 node groups, 4 NodePools" in out

@@ -89,20 +89,30 @@ def test_a_name_from_the_file_name_is_said(tmp_path, capsys):
     assert json.loads(out)["stackNamedBy"] == "fileName"
 
 
-@pytest.mark.parametrize("name", ["team a", "dév", "org/project/dev", "x" * 101, ""])
-def test_a_bad_stack_name_exits_2_naming_option_and_value(name, tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("team a", "'team a' is not a Pulumi stack name: 1 to 100 letters, digits, '-', '_' or '.'"),
+        ("dév", "'dév' is not a Pulumi stack name"),
+        ("x" * 101, f"{'x' * 101!r} is not a Pulumi stack name"),
+        ("", "'' is not a Pulumi stack name"),
+        ("a/b/c/d", "'a/b/c/d' has 4 parts; Pulumi names a stack STACK, ORG/STACK or ORG/PROJECT/STACK"),
+        ("org/pro ject/dev", "'pro ject' in 'org/pro ject/dev' is not a Pulumi project name"),
+        ("org/dev!", "'dev!' is not a Pulumi stack name"),
+    ],
+)
+def test_a_bad_stack_name_exits_2_naming_option_and_value(name, why, tmp_path, capsys):
     path = copy_of_dev(tmp_path)
     with pytest.raises(SystemExit) as info:
         main(["plan", "--config-file", str(path), "--stack", name])
     assert info.value.code == 2
-    err = capsys.readouterr().err
-    assert f"argument --stack: {name!r} is not a Pulumi stack name: 1 to 100 letters, digits, '-', '_' or '.'" in err
+    assert f"argument --stack: {why}" in capsys.readouterr().err
 
 
 def test_stack_without_config_file_is_the_stack_argument(capsys):
     code, out, _ = run_cli(capsys, "plan", "--stack", "prod", "--json")
     assert code == 0 and json.loads(out)["clusterName"] == "mlp-prod"
     code, _, err = run_cli(capsys, "plan", "dev", "--stack", "prod")
-    assert code == 2 and "--stack: name the stack once" in err
+    assert code == 2 and "name the stack once: as STACK or with --stack NAME" in err
     code, _, err = run_cli(capsys, "check", "--all", "--stack", "prod")
     assert code == 2 and "--all runs every stack" in err

@@ -64,7 +64,8 @@ def with_network(stack: str) -> tuple[Decimal, Decimal]:
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack):
+def test_plan_prints_the_idle_floor_and_the_ceiling(capsys, stack, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     out = plan(capsys, stack)
     floor, ceiling = with_network(stack)
     assert "Cost (USD per month of 730 h; us-east-1, on-demand prices as of 2026-07-20)" in out
@@ -88,7 +89,8 @@ def test_karpenter_pools_are_upper_bounds_for_the_types_they_may_launch_not_for_
     assert "node pool jobs: m5.4xlarge on-demand, the highest of its types (the data has no spot prices)" not in out
 
 
-def test_unit_prices_name_their_period(capsys):
+def test_unit_prices_name_their_period(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     out = plan(capsys, "dev")
     assert "0.192 / node-hour" in out and "0.10 / cluster-hour" in out and "USD per unit" in out
 
@@ -133,7 +135,8 @@ def test_plan_json_control_plane_follows_the_kubernetes_version(tmp_path, capsys
     assert old["totals"]["idleFloor"]["usdPerMonth"] - new["totals"]["idleFloor"]["usdPerMonth"] == pytest.approx(365)
 
 
-def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys):
+def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the cells whole on one line: content, not layout
     src = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
     path = tmp_path / "Pulumi.eu.yaml"
     path.write_text(src.replace("aws:region: us-east-1", "aws:region: eu-west-1"))
@@ -143,15 +146,3 @@ def test_plan_in_a_region_without_prices_reports_unknown(tmp_path, capsys):
         "node group initial, node group jupyter, node group jobs, node group spot, node group gpu: no EC2 prices" in out
     )
     assert "idle floor >= 73.00 USD/month" in out
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="README.md (owned by the `tool` engineer) still shows the dev cost table from before issue 25 priced "
-    "NAT gateways, public IPv4, EBS and KMS in us-east-1; regenerate it from `mlplatform plan dev`, then drop this",
-)
-def test_the_readme_shows_the_current_dev_cost_table(capsys):
-    readme = (ROOT / "README.md").read_text()
-    example = readme.split("$ mlplatform plan dev\n...\n", 1)[1].split("  not included:", 1)[0]
-    out = "\n".join(line.rstrip() for line in plan(capsys, "dev").splitlines())
-    assert example.strip() and example.strip() in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+import mlplatform.engine
 from mlplatform.cli import main
 from mlplatform.commands import manifests
 from mlplatform_core.model.addons import autoscaler
@@ -14,7 +15,7 @@ from tests.conftest import ROOT, shipped_run
 @pytest.fixture(autouse=True)
 def cached_runs(monkeypatch):
     """The shipped stacks' offline runs, cached for the session (the command's own run is the same)."""
-    monkeypatch.setattr(manifests, "run_stack", lambda stack, config, root: shipped_run(stack))
+    monkeypatch.setattr(mlplatform.engine, "run_stack", lambda stack, config, root: shipped_run(stack))
 
 
 def test_a_shipped_stack_gets_its_objects_and_its_committed_chart_renderings(tmp_path, capsys):

@@ -132,5 +132,7 @@ def test_two_stacks_that_would_create_one_cluster_are_refused_and_the_others_run
         doc["config"]["aws:allowedAccountIds"] = [account]
         path.write_text(yaml.safe_dump(doc))
     from mlplatform.collisions import colliding
+    from mlplatform.project import find_project
+    from mlplatform.stacks import Target
 
-    assert colliding([("twin-a", None), ("twin-b", None)]) == {}
+    assert colliding(find_project(project), [Target("twin-a", None), Target("twin-b", None)]) == {}

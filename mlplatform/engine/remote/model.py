@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlplatform_core.errors import InputError
+
 # A property path into a resource's inputs or state: ("vpcConfig", "securityGroupIds", 0).
 Path = tuple["str | int", ...]
 
@@ -13,8 +15,12 @@ Path = tuple["str | int", ...]
 NewResource = Callable[[str, str, Mapping[str, Any]], "tuple[str, dict[str, Any]]"]
 
 
-class ModelError(Exception):
-    """A remote component used in a way (version, inputs) its offline model does not follow."""
+class ModelError(InputError):
+    """A remote component used in a way (version, inputs) its offline model does not follow: bad input for the
+    offline engine (exit 2), as its message says."""
+
+    def __str__(self) -> str:
+        return f"offline engine: {super().__str__()}"
 
 
 @dataclass

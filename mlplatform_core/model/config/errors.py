@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import InputError
 from .scalars import AsWritten
 
 PROJECT = "ml-platform-eks"  # the Pulumi project: every setting lives under `ml-platform-eks:<key>`
@@ -27,7 +28,7 @@ class Problem:
         return f"{self.path}: {self.message}{where}"
 
 
-class ConfigError(ValueError):
+class ConfigError(ValueError, InputError):
     """Invalid stack configuration. Raised before any resource is registered."""
 
     def __init__(self, problems: list[Problem], source: str | None = None):

@@ -63,10 +63,14 @@ def test_a_replaced_node_role_replaces_the_group_through_its_arn():
 
 def test_a_fixed_name_or_the_program_orders_delete_first():
     pc = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
-    before = [res(pc, "high", {"metadata": {"name": "igz-high"}, "value": 100})]
-    after = [res(pc, "high", {"metadata": {"name": "igz-high"}, "value": 200})]
+    opts = {"replaceOnChanges": ["value", "preemptionPolicy"], "deleteBeforeReplace": True}  # as the program sets
+    before = [res(pc, "high", {"metadata": {"name": "igz-high"}, "value": 100}, **opts)]
+    after = [res(pc, "high", {"metadata": {"name": "igz-high"}, "value": 200}, **opts)]
     action, fields, order = actions(before, after)["high"]
     assert (action, fields, order) == ("replace", ["value"], "delete-before-replace")
+    # Without replaceOnChanges pulumi-kubernetes tries an update, which the API server refuses: said, not hidden.
+    bare = diff_resources([res(pc, "high", before[0]["inputs"])], [res(pc, "high", after[0]["inputs"])])[0]
+    assert bare.action == "update" and "refuses" in bare.note and "replaceOnChanges" in bare.note
     cluster = "aws:eks/cluster:Cluster"
     before = [res(cluster, "c", {"name": "mlp-prod", "roleArn": "a"}, protect=True)]
     after = [res(cluster, "c", {"name": "mlp-prod", "roleArn": "b"}, protect=True)]
@@ -81,9 +85,57 @@ def test_created_deleted_and_components_left_out():
 
 
 def test_no_facts_is_said_not_guessed():
-    sg = "aws:ec2/securityGroup:SecurityGroup"
-    change = diff_resources([res(sg, "sg", {"description": "a"})], [res(sg, "sg", {"description": "b"})])[0]
+    bucket = "aws:s3/bucket:Bucket"  # a type the program never registers: its schema was not read
+    change = diff_resources([res(bucket, "b", {"acl": "a"})], [res(bucket, "b", {"acl": "b"})])[0]
     assert change.action == "update" and not change.facts_known and "pulumi preview --diff" in change.note
+
+
+def test_a_launch_template_change_is_a_new_version_and_a_roll_of_its_group():
+    before = [res(LT, "gpu-lt", {"imageId": "ami-1", "userData": "a"}), group()]
+    after = [res(LT, "gpu-lt", {"imageId": "ami-2", "userData": "a"}), group()]
+    changes = {c.name: c for c in diff_resources(before, after)}
+    assert (changes["gpu-lt"].action, changes["gpu-lt"].facts_known, changes["gpu-lt"].note) == ("update", True, None)
+    assert (changes["gpu"].action, changes["gpu"].fields) == ("roll", ["launchTemplate.version"])
+
+
+def test_generated_facts_of_the_network_and_add_ons():
+    addon, subnet = "aws:eks/addon:Addon", "aws:ec2/subnet:Subnet"
+    found = actions(
+        [
+            res(addon, "csi", {"addonName": "aws-ebs-csi-driver", "addonVersion": "v1"}),
+            res(subnet, "a", {"cidrBlock": "10.0.0.0/19"}),
+        ],
+        [
+            res(addon, "csi", {"addonName": "aws-efs-csi-driver", "addonVersion": "v1"}),
+            res(subnet, "a", {"cidrBlock": "10.0.32.0/19"}),
+        ],
+    )
+    assert found["csi"] == ("replace", ["addonName"], "create-before-delete")
+    assert found["a"] == ("replace", ["cidrBlock"], "create-before-delete")
+    version = actions([res(addon, "csi", {"addonVersion": "v1"})], [res(addon, "csi", {"addonVersion": "v2"})])
+    assert version["csi"] == ("update", ["addonVersion"], None)
+
+
+def test_a_conditional_replacement_names_the_check_that_decides():
+    vpc = "aws:ec2/vpc:Vpc"
+    change = diff_resources(
+        [res(vpc, "v", {"instanceTenancy": "dedicated"})], [res(vpc, "v", {"instanceTenancy": "default"})]
+    )[0]
+    assert change.action == "replace" and "resourceVPCCustomizeDiff" in change.note and "preview" in change.note
+
+
+def test_kubernetes_objects_replace_as_pulumi_kubernetes_decides():
+    cm, ns = "kubernetes:core/v1:ConfigMap", "kubernetes:core/v1:Namespace"
+    meta = {"name": "mlrun-spot-settings", "namespace": "mlrun"}
+    found = actions(
+        [res(cm, "cm", {"metadata": meta, "data": {"a": "1"}}), res(ns, "ns", {"metadata": {"name": "mlrun"}})],
+        [res(cm, "cm", {"metadata": meta, "data": {"a": "2"}}), res(ns, "ns", {"metadata": {"name": "ml"}})],
+    )
+    # A ConfigMap's data is immutable to the provider by default; the same fixed name means delete first.
+    assert found["cm"] == ("replace", ["data.a"], "delete-before-replace")
+    # A new name is a new object beside the old one: nothing collides (provider.go Diff: deleteBeforeReplace
+    # only when the name stays).
+    assert found["ns"] == ("replace", ["metadata.name"], "create-before-delete")
 
 
 def test_only_the_cluster_has_a_fixed_aws_name(prod_run, dev_run):

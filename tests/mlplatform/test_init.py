@@ -1,0 +1,95 @@
+"""`mlplatform init DIR`: a ready project. After `init x && cd x`, plan, check --all and place work, and a
+project with a name of its own is planned under that name end to end (URNs, the layer's StackReference)."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import yaml
+
+import mlplatform_policies
+from mlplatform.cli import main
+from mlplatform.project import find_project
+from mlplatform.scaffold import requirement
+from tests.mlplatform.conftest import EXAMPLES
+
+FILES = {
+    "Pulumi.yaml",
+    "__main__.py",
+    "requirements.txt",
+    ".gitignore",
+    "README.md",
+    "kubernetes-layer/Pulumi.yaml",
+    "kubernetes-layer/__main__.py",
+    "kubernetes-layer/requirements.txt",
+    "policies/PulumiPolicy.yaml",
+    "policies/__main__.py",
+    "policies/requirements.txt",
+    "policies/config/dev.json",
+    ".github/workflows/infra.yml",
+    "stacks/Pulumi.dev.yaml",
+    "stacks/Pulumi.prod.yaml",
+}
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_init_writes_a_project_that_plans_checks_and_places_under_its_own_name(tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "acme ml"  # a folder name Pulumi cannot use as a project name
+    code, out, err = run_cli(capsys, "init", str(folder))
+    assert code == 0, err
+    assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == FILES
+    assert "cd " in out and "mlplatform plan dev" in out and "pulumi up" in out
+    project = find_project(folder)
+    assert project.name == "acme-ml" and project.kubernetes_layer.name == "acme-ml-kubernetes"
+    assert project.kubernetes_layer.cluster_project == "acme-ml"
+    assert (folder / "requirements.txt").read_text().splitlines()[-1] == requirement()[0]
+
+    monkeypatch.chdir(folder)
+    code, out, err = run_cli(capsys, "plan", "dev", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [p["project"] for p in doc["deployment"]["programs"]] == ["acme-ml", "acme-ml-kubernetes"]
+    assert doc["deployment"]["clusterStackReference"] == "<organization>/acme-ml/dev"
+    layer = [r for r in doc["resources"] if r["project"] == "acme-ml-kubernetes"]
+    assert layer and all(r["urn"].startswith("urn:pulumi:dev::acme-ml-kubernetes::") for r in layer)
+    assert doc["exports"]["clusterStack"] == "organization/acme-ml/dev"  # what its StackReference read
+    assert doc["placement"]["ok"] and doc["source"] == "stacks/Pulumi.dev.yaml"
+
+    code, out, err = run_cli(capsys, "check", "--all")
+    assert code == 0, err + out
+    assert "dev" in out and "prod" in out and "passed" in out
+    code, out, err = run_cli(capsys, "place", "dev", "-f", str(EXAMPLES / "mlrun-jobs.yaml"))
+    assert code == 0, err
+
+
+def test_the_written_files_are_what_pulumi_and_github_read(tmp_path, capsys):
+    assert run_cli(capsys, "init", str(tmp_path / "p"), "--name", "team-ml", "--region", "eu-west-1")[0] == 0
+    root = tmp_path / "p"
+    cluster = yaml.safe_load((root / "Pulumi.yaml").read_text())
+    assert cluster["name"] == "team-ml" and cluster["runtime"]["name"] == "python"
+    assert cluster["stackConfigDir"] == "stacks"
+    layer = yaml.safe_load((root / "kubernetes-layer/Pulumi.yaml").read_text())
+    assert layer["stackConfigDir"] == "../stacks" and layer["runtime"]["options"]["virtualenv"] == "../.venv"
+    for env in ("dev", "prod"):
+        config = yaml.safe_load((root / f"stacks/Pulumi.{env}.yaml").read_text())["config"]
+        assert config["aws:region"] == "eu-west-1" and config["ml-platform-eks:environment"] == env
+    # The pack's entry point imports what the installed rules export.
+    tree = ast.parse((root / "policies/__main__.py").read_text())
+    names = {
+        a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module == "mlplatform_policies"
+        for a in n.names
+    }
+    assert names and all(hasattr(mlplatform_policies, n) for n in names)
+    workflow = yaml.safe_load((root / ".github/workflows/infra.yml").read_text())
+    offline = "\n".join(s.get("run", "") for s in workflow["jobs"]["offline"]["steps"])
+    assert "mlplatform check --all --format markdown" in offline and "gh pr comment" in offline
+    assert workflow["jobs"]["preview-cluster"]["strategy"]["matrix"]["stack"] == ["dev", "prod"]
+    assert json.loads((root / "policies/config/dev.json").read_text()) == {"eks-endpoint-private": "advisory"}
