@@ -484,17 +484,18 @@ MEANINGS: dict[str, Doc] = {
         "none",
     ),
     "provisioner": Doc(
-        "Managed node groups and the Cluster Autoscaler, or Karpenter NodePools for every group but the initial one.",
+        "Managed node groups and the Cluster Autoscaler, or NodePools for every group but the initial one: "
+        "Karpenter's (`karpenter`) or [EKS Auto Mode's](automode.md) (`autoMode`, AWS runs the nodes).",
         "provisioner: karpenter",
     ),
     "imageRegistry": Doc(
         "A mirror registry the add-ons' images are pulled from instead of their upstream registries (required in "
-        "the China regions; [the add-ons](addons.md) lists the image paths).",
+        "the China regions by every stack that installs the charts; [the add-ons](addons.md) lists the image paths).",
         "imageRegistry: 123456789012.dkr.ecr.us-east-1.amazonaws.com/mirror",
         "none: the upstream registries",
     ),
     "karpenter": Doc(
-        "Karpenter settings (only with provisioner: karpenter).",
+        "Karpenter settings (only with provisioner: karpenter, or autoMode with autoMode.keepKarpenter).",
         "karpenter: {replicas: 1}",
     ),
     "karpenter.amiVersion": Doc(
@@ -547,7 +548,80 @@ MEANINGS: dict[str, Doc] = {
     "karpenter.nodePools.<pool>.weight": Doc(
         "Which pool Karpenter tries first (1-100).",
         "karpenter: {nodePools: {spot: {weight: 50}}}",
-        "spot pools 10",
+        "spot pools 50, on-demand 10",
+    ),
+    "autoMode": Doc(
+        "[EKS Auto Mode](automode.md) settings (only with provisioner: autoMode).",
+        "autoMode: {generalPurposePool: false}",
+    ),
+    "autoMode.initialGroup": Doc(
+        "Where the core services run: Auto Mode's built-in `system` pool, or the initial managed node group "
+        "(then the cluster asks for no built-in pool).",
+        "autoMode: {initialGroup: managedNodeGroup}",
+    ),
+    "autoMode.generalPurposePool": Doc(
+        "Turn on Auto Mode's built-in `general-purpose` pool, which takes any pod without a selector.",
+        "autoMode: {generalPurposePool: true}",
+    ),
+    "autoMode.ephemeralStorageKmsKey": Doc(
+        "The KMS key (id, key ARN, alias name or alias ARN) of every Auto Mode node's volumes; its key policy must "
+        "let the cluster role use it.",
+        "autoMode: {ephemeralStorageKmsKey: alias/eks-nodes}",
+        "none: the account's aws/ebs key",
+    ),
+    "autoMode.keepNodeGroups": Doc(
+        "Keep the managed node groups (and the initial one) while migrating to Auto Mode, until drained.",
+        "autoMode: {keepNodeGroups: true}",
+    ),
+    "autoMode.keepKarpenter": Doc(
+        "Keep Karpenter's controller, IAM, queue and pools (from the `karpenter` settings) while migrating from "
+        "Karpenter, until drained; needs nodePoolSuffix and the initial managed node group.",
+        "autoMode: {keepKarpenter: true, nodePoolSuffix: -auto, initialGroup: managedNodeGroup}",
+    ),
+    "autoMode.nodePoolSuffix": Doc(
+        "Appended to every Auto Mode NodePool's and NodeClass's name (needed with keepKarpenter; keep it after).",
+        "autoMode: {nodePoolSuffix: -auto}",
+        "none",
+    ),
+    "autoMode.nodePools": Doc(
+        "Per pool (by group name) overrides of the Auto Mode NodePool, as karpenter.nodePools.",
+        "autoMode: {nodePools: {spot: {instanceFamilies: [m5, m6i]}}}",
+        "none",
+    ),
+    "autoMode.nodePools.<pool>.instanceFamilies": Doc(
+        "EC2 families the pool may launch (of the types Auto Mode launches).",
+        "autoMode: {nodePools: {spot: {instanceFamilies: [m5, m6i]}}}",
+        "from the group's types",
+    ),
+    "autoMode.nodePools.<pool>.instanceSizes": Doc(
+        "EC2 sizes the pool may launch.",
+        "autoMode: {nodePools: {spot: {instanceFamilies: [m5, m6i], instanceSizes: [2xlarge, 4xlarge]}}}",
+        "from the group's types",
+    ),
+    "autoMode.nodePools.<pool>.consolidationPolicy": Doc(
+        "When Auto Mode removes nodes.",
+        "autoMode: {nodePools: {jobs: {consolidationPolicy: WhenEmpty}}}",
+        "WhenEmpty for job, GPU and notebook pools, WhenEmptyOrUnderutilized for spot",
+    ),
+    "autoMode.nodePools.<pool>.consolidateAfter": Doc(
+        "Wait before consolidating (30s, 10m, 1h).",
+        "autoMode: {nodePools: {jobs: {consolidateAfter: 30m}}}",
+        "10m",
+    ),
+    "autoMode.nodePools.<pool>.expireAfter": Doc(
+        "Replace nodes after this age: at most 480h (Auto Mode replaces every node within 21 days), no Never.",
+        "autoMode: {nodePools: {jobs: {expireAfter: 168h}}}",
+        "336h",
+    ),
+    "autoMode.nodePools.<pool>.limits": Doc(
+        "Most cpu, memory, nvidia.com/gpu or nodes the pool may hold.",
+        "autoMode: {nodePools: {jobs: {limits: {cpu: '64', memory: 256Gi}}}}",
+        "from the group's maxSize",
+    ),
+    "autoMode.nodePools.<pool>.weight": Doc(
+        "Which pool Auto Mode tries first (1-100).",
+        "autoMode: {nodePools: {spot: {weight: 50}}}",
+        "spot pools 50, on-demand 10",
     ),
 }
 

@@ -52,6 +52,10 @@ def test_every_example_in_the_reference_is_a_valid_setting(key):
     config.update({f"{PROJECT}:{k}": v for k, v in example.items()})
     if key.startswith("karpenter"):
         config[f"{PROJECT}:provisioner"] = "karpenter"
+    if key.startswith("autoMode"):
+        config[f"{PROJECT}:provisioner"] = "autoMode"
+        if "keepKarpenter" in config[f"{PROJECT}:autoMode"]:  # migrating: the Karpenter it keeps
+            config[f"{PROJECT}:karpenter"] = {"replicas": 1}
     if "publicAccess: true" in config_reference.MEANINGS[key].example:
         config[f"{PROJECT}:kubernetesLayer"] = "inline"
     validate_stack(config, "docs", "the reference's example")  # raises ConfigError with the problems
