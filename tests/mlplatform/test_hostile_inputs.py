@@ -53,18 +53,19 @@ def groups(n: int, **extra) -> list[dict]:
     ]
 
 
-def test_500_node_groups_plan_and_check(tmp_path):
-    # 505 managed node groups: an account with the EKS quota raised (quotas:) may have them.
+def test_hundreds_of_node_groups_plan_and_check(tmp_path):
+    # 205 managed node groups: an account with the EKS quota raised (quotas:) may have them. (bench/run times
+    # 500 and more; this holds what they build.)
     path = write(
-        tmp_path, {**BASE, P + "additionalNodeGroups": groups(500), P + "quotas": {"managedNodeGroupsPerCluster": 600}}
+        tmp_path, {**BASE, P + "additionalNodeGroups": groups(200), P + "quotas": {"managedNodeGroupsPerCluster": 600}}
     )
     plan = build_plan(None, path)
     doc = plan_document(plan)
     names = [g["name"] for g in doc["nodeGroups"]]
-    assert names[-500:] == [f"pool-{i:04d}" for i in range(500)]
+    assert names[-200:] == [f"pool-{i:04d}" for i in range(200)]
     last = doc["nodeGroups"][-1]
-    assert last["labels"]["example.com/team"] == f"team-{499 % 9}"
-    assert last["autoscalerTags"]["k8s.io/cluster-autoscaler/node-template/label/example.com/team"] == f"team-{499 % 9}"
+    assert last["labels"]["example.com/team"] == f"team-{199 % 9}"
+    assert last["autoscalerTags"]["k8s.io/cluster-autoscaler/node-template/label/example.com/team"] == f"team-{199 % 9}"
     violations = run_checks(plan)
     assert not [v for v in violations if v.mandatory], [v.message for v in violations if v.mandatory][:5]
 
