@@ -41,12 +41,14 @@ from tests.conftest import ROOT, stack_config
 
 P = "ml-platform-eks:"
 # Examples per property: each accepted example runs the whole program (plan and check), so the counts keep
-# the suite within its two minutes; derandomize makes every run try the same ones.
+# the suite within its two minutes; derandomize makes every run try the same ones. Which ones also follows the
+# constants Hypothesis collects from the code under test, so a change elsewhere may draw a run of refused configs
+# first: filtering them (assume) is the point, not a health problem.
 PROPERTY_SETTINGS = settings(
     max_examples=10,
     deadline=None,
     derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 
 CPU_TYPES = ["m5.xlarge", "m5.2xlarge", "m5a.2xlarge", "m6i.2xlarge", "c5.2xlarge", "r5.xlarge", "t3.large"]
