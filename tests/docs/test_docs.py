@@ -89,3 +89,19 @@ def test_the_diagrams_in_the_docs_are_well_formed():
                 assert {edge.group(1), edge.group(2)} <= declared, line
             elif chain:
                 assert set(re.findall(r"\w+", line)) <= declared, line
+
+
+def test_product_text_points_to_the_docs_page_not_the_readme():
+    """The README is a short overview; what it used to hold (IAM permissions, prices, upstream data, destroy)
+    moved to docs/. Text the tool shows or its code cites points to the page that has it."""
+    stale = re.compile(r"in the README|README[:,] ")
+    found = []
+    for package in ("mlplatform", "mlplatform_core", "mlplatform_program", "policies", "scripts"):
+        for path in (ROOT / package).rglob("*"):
+            if path.suffix not in {".py", ".json", ".yaml", ".txt"} or "scaffold" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in stale.finditer(text)]
+    assert found == []
+    assert "## IAM permissions for whoever runs `pulumi up`" in (ROOT / "docs/deploying.md").read_text()
+    assert "Prices for every region" in (ROOT / "docs/development.md").read_text()
