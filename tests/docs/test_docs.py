@@ -105,3 +105,30 @@ def test_product_text_points_to_the_docs_page_not_the_readme():
     assert found == []
     assert "## IAM permissions for whoever runs `pulumi up`" in (ROOT / "docs/deploying.md").read_text()
     assert "Prices for every region" in (ROOT / "docs/development.md").read_text()
+
+
+def test_the_diff_examples_are_command_outputs():
+    """docs/diff.md's JSON and Markdown examples are what `mlplatform diff` prints for a real edit of the
+    prod stack (generated, so they follow the diff's keys and actions), not hand-written."""
+    page = (ROOT / "docs" / "diff.md").read_text()
+    outside = generate_docs.BLOCK.sub("", page)
+    assert '"nodeGroups"' not in outside and "### mlplatform diff" not in outside  # outputs, not input
+    specs = [m.group("spec") for m in generate_docs.BLOCK.finditer(page)]
+    assert any(s.startswith("diff ") and "--json" in s for s in specs)
+    assert any(s.startswith("diff ") and "--format markdown" in s for s in specs)
+
+
+def test_generated_blocks_can_edit_a_stack_and_save_a_before_document():
+    """`save` and `edit` make the files a command reads in a temporary folder; the output names them as the
+    command does."""
+    spec = (
+        'diff --config-file edited/Pulumi.dev.yaml --against dev.json --json | save dev.json "plan dev --json" '
+        '| edit edited/Pulumi.dev.yaml stacks/Pulumi.dev.yaml "maxSize: 5" "maxSize: 6" | json-keys counts '
+        "resources | fence json"
+    )
+    with generate_docs.fixed_world():
+        body = generate_docs.generate(spec)
+    assert body.startswith("```json\n{")
+    doc = yaml.safe_load(body.removeprefix("```json\n").removesuffix("```\n"))
+    assert doc["counts"]["update"] == 1 and [r["fields"] for r in doc["resources"]] == [["scalingConfig.maxSize"]]
+    assert "/tmp" not in body
