@@ -531,12 +531,12 @@ MEANINGS: dict[str, Doc] = {
         "WhenEmpty for job, GPU and notebook pools, WhenEmptyOrUnderutilized for spot",
     ),
     "karpenter.nodePools.<pool>.consolidateAfter": Doc(
-        "Wait before consolidating (30s, 10m, 1h).",
+        "Wait before consolidating an empty or underused node (30s, 10m, 1h): at most 168h, no Never.",
         "karpenter: {nodePools: {jobs: {consolidateAfter: 30m}}}",
         "10m",
     ),
     "karpenter.nodePools.<pool>.expireAfter": Doc(
-        "Replace nodes after this age (or Never).",
+        "Replace nodes after this age: at most 8760h, or Never.",
         "karpenter: {nodePools: {jobs: {expireAfter: 168h}}}",
         "720h",
     ),
@@ -604,7 +604,7 @@ MEANINGS: dict[str, Doc] = {
         "WhenEmpty for job, GPU and notebook pools, WhenEmptyOrUnderutilized for spot",
     ),
     "autoMode.nodePools.<pool>.consolidateAfter": Doc(
-        "Wait before consolidating (30s, 10m, 1h).",
+        "Wait before consolidating an empty or underused node (30s, 10m, 1h): at most 168h, no Never.",
         "autoMode: {nodePools: {jobs: {consolidateAfter: 30m}}}",
         "10m",
     ),
