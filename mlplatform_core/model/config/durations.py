@@ -41,7 +41,9 @@ def duration_error(text: str, maximum: int, *, never: bool = False, positive: bo
     """Why `text` is not a duration this setting takes, or None."""
     if text == NEVER:
         # Karpenter's CRDs take Never for consolidateAfter too (`^(([0-9]+(s|m|h))+|Never)$`): say why it is refused.
-        return None if never else f"{show(text)} is not taken here: write a duration of at most {spoken(maximum)} in {UNITS}"
+        if never:
+            return None
+        return f"{show(text)} is not taken here: write a duration of at most {spoken(maximum)} in {UNITS}"
     if not _GRAMMAR.match(text):
         also = f", or {NEVER}" if never else ""
         return f"{show(text)} is not a duration: write {UNITS}{also}"
