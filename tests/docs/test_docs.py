@@ -132,3 +132,16 @@ def test_generated_blocks_can_edit_a_stack_and_save_a_before_document():
     doc = yaml.safe_load(body.removeprefix("```json\n").removesuffix("```\n"))
     assert doc["counts"]["update"] == 1 and [r["fields"] for r in doc["resources"]] == [["scalingConfig.maxSize"]]
     assert "/tmp" not in body
+
+
+@pytest.mark.parametrize("stack", ["prod", "dev-automode"])
+def test_json_page_names_every_key_of_a_plan_document(stack):
+    """docs/json.md lists the plan document's keys; a key added to the document is added to the page."""
+    from tests.mlplatform.test_automode_report import document
+
+    page = (ROOT / "docs" / "json.md").read_text()
+    doc = document(stack)
+    support, deployment = doc["kubernetesSupport"], doc["deployment"]
+    keys = set(doc) | {k for g in doc["nodeGroups"][:1] for k in g} | set(doc["resources"][0]) | set(support)
+    keys |= set(support["upgradePolicy"]) | set(deployment) | set(deployment["programs"][0])
+    assert sorted(k for k in keys if f"`{k}`" not in page) == []
