@@ -53,3 +53,28 @@ def test_an_auto_mode_stack_has_no_chart_to_render_and_needs_no_helm(tmp_path, c
     kinds = {(d["kind"], d["metadata"]["name"]) for d in objects}
     assert ("NodePool", "gpu") in kinds and ("NodeClass", "gpu") in kinds
     assert {d["metadata"]["labels"]["mlplatform.io/environment"] for d in objects if d["kind"] == "NodePool"} == {"dev"}
+
+
+def test_bad_helm_out_and_a_failing_helm_are_bad_input_named_never_a_crash(tmp_path, monkeypatch, capsys):
+    """Exit 2 with `error:` naming the option, before anything is written; a `helm template` that fails (a
+    chart repository it cannot reach) names the chart; never exit 3, the code of a bug."""
+    assert main(["manifests", "dev", "--out", str(tmp_path / "o"), "--helm", str(tmp_path / "no-helm")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --helm ") and "not an executable file" in err
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert main(["manifests", "dev", "--out", str(a_file)]) == 2
+    assert "error: --out " in capsys.readouterr().err
+    helm = tmp_path / "helm"
+    helm.write_text("#!/bin/sh\necho 'Error: looks like the repository cannot be reached' >&2\nexit 1\n")
+    helm.chmod(0o755)
+    monkeypatch.setattr(manifests, "RENDERED", tmp_path / "none")  # as for a team's own stack
+    assert main(["manifests", "dev", "--out", str(tmp_path / "o"), "--helm", str(helm)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: helm template of chart cluster-autoscaler ") and "cannot be reached" in err
+
+
+def test_a_stack_named_as_pulumi_names_it_is_written_under_its_name(tmp_path, capsys):
+    assert main(["manifests", "acme/dev", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"wrote dev into {tmp_path}\n"
+    assert (tmp_path / "dev" / "objects.yaml").is_file()
