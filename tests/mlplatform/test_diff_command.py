@@ -122,3 +122,25 @@ def test_diff_command_outputs_and_bad_before(docs, tmp_path, capsys):
     base.write_text("[]")
     assert main(["diff", "prod", "--against", str(base)]) == 2
     assert "not a plan document" in capsys.readouterr().err
+
+
+def test_a_bad_before_or_change_setting_is_bad_input_said_as_such(docs, tmp_path, capsys):
+    """--against problems read as `error: --against: ...` (not as a stack file's invalid configuration); a
+    change rule's setting that is not the documented `allowedGroups` list is refused on every check (exit 2,
+    never the internal error's 3), and nothing the user wrote is dropped."""
+    base = tmp_path / "before.json"
+    base.write_text(json.dumps(docs[0]["shipped"]))
+    assert main(["diff", "dev", "--against", str(base)]) == 2
+    assert capsys.readouterr().err == "error: --against: before.json is the plan of stack 'prod', not 'dev'\n"
+    config = tmp_path / "policy.json"
+    for setting, words, against in [
+        ({"change-capacity-gap": {"allowedGroups": "gpu"}}, 'got {"allowedGroups": "gpu"}', ["--against", str(base)]),
+        ({"change-capacity-gap": {"allowedGroup": ["gpu"]}}, "unknown key 'allowedGroup'", []),
+        ({"change-capacity-gap": "advisory"}, 'got "advisory"', ["--against", str(base)]),
+        ({"change-node-group-roll": "disabled"}, "change-node-group-roll: the change rules' levels follow", []),
+    ]:
+        config.write_text(json.dumps(setting))
+        args = ["check", "--config-file", docs[1]["gpu"], "--stack", "prod", "--policy-config", str(config)]
+        assert main([*args, *against]) == 2, setting
+        err = capsys.readouterr().err
+        assert err.startswith("error: policy.json: ") and words in err, err
