@@ -148,3 +148,9 @@ def test_init_workflow_gates_a_pull_request_on_the_change_from_the_base_branch(t
     ]
     assert run("AFTER", 0, 1) == 1  # a mandatory change rule fails the pull request
     assert run("AFTER", 2, 1) == 2  # BEFORE of another schema version: bad input, said by diff
+
+
+def test_init_into_a_folder_it_cannot_write_is_bad_input(tmp_path, capsys):
+    """A folder init may not create or write is the user's to fix: exit 2 naming it, never 3 (a bug)."""
+    code, _, err = run_cli(capsys, "init", "/proc/mlplatform-init-test")
+    assert code == 2 and err.startswith("error: cannot write /proc/mlplatform-init-test"), err
