@@ -14,7 +14,8 @@ DESCRIPTION = (
 )
 EXIT_CODES = {
     EXIT_OK: "the project was written",
-    EXIT_BAD_INPUT: "bad input (a file that exists, a folder it cannot write, an invalid name or region, bad arguments)",
+    EXIT_BAD_INPUT: "bad input (a file that exists, a folder it cannot write, an invalid name or region, bad "
+    "arguments)",
 }
 DEFAULT_REGION = "us-east-1"
 
