@@ -80,7 +80,21 @@ def read_plan_document(path: str) -> dict[str, Any]:
     return doc
 
 
-def check_same_stack(before: dict[str, Any], stack: str, against: str) -> None:
-    """BEFORE must be a plan of the stack it is compared with (bad input otherwise)."""
+def _project(doc: dict[str, Any]) -> str | None:
+    programs = doc.get("deployment", {}).get("programs") or [{}]
+    return programs[0].get("project")
+
+
+def check_same_stack(before: dict[str, Any], after: dict[str, Any], against: str) -> None:
+    """BEFORE must be a plan of the stack it is compared with, in the same Pulumi project (bad input otherwise):
+    a stack of another project is another stack to Pulumi (its URNs differ), so every resource would read as
+    deleted and created again."""
+    stack = after["stack"]
     if before.get("stack") != stack:
         raise BeforeError(f"{shown_path(against)} is the plan of stack {before.get('stack')!r}, not {stack!r}")
+    if _project(before) != _project(after):
+        raise BeforeError(
+            f"{shown_path(against)} is the plan of stack {stack!r} of project {_project(before)!r}, but this is "
+            f"project {_project(after)!r} (Pulumi.yaml's name; outside a project, the installed programs': "
+            "ml-platform-eks): plan both in the same project, or pass --project-dir"
+        )

@@ -85,8 +85,8 @@ def check_stack(
     except PolicyConfigError as err:  # its message names the file: as the documents show paths
         raise InputError(str(err).replace(str(path), shown_path(path, project.root)) if path else str(err)) from None
     if before is not None:
-        check_same_stack(before, plan.stack, against)
         after = plan_document(plan)
+        check_same_stack(before, after, against)
         found = change_violations(diff_documents(before, after), before, after, allowed)
         violations = change_rule_violations([v for v in found if v.level == "mandatory"]) + violations
         violations += change_rule_violations([v for v in found if v.level != "mandatory"])

@@ -144,3 +144,33 @@ def test_a_bad_before_or_change_setting_is_bad_input_said_as_such(docs, tmp_path
         assert main([*args, *against]) == 2, setting
         err = capsys.readouterr().err
         assert err.startswith("error: policy.json: ") and words in err, err
+
+
+def test_before_of_another_project_is_refused_and_a_deleted_foundation_fails_the_gate(docs, tmp_path, capsys):
+    """A BEFORE of the same stack name in another Pulumi project is another stack (every URN differs): bad
+    input, not a diff that deletes and recreates everything. Within the project, a change that deletes the
+    cluster (a logical name that changed) is at least as bad as replacing it: the prod gate fails."""
+    import copy
+
+    from mlplatform_core.change.rules import change_violations
+
+    base = tmp_path / "before.json"
+    other = copy.deepcopy(docs[0]["shipped"])
+    other["deployment"]["programs"][0]["project"] = "someone-else"
+    base.write_text(json.dumps(other))
+    assert main(["diff", "--config-file", docs[1]["shipped"], "--stack", "prod", "--against", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert "of project 'someone-else', but this is project 'ml-platform-eks'" in err
+
+    before = copy.deepcopy(docs[0]["shipped"])
+    for r in before["resources"]:
+        if r["type"] == "aws:eks/cluster:Cluster":
+            r["urn"] = r["urn"].replace(f"::{r['name']}", "::old-cluster")
+            r["name"] = "old-cluster"
+    after = docs[0]["shipped"]
+    diff = diff_document(before, after)
+    assert {(r["name"], r["action"]) for r in diff["resources"] if r["type"] == "aws:eks/cluster:Cluster"} >= {
+        ("old-cluster", "delete")
+    }
+    found = [v for v in change_violations(diff, before, after) if v.rule == "change-foundation-replaced"]
+    assert found and found[0].level == "mandatory" and "deletes the EKS cluster old-cluster" in found[0].message
