@@ -250,6 +250,9 @@ _TOP_LEVEL_KINDS = {
 }
 
 
+_SETTING_NAMES = frozenset(f.alias or n for n, f in StackConfig.model_fields.items())
+
+
 def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     """The project's settings (namespace removed, JSON text decoded, top-level booleans and numbers read from
     the text Pulumi writes for them: pulumi_format.py) and the problems of the keys themselves: keys without
@@ -271,7 +274,7 @@ def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
             problems.append(
                 Problem(escaped(key), f"config keys need a namespace; did you mean {PROJECT}:{escaped(key)}?")
             )
-        elif err := namespace_error(key):
+        elif err := namespace_error(key, _SETTING_NAMES):
             problems.append(Problem(escaped(key), err))
         # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
     return data, problems
