@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
@@ -45,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     for path in sorted(written, key=lambda p: (len(p.relative_to(folder).parts), p.as_posix())):
         print(f"  {path.relative_to(folder).as_posix()}")
     print(
-        f"\nnext:\n  cd {folder}\n  mlplatform plan dev        # offline: what the dev stack builds\n"
+        f"\nnext:\n  cd {shlex.quote(str(folder))}\n"  # a folder name with a space still pastes into a shell
+        "  mlplatform plan dev        # offline: what the dev stack builds\n"
         "  mlplatform check --all     # the policy pack and the placement proof on every stack\n"
+        "  pulumi stack init dev      # once, after `pulumi login` (Pulumi Cloud, --local or s3://...)\n"
         "  pulumi up --stack dev      # deploy (README.md: the two steps, and from where)"
     )
     return EXIT_OK

@@ -45,6 +45,8 @@ def test_init_writes_a_project_that_plans_checks_and_places_under_its_own_name(t
     assert code == 0, err
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == FILES
     assert "cd " in out and "mlplatform plan dev" in out and "pulumi up" in out
+    # The next steps paste into a shell as they are: the folder quoted, the stack created before `pulumi up`.
+    assert f"  cd '{folder}'\n" in out and out.index("pulumi stack init dev") < out.index("pulumi up --stack dev")
     project = find_project(folder)
     assert project.name == "acme-ml" and project.kubernetes_layer.name == "acme-ml-kubernetes"
     assert project.kubernetes_layer.cluster_project == "acme-ml"
