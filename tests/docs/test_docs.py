@@ -96,7 +96,7 @@ def test_product_text_points_to_the_docs_page_not_the_readme():
     moved to docs/. Text the tool shows or its code cites points to the page that has it."""
     stale = re.compile(r"in the README|README[:,] ")
     found = []
-    for package in ("mlplatform", "mlplatform_core", "mlplatform_program", "policies", "scripts"):
+    for package in ("mlplatform", "mlplatform_core", "mlplatform_program", "policies", "scripts", "stacks", "examples"):
         for path in (ROOT / package).rglob("*"):
             if path.suffix not in {".py", ".json", ".yaml", ".txt"} or "scaffold" in path.parts:
                 continue
