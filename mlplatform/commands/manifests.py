@@ -133,15 +133,13 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
 
 def run(args: argparse.Namespace) -> int:
     from ..project import find_project
-    from ..stacks import resolve_stack
+    from ..stacks import resolve_stack, select_stacks
 
     project = find_project(args.project_dir)
     assert project is not None
-    names = args.stacks
-    if args.all:
-        names = project.stack_names()
-    if not names:
-        raise InputError("name a stack or give --all")
+    if not args.stacks and not args.all:
+        raise InputError("name a stack (e.g. dev) or give --all")
+    names = [t.stack for t in select_stacks(project, args.stacks, None, args.all)]  # as plan and check take them
     helm = args.helm
     if helm is not None and not (Path(helm).is_file() and os.access(helm, os.X_OK)):
         raise InputError(f"--helm {helm}: not an executable file; give the path of a helm binary")

@@ -78,3 +78,16 @@ def test_a_stack_named_as_pulumi_names_it_is_written_under_its_name(tmp_path, ca
     assert main(["manifests", "acme/dev", "--out", str(tmp_path)]) == 0
     assert capsys.readouterr().out == f"wrote dev into {tmp_path}\n"
     assert (tmp_path / "dev" / "objects.yaml").is_file()
+
+
+def test_stacks_are_taken_as_plan_and_check_take_them(tmp_path, capsys, monkeypatch):
+    """--all with no stack file says so (it was told "give --all"); a STACK with --all is refused, not dropped."""
+    project = tmp_path / "p"
+    assert main(["init", str(project)]) == 0
+    for stack_file in (project / "stacks").iterdir():
+        stack_file.unlink()
+    capsys.readouterr()
+    assert main(["manifests", "--all", "--out", str(tmp_path / "o"), "--project-dir", str(project)]) == 2
+    assert capsys.readouterr().err == "error: --all: no stack file (Pulumi.<stack>.yaml) in stacks\n"
+    assert main(["manifests", "dev", "--all", "--out", str(tmp_path / "o")]) == 2
+    assert "--all runs every stack of the project" in capsys.readouterr().err
