@@ -19,6 +19,7 @@ from typing import Any
 from mlplatform_core.change import rules as change_rules
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
+from mlplatform_policies.policy_config import named
 from mlplatform_policies.pulumi_policy_internals import UNKNOWN_STRING
 
 from .documents import SCHEMA_VERSION, shown_path
@@ -223,7 +224,7 @@ def allowed_groups(change_config: Mapping[str, Any], source: str) -> list[str]:
     unknown = sorted(set(entry) - {"allowedGroups"}) if isinstance(entry, Mapping) else []
     groups = entry.get("allowedGroups", []) if isinstance(entry, Mapping) else None
     if unknown or not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        what = f"unknown key {unknown[0]!r}" if unknown else f"got {json.dumps(entry)}"
+        what = f"unknown key {named(unknown[0])}" if unknown else f"got {json.dumps(entry)}"
         raise PolicyConfigError(
             f"{source}: change-capacity-gap must be an object with allowedGroups, a list of node group names "
             f"(e.g. {example}); {what}"
