@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from mlplatform_core.placement.admission import ClusterObjects
     from mlplatform_core.placement.filters import place_admitted
     from mlplatform_core.placement.manifests import ManifestError, ManifestStream
+    from mlplatform_core.placement.schema import KubernetesSchema
     from mlplatform_core.placement.templates import node_templates
 
     from ..documents import shown_path
@@ -112,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     templates = node_templates(layout)
+    # Every object is checked against the OpenAPI schema of the stack's minor, as the API server checks it.
+    schema = KubernetesSchema.for_version(cfg.kubernetes_version)
     unplaceable = _Unplaceable()
+    manifest = None
     # Pods are read, admitted, placed and written one at a time (memory stays flat for any manifest); the output
     # is held in a spool (memory, then a temporary file) until the whole manifest has been read, so a manifest
     # that turns out bad at its last document still prints nothing but the error.
@@ -122,11 +126,11 @@ def run(args: argparse.Namespace) -> int:
                 stream = _open(args.filename)
                 if stream is not sys.stdin:
                     stack_of_files.enter_context(stream)
-                manifest = ManifestStream(stream)
+                manifest = ManifestStream(stream, schema)
                 results = unplaceable(place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
 
                 def notes() -> list[str]:
-                    return [manifest.note] if manifest.note else []
+                    return manifest.notes
 
                 if args.json:
                     write_place_document(results, notes, name, spool)
@@ -143,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {args.filename}: {args.filename} is not UTF-8 text", file=sys.stderr)
             return EXIT_BAD_INPUT
         except ManifestError as err:
-            print(f"error: {args.filename}: {err}", file=sys.stderr)
+            print(f"error: {args.filename}: {manifest.with_problems(err) if manifest else err}", file=sys.stderr)
             return EXIT_BAD_INPUT
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout)

@@ -13,12 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
+from ..model.config.errors import escaped, show
 from .admission import Admission, ClusterObjects, admit
 from .pods import Pod, PodSpecError
+
+if TYPE_CHECKING:
+    from .schema import KubernetesSchema
 
 # Documents are read one at a time and their pods placed as they come, so memory stays flat however long the
 # manifest; the byte limit only keeps a runaway stream (a device, an endless pipe) from running for ever.
@@ -98,6 +102,22 @@ class ManifestError(ValueError):
         super().__init__(where + message)
 
 
+class SchemaError(ManifestError):
+    """Fields the API server would refuse (unknown, of the wrong type, missing), in every document at once."""
+
+    def __init__(self, problems: list[str], schema: KubernetesSchema | None, then: str | None = None):
+        self.problems = problems
+        version = f"the Kubernetes {schema.version} schema" if schema is not None else "the schema"
+        lines = [
+            f"{len(problems)} field problem(s) the API server would refuse (kubectl apply validates fields "
+            f"strictly), checked against {version}:"
+        ]
+        lines += [f"  - {p}" for p in problems]
+        if then:
+            lines.append(f"and then: {then}")
+        super().__init__("\n".join(lines))
+
+
 @dataclass(frozen=True)
 class ManifestPod:
     name: str  # Kind/name, e.g. Deployment/nuclio-fn; podspec-<n> for bare specs
@@ -153,15 +173,66 @@ def _dig(obj: Any, path: tuple[str, ...], document: int, kind: str, item: str) -
     return node
 
 
+def _where(document: int, item: str, kind: str | None, obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    name = meta.get("name") or meta.get("generateName")
+    what = f"{kind}/{name}" if kind and isinstance(name, str) else kind
+    return f"document {document}" + (f" {item}" if item else "") + (f" ({escaped(what)})" if what else "")
+
+
+def _custom_group(api_version: str) -> bool:
+    """A group with a dot that is not one of Kubernetes' own (*.k8s.io): a CustomResourceDefinition's. The core
+    group (v1) and the dotless built-in groups (apps, batch, policy, autoscaling) are never a custom resource's."""
+    group = api_version.rpartition("/")[0]
+    return "." in group and not group.endswith(".k8s.io")
+
+
 class _Reader:
-    def __init__(self) -> None:
+    def __init__(self, schema: KubernetesSchema | None = None) -> None:
         self.pods: list[ManifestPod] = []
         self.skipped: dict[str, int] = {}
+        self.schema = schema
+        self.problems: list[str] = []  # every field the API server would refuse, in every document
+        self.unchecked: dict[str, int] = {}  # custom resources: kind -> count
+
+    def check(self, obj: Mapping[str, Any], kind: str | None, document: int, item: str) -> str:
+        """ "refused" when the API server would refuse `obj` for its fields (each problem recorded), "custom" for a
+        custom resource (a group of its own, which the built-in schema does not know: recorded as unchecked),
+        else "ok"."""
+        schema = self.schema
+        if schema is None:
+            return "ok"
+        where = _where(document, item, kind or "PodSpec", obj)
+        if kind is None:  # a bare PodSpec
+            found = [str(p) for p in schema.problems(obj, "PodSpec", None)]
+        else:
+            api_version = obj.get("apiVersion")
+            if not isinstance(api_version, str) or not api_version:
+                served = schema.served_versions(kind)
+                use = f"; a {kind} is {' or '.join(served)}" if served else ""
+                wrong = "is not set" if api_version in (None, "") else f"must be text, not {show(api_version)}"
+                found = [f"apiVersion: {wrong} (kubectl apply refuses the object){use}"]
+            elif schema.knows(kind, api_version):
+                found = [str(p) for p in schema.problems(obj, kind, api_version)]
+            elif _custom_group(api_version):
+                self.unchecked[kind] = self.unchecked.get(kind, 0) + 1
+                return "custom"
+            else:
+                served = schema.served_versions(kind)
+                use = f"; use {' or '.join(served)}" if served else ""
+                found = [
+                    f"apiVersion: Kubernetes {schema.version} serves no {escaped(kind)} at {show(api_version)} "
+                    f"(kubectl: no matches for kind){use}"
+                ]
+        self.problems.extend(f"{where}: {problem}" for problem in found)
+        return "refused" if found else "ok"
 
     def read(self, obj: Mapping[str, Any], document: int, item: str = "", depth: int = 0) -> None:
         kind = obj.get("kind")
         if kind is None:
             if "containers" in obj:  # a bare PodSpec
+                if self.check(obj, None, document, item) == "refused":
+                    return
                 name = f"podspec-{document}" + (f"/{item}" if item else "")
                 self.pods.append(ManifestPod(name, "PodSpec", document, obj, item=item))
                 return
@@ -179,6 +250,9 @@ class _Reader:
                 if not isinstance(entry, Mapping):
                     raise ManifestError(f"{where} must be a mapping (got {type(entry).__name__})", document, kind)
                 self.read(entry, document, where, depth + 1)
+            return
+        verdict = self.check(obj, kind, document, item)
+        if verdict != "ok":  # refused, or a custom resource (counted apart)
             return
         if kind not in POD_SPEC_PATHS:  # a Service, ConfigMap, CRD...: nothing to schedule
             self.skipped[kind] = self.skipped.get(kind, 0) + 1
@@ -210,9 +284,9 @@ class ManifestStream:
     Iterate it once; then `skipped` and `note` tell the kinds without pods, like Manifest. Raises ManifestError
     (naming the document) while iterating, and at the end when the manifest held no pod spec at all."""
 
-    def __init__(self, source: str | IO[str]) -> None:
+    def __init__(self, source: str | IO[str], schema: KubernetesSchema | None = None) -> None:
         self._source = source
-        self._reader = _Reader()
+        self._reader = _Reader(schema)
 
     @property
     def skipped(self) -> Mapping[str, int]:
@@ -222,11 +296,43 @@ class ManifestStream:
     def note(self) -> str | None:
         return Manifest((), self.skipped).note
 
+    @property
+    def notes(self) -> list[str]:
+        """The skipped kinds, the custom resources no schema checked, the schema used if not the stack's own."""
+        reader, out = self._reader, [self.note] if self.note else []
+        if reader.unchecked:
+            kinds = ", ".join(f"{kind} ({n})" for kind, n in sorted(reader.unchecked.items()))
+            out.append(
+                f"skipped custom resources (no pods place reads; their fields are not checked: their schema is in "
+                f"their CustomResourceDefinition): {kinds}"
+            )
+        if reader.schema is not None and reader.schema.note:
+            out.append(reader.schema.note)
+        return out
+
     def __iter__(self) -> Iterator[ManifestPod]:
         reader, source = self._reader, self._source
         if isinstance(source, str) and len(source) > MAX_MANIFEST_BYTES:
             raise ManifestError(f"the manifest is larger than {MAX_MANIFEST_BYTES:,} bytes")
         stream = source if isinstance(source, str) else _Limited(source)
+        try:
+            yield from self._documents(stream)
+        except ManifestError as err:
+            if reader.problems:  # reported with the fields already found wrong
+                raise SchemaError(reader.problems, reader.schema, str(err)) from None
+            raise
+        if reader.problems:
+            raise SchemaError(reader.problems, reader.schema)
+
+    def with_problems(self, err: ManifestError) -> ManifestError:
+        """`err` (raised placing a pod read so far) with the fields already found wrong, so none goes unsaid."""
+        reader = self._reader
+        if isinstance(err, SchemaError) or not reader.problems:
+            return err
+        return SchemaError(reader.problems, reader.schema, str(err))
+
+    def _documents(self, stream: str | _Limited) -> Iterator[ManifestPod]:
+        reader = self._reader
         document, found = 0, 0
         try:
             for document, obj in enumerate(yaml.load_all(stream, Loader=_ManifestLoader), start=1):
@@ -247,8 +353,9 @@ class ManifestStream:
             raise ManifestError(f"is not valid YAML{where}: {problem}", document + 1) from None
         except RecursionError:
             raise ManifestError("is nested too deeply to be a Kubernetes object", document + 1) from None
-        if not found:
-            skipped = f" (only {', '.join(sorted(reader.skipped))})" if reader.skipped else ""
+        if not found and not reader.problems:
+            kinds = sorted({*reader.skipped, *reader.unchecked})
+            skipped = f" (only {', '.join(kinds)})" if kinds else ""
             raise ManifestError(f"no pod specs found{skipped}; give a {SUPPORTED}")
 
 

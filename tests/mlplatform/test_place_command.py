@@ -177,7 +177,8 @@ def test_the_namespace_comes_from_the_object_then_dash_n_then_default(capsys):
 def test_a_list_item_that_cannot_be_read_is_named(capsys, tmp_path):
     path = tmp_path / "list.yaml"
     path.write_text(
-        "kind: List\nitems:\n- {kind: Service}\n- {kind: Pod, metadata: {name: p}, spec: {containers: "
+        "kind: List\nitems:\n- {apiVersion: v1, kind: Service}\n- {apiVersion: v1, kind: Pod, metadata: {name: p}, "
+        "spec: {containers: "
         "[{name: c, resources: {requests: {cpu: lots}}}]}}\n"
     )
     code, out, err = run_place(capsys, "dev", "-f", str(path))

@@ -1,0 +1,224 @@
+"""The Kubernetes OpenAPI schema of the stack's minor, as the API server applies it to what `place` reads.
+
+Since Kubernetes 1.27 `kubectl apply` asks for Strict field validation: the API server refuses an object with
+an unknown or duplicated field (`strict decoding error: unknown field "spec.nodeSelectr"`) and one whose
+field has the wrong type (`cannot unmarshal string into Go struct field ... of type int32`). `place` checks
+every object it reads against the same schema first, so a misspelt `nodeSelectr` is bad input instead of a
+pod shown placeable without its selector.
+
+The schemas are kubernetes-validate's (generated from each minor's OpenAPI document, one per minor, the
+"-strict" variant with `additionalProperties: false`); jsonschema, which it builds on, walks them. Imported
+only when `place` runs (the package loads 1.5 MB of definitions per minor).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..model.config.errors import escaped, show
+from ..model.config.messages import did_you_mean, kind_of
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One field of one object the API server would refuse."""
+
+    path: str  # e.g. spec.template.spec.nodeSelectr (non-ASCII escaped, list items as [i])
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+def _minor(version: str) -> tuple[int, int]:
+    major, minor = re.match(r"v?(\d+)\.(\d+)", version).groups()  # type: ignore[union-attr]
+    return int(major), int(minor)
+
+
+def shipped_minors() -> list[tuple[int, int]]:
+    """The Kubernetes minors kubernetes-validate ships a schema for, oldest first."""
+    from kubernetes_validate.utils import all_versions
+
+    return sorted({_minor(v) for v in all_versions()})
+
+
+def pick_minor(wanted: str, shipped: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], str | None]:
+    """The schema minor for a stack's Kubernetes version: its own, else the closest one not newer (fields are
+    added, rarely removed, so an older schema refuses nothing the stack's minor accepts but a new field), else
+    the oldest. With a note saying so when it is not the stack's own."""
+    target, minors = _minor(wanted), sorted(shipped)
+    older = [m for m in minors if m <= target]
+    picked = older[-1] if older else minors[0]
+    if picked == target:
+        return picked, None
+    shown = f"{picked[0]}.{picked[1]}"
+    why = "the closest it ships that is not newer" if older else "the oldest it ships"
+    return picked, (
+        f"fields were checked against the Kubernetes {shown} schema: kubernetes-validate ships none for "
+        f"{target[0]}.{target[1]}, {shown} is {why}"
+    )
+
+
+def _schema_file(kind: str, api_version: str) -> str:
+    # kubernetes-validate's file naming (kubernetes_validate/utils.py validate()): <kind>-<group>-<version>.json,
+    # the group cut at its first dot (rbac.authorization.k8s.io/v1 -> rbac-v1), the core group bare (v1).
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    return f"{kind.lower()}-{group_version}.json"
+
+
+def _as_string(checker: Any, instance: Any) -> bool:
+    # kubectl's YAML reader (sigs.k8s.io/yaml over go-yaml) leaves an unquoted date as text; PyYAML makes it a date.
+    return isinstance(instance, (str, datetime.date))
+
+
+@dataclass
+class KubernetesSchema:
+    """The strict schema of one Kubernetes minor: which kinds it knows, and what is wrong with an object."""
+
+    minor: tuple[int, int]
+    note: str | None = None  # set when the stack's own minor has no schema
+
+    @classmethod
+    def for_version(cls, kubernetes_version: str) -> KubernetesSchema:
+        minor, note = pick_minor(kubernetes_version, shipped_minors())
+        return cls(minor, note)
+
+    @property
+    def version(self) -> str:
+        return f"{self.minor[0]}.{self.minor[1]}"
+
+    def knows(self, kind: str, api_version: str) -> bool:
+        """Whether this minor serves `kind` at `api_version` (a built-in object; False for a custom resource)."""
+        schema = _load(self.minor, _schema_file(kind, api_version))
+        if schema is None:
+            return False
+        served = schema.get("properties", {}).get("apiVersion", {}).get("enum")
+        return not served or api_version in served  # apps.example.com/v1 is not apps/v1
+
+    def served_versions(self, kind: str) -> list[str]:
+        """The apiVersions this minor serves `kind` at (apps/v1 for a Deployment), newest file names last."""
+        return _served(self.minor, kind.lower())
+
+    def problems(self, obj: Mapping[str, Any], kind: str, api_version: str | None) -> list[FieldProblem]:
+        """Every unknown field and wrongly typed value of `obj`, a `kind` at `api_version` this minor serves
+        (api_version None: a bare PodSpec)."""
+        file = "podspec-v1.json" if api_version is None else _schema_file(kind, api_version)
+        validator = _validator(self.minor, file)
+        found: dict[tuple[str, str], FieldProblem] = {}
+        for error in validator.iter_errors(obj):
+            for problem in _explain(error):
+                found.setdefault((problem.path, problem.message), problem)
+        return sorted(found.values(), key=lambda p: p.path)
+
+
+@cache
+def _load(minor: tuple[int, int], file: str) -> dict[str, Any] | None:
+    from kubernetes_validate.utils import VersionNotSupportedError, schema_contents
+
+    try:
+        return schema_contents(f"kubernetes-json-schema/v{minor[0]}.{minor[1]}.0-local-strict/{file}", "")
+    except (FileNotFoundError, VersionNotSupportedError):  # no such kind at that version; no such minor
+        return None
+
+
+@cache
+def _served(minor: tuple[int, int], kind: str) -> list[str]:
+    from importlib.resources import files
+
+    folder = files("kubernetes_validate").joinpath(f"kubernetes-json-schema/v{minor[0]}.{minor[1]}.0-local-strict")
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.startswith(f"{kind}-") and (schema := _load(minor, entry.name)):
+            out += [v for v in schema.get("properties", {}).get("apiVersion", {}).get("enum", []) if v]
+    return out
+
+
+@cache
+def _validator(minor: tuple[int, int], file: str) -> Any:
+    import jsonschema
+    from referencing import Registry, Resource
+
+    schema, definitions = _load(minor, file), _load(minor, "_definitions.json")
+    registry = Resource.from_contents(schema) @ (Resource.from_contents(definitions) @ Registry())
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("string", _as_string)
+    return jsonschema.validators.extend(base, type_checker=checker)(schema, registry=registry)
+
+
+def field_path(parts: Iterable[Any]) -> str:
+    """spec.containers[0].resources from ("spec", "containers", 0, "resources"); non-ASCII escaped."""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{escaped(str(part))}" if out else escaped(str(part)))
+    return out
+
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+}
+
+
+def _types(schema: Any) -> list[str]:
+    if not isinstance(schema, Mapping):
+        return []
+    if "oneOf" in schema or "anyOf" in schema:
+        return [t for sub in schema.get("oneOf", schema.get("anyOf")) for t in _types(sub)]
+    declared = schema.get("type", [])
+    return [t for t in ([declared] if isinstance(declared, str) else declared) if t != "null"]
+
+
+def _expected(types: list[str]) -> str:
+    words = list(dict.fromkeys(_TYPE_WORDS.get(t, t) for t in types))
+    if set(types) == {"string", "number"}:
+        return "a quantity (a string such as 500m or 2Gi, or a number)"
+    if set(types) == {"string", "integer"}:
+        return "an integer or a string (a port number or name, a count or a percentage)"
+    return " or ".join(words) if words else "another value"
+
+
+def _explain(error: Any) -> list[FieldProblem]:
+    path, value, schema = list(error.absolute_path), error.instance, error.schema
+    if error.validator == "additionalProperties" and isinstance(value, Mapping):
+        known = sorted(schema.get("properties", {}))
+        out = []
+        for key in value:
+            if key in known:
+                continue
+            key_text = str(key)
+            hints = []
+            if not key_text.isascii():
+                odd = ", ".join(dict.fromkeys(escaped(c) for c in key_text if not c.isascii()))
+                hints.append(f"it contains the non-ASCII character(s) {odd}")
+            if known and (near := did_you_mean(key_text, known)):
+                hints.append(f"did you mean {near}?")
+            elif known:
+                hints.append(f"fields here: {', '.join(known)}")
+            else:
+                hints.append("this mapping takes no fields")
+            out.append(FieldProblem(field_path([*path, key]), f"unknown field ({'; '.join(hints)})"))
+        return out
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if isinstance(value, Mapping) and k not in value]
+        return [FieldProblem(field_path([*path, k]), "required field is missing") for k in missing]
+    if error.validator in ("type", "oneOf", "anyOf"):
+        return [
+            FieldProblem(
+                field_path(path), f"expected {_expected(_types(schema))}, but {show(value)} is {kind_of(value)}"
+            )
+        ]
+    if error.validator == "enum":
+        choices = [str(c) for c in error.validator_value if c is not None]
+        near = did_you_mean(value, choices) if isinstance(value, str) else None
+        fix = f"; did you mean {near}?" if near else ""
+        return [FieldProblem(field_path(path), f"{show(value)} is not one of {', '.join(choices)}{fix}")]
+    return [FieldProblem(field_path(path), escaped(error.message))]
