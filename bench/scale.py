@@ -15,6 +15,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 _KINDS = ("Pod", "Deployment", "Job", "StatefulSet", "CronJob")
+# Valid objects, as kubectl apply would take them (`place` checks each against the Kubernetes schema first).
+_API_VERSIONS = {
+    "Pod": "v1",
+    "Deployment": "apps/v1",
+    "Job": "batch/v1",
+    "StatefulSet": "apps/v1",
+    "CronJob": "batch/v1",
+}
 _PATHS = {
     "Pod": ("spec",),
     "Deployment": ("spec", "template", "spec"),
@@ -50,12 +58,22 @@ def manifest_documents(n: int):
     """`n` workload objects, one pod spec each, as YAML documents (JSON flow style: valid YAML, fast to write)."""
     for i in range(n):
         kind = _KINDS[i % len(_KINDS)]
-        obj: dict = {"apiVersion": "v1", "kind": kind, "metadata": {"name": f"w-{i:05d}", "namespace": "mlrun"}}
+        name = f"w-{i:05d}"
+        obj: dict = {"apiVersion": _API_VERSIONS[kind], "kind": kind, "metadata": {"name": name, "namespace": "mlrun"}}
+        if kind in ("Deployment", "StatefulSet"):
+            obj["spec"] = {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}}},
+            }
+        if kind == "CronJob":
+            obj["spec"] = {"schedule": "0 3 * * *"}
         node = obj
         path = _PATHS[kind]
         for part in path[:-1]:
             node = node.setdefault(part, {})
-        node[path[-1]] = _pod_spec(i)
+        node[path[-1]] = spec = _pod_spec(i)
+        if kind in ("Job", "CronJob"):
+            spec["restartPolicy"] = "Never"
         yield json.dumps(obj)
 
 

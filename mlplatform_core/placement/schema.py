@@ -108,6 +108,8 @@ class KubernetesSchema:
         """Every unknown field and wrongly typed value of `obj`, a `kind` at `api_version` this minor serves
         (api_version None: a bare PodSpec)."""
         file = "podspec-v1.json" if api_version is None else _schema_file(kind, api_version)
+        if _valid(_lean_schema(self.minor, file), obj, _lean_definitions(self.minor)):
+            return []  # the common case, about 20 times faster than jsonschema, which then explains what is wrong
         validator = _validator(self.minor, file)
         found: dict[tuple[str, str], FieldProblem] = {}
         for error in validator.iter_errors(obj):
@@ -148,6 +150,89 @@ def _validator(minor: tuple[int, int], file: str) -> Any:
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine("string", _as_string)
     return jsonschema.validators.extend(base, type_checker=checker)(schema, registry=registry)
+
+
+# What a schema of kubernetes-validate's can say, and what it can only annotate (format is an annotation in
+# JSON Schema 2020-12: jsonschema does not assert it unless asked, and neither does this).
+_ANNOTATIONS = frozenset({"description", "format", "$schema", "$id"})
+_JSON_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, (str, datetime.date)),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def _lean(schema: Any) -> Any:
+    """`schema` without its annotations (descriptions are most of its bytes), for _valid to walk."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {}
+    for key, rule in schema.items():
+        if key in _ANNOTATIONS or key.startswith("x-"):
+            continue
+        if key in ("properties", "$defs"):
+            rule = {name: _lean(sub) for name, sub in rule.items()}
+        elif key in ("additionalProperties", "items"):
+            rule = _lean(rule)
+        elif key == "oneOf":
+            rule = [_lean(sub) for sub in rule]
+        out[key] = rule
+    return out
+
+
+@cache
+def _lean_schema(minor: tuple[int, int], file: str) -> Any:
+    return _lean(_load(minor, file))
+
+
+@cache
+def _lean_definitions(minor: tuple[int, int]) -> Mapping[str, Any]:
+    return _lean(_load(minor, "_definitions.json"))["$defs"]
+
+
+def _valid(schema: Any, value: Any, definitions: Mapping[str, Any]) -> bool:
+    """Whether jsonschema (Draft 2020-12, dates as strings) would find nothing wrong with `value`: the same
+    keywords, evaluated directly. A keyword it does not know makes it answer False, and jsonschema decides."""
+    if schema is True:
+        return True
+    if not isinstance(schema, Mapping):
+        return False
+    for key, rule in schema.items():
+        if key == "$ref":
+            if not _valid(definitions.get(rule.rpartition("/")[2]), value, definitions):
+                return False
+        elif key == "type":
+            if not any(_JSON_TYPES[t](value) for t in ([rule] if isinstance(rule, str) else rule)):
+                return False
+        elif key == "enum":
+            if not isinstance(value, str) or value not in rule:  # enums of strings; anything else: jsonschema
+                return False
+        elif key == "required":
+            if isinstance(value, dict) and any(k not in value for k in rule):
+                return False
+        elif key == "properties":
+            if isinstance(value, dict) and any(
+                k in value and not _valid(sub, value[k], definitions) for k, sub in rule.items()
+            ):
+                return False
+        elif key == "additionalProperties":
+            if isinstance(value, dict):
+                known = schema.get("properties", {})
+                if any(k not in known and not _valid(rule, v, definitions) for k, v in value.items()):
+                    return False
+        elif key == "items":
+            if isinstance(value, list) and not all(_valid(rule, v, definitions) for v in value):
+                return False
+        elif key == "oneOf":
+            if sum(_valid(sub, value, definitions) for sub in rule) != 1:
+                return False
+        else:
+            return False
+    return True
 
 
 def field_path(parts: Iterable[Any]) -> str:
