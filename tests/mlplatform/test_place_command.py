@@ -217,3 +217,36 @@ def test_a_bad_last_document_prints_only_the_error(capsys, tmp_path, json_output
     path = manifest_of(50, tmp_path, tail="---\n[not: a mapping\n")
     code, out, err = run_place(capsys, "prod", "-f", path, *(["--json"] if json_output else []))
     assert code == 2 and out == "" and "document 51" in err and "not valid YAML" in err
+
+
+# --- fields the API server would refuse (kubectl apply validates them strictly) ------------------------------
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_misspelt_field_is_bad_input_naming_file_object_and_field(capsys, tmp_path, as_json):
+    path = tmp_path / "typo.yaml"
+    good = (EXAMPLES / "gpu-training.yaml").read_text()
+    path.write_text(
+        good.replace("restartPolicy", "nodeSelect\u043er: {}\n      restartPolicy", 1)
+        + "---\n"
+        + good.replace("image:", "imag\u0435:")
+    )
+    code, out, err = run_place(capsys, "dev", "-f", str(path), *(["--json"] if as_json else []))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {path}: ")
+    assert "checked against the Kubernetes 1.35 schema" in err
+    assert (
+        "document 1 (Job/train-resnet): spec.template.spec.nodeSelect\\u043er: unknown field (it contains the "
+        "non-ASCII character(s) \\u043e; did you mean nodeSelector?)"
+    ) in err
+    # the second copy: every container's image key misspelt, reported with the first copy's problem at once
+    assert "document 3 (Job/train-resnet): spec.template.spec.containers[0].imag\\u0435: unknown field" in err
+
+
+def test_a_custom_resource_is_skipped_and_said_in_the_json_notes(capsys, tmp_path):
+    path = tmp_path / "with-cr.yaml"
+    cr = "apiVersion: nuclio.io/v1beta1\nkind: NuclioFunction\nmetadata: {name: fn}\nspec: {runtime: python}\n"
+    path.write_text(cr + "---\n" + (EXAMPLES / "nuclio-function.yaml").read_text())
+    doc = place_json(capsys, "dev", path)
+    assert [p["name"] for p in doc["pods"]] == ["Deployment/nuclio-model-server"]
+    assert any(n.startswith("skipped custom resources") and "NuclioFunction (1)" in n for n in doc["notes"])
