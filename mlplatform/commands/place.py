@@ -21,7 +21,8 @@ EXIT_CODES = {
     EXIT_OK: "the manifest was placed, even if a pod fits nowhere or the API server would reject it (read the "
     "verdicts), unless --fail-unplaceable",
     EXIT_FAILED: "with --fail-unplaceable: a pod the API server would reject or no node group can run",
-    EXIT_BAD_INPUT: "bad input (invalid configuration, a manifest it cannot read, bad arguments, no project)",
+    EXIT_BAD_INPUT: "bad input (invalid configuration, a manifest it cannot read or with fields the API server "
+    "would refuse, bad arguments, no project)",
 }
 
 
@@ -35,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="MANIFEST",
         help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs; "
-        "objects without pods (Services, ConfigMaps, ...) are skipped ('-' reads standard input)",
+        "every object is first checked against the stack's Kubernetes schema, as kubectl apply checks it; "
+        "objects without pods (Services, ConfigMaps, custom resources, ...) are skipped ('-' reads standard input)",
     )
     parser.add_argument(
         "-n",
