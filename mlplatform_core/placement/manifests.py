@@ -30,6 +30,23 @@ MAX_MANIFEST_BYTES = 1_000_000_000
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same safe types
 
 
+def _refuse_duplicate_keys(node: yaml.MappingNode) -> None:
+    """A key written twice in one mapping, which PyYAML would settle silently by keeping the last: kubectl refuses
+    it (sigs.k8s.io/yaml over go-yaml: `key "nodeSelector" already set in map`), as the API server's strict
+    decoding refuses a duplicate field. Keys merged in with `<<` may be overridden, as YAML means them to be."""
+    seen: set[tuple[str, str]] = set()
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+            if (key.tag, key.value) in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"the key {show(key.value)} is set twice in one mapping (kubectl refuses it)",
+                    key.start_mark,
+                )
+            seen.add((key.tag, key.value))
+
+
 class _ManifestLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
     """The safe loader, building each document in one recursive pass: PyYAML's generic construction (a
     generator per mapping, deep-construction bookkeeping) cost more than parsing and placing the pods. The
@@ -54,6 +71,7 @@ class _ManifestLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
                     value = self.construct_object(n, deep=True)  # refuses unknown tags, as safe_load does
             elif isinstance(n, yaml.MappingNode) and n.tag == map_tag:
                 value = built[key] = {}
+                _refuse_duplicate_keys(n)
                 self.flatten_mapping(n)
                 for k, v in n.value:
                     item = build(k)

@@ -214,9 +214,9 @@ def _valid(schema: Any, value: Any, definitions: Mapping[str, Any]) -> bool:
         elif key == "required":
             if isinstance(value, dict) and any(k not in value for k in rule):
                 return False
-        elif key == "properties":
+        elif key == "properties":  # the object's few fields, not the schema's many
             if isinstance(value, dict) and any(
-                k in value and not _valid(sub, value[k], definitions) for k, sub in rule.items()
+                k in rule and not _valid(rule[k], v, definitions) for k, v in value.items()
             ):
                 return False
         elif key == "additionalProperties":

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from mlplatform_core.placement.manifests import ManifestStream, SchemaError
+from mlplatform_core.placement.manifests import ManifestError, ManifestStream, SchemaError
 from mlplatform_core.placement.schema import (
     KubernetesSchema,
     _lean_definitions,
@@ -236,3 +236,24 @@ def test_the_direct_walk_says_valid_exactly_when_jsonschema_finds_nothing(path):
             assert _valid(_lean_schema((1, 35), file), changed, definitions) == (
                 next(validator.iter_errors(changed), None) is None
             ), changed
+
+
+def test_a_key_set_twice_is_refused_as_kubectl_refuses_it():
+    text = JOB.replace("SELECTOR", "nodeSelector").replace(
+        "restartPolicy: Never", "restartPolicy: Never\n      restartPolicy: OnFailure"
+    )
+    with pytest.raises(ManifestError) as err:
+        read(text)
+    assert str(err.value) == (
+        "document 1: is not valid YAML at line 8, column 7: the key 'restartPolicy' is set twice in one mapping "
+        "(kubectl refuses it)"
+    )
+
+
+def test_keys_merged_in_may_be_overridden():
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - &base {name: a, image: x}\n  - {<<: *base, name: b}\n"
+    )
+    [pod], _ = read(text)
+    assert [c["name"] for c in pod.spec["containers"]] == ["a", "b"]
