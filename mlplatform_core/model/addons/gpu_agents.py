@@ -45,7 +45,8 @@ def tolerations_for(groups: tuple[NodeGroupSpec, ...], *always: Toleration) -> l
 def efa_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     """The EFA groups whose nodes need the plugin: not Auto Mode's, whose image runs its own (aws/eks-charts PR
     #1359, maintainer, 2026-08-17: "the EFA device plugin is already included in Auto Mode AMIs")."""
-    return tuple(g for g in layout.groups if g.efa and not g.auto_mode)
+    kept = (*layout.retained_groups, *layout.retained_pool_groups)  # while migrating, they keep their plugin
+    return tuple(g for g in (*layout.groups, *kept) if g.efa and not g.auto_mode)
 
 
 def efa_plugin_values(layout: Layout) -> dict[str, Any] | None:

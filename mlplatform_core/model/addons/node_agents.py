@@ -59,7 +59,8 @@ ADDONS: Mapping[str, str] = {
 def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
     """The DaemonSets of the stack's EKS add-ons with the groups each must serve (Auto Mode's nodes run their
     own networking, storage, node monitoring, Pod Identity agent and device plugin: model/addons/run_by_aws.py)."""
-    every = tuple(g.name for g in layout.groups if not g.auto_mode)
+    # By the proof's names: while a stack migrates, its kept node groups and Karpenter pools need them too.
+    every = tuple(name for name, g in layout.node_sources if not g.auto_mode)
     agents: list[NodeAgent] = []
     if every:  # none when every node is Auto Mode's
         agents += [
@@ -101,7 +102,7 @@ def _gpu_agents(layout: Layout) -> list[NodeAgent]:
     out = []
     efa = gpu_agents.efa_plugin_placement(layout)
     if efa is not None:
-        groups = tuple(g.name for g in gpu_agents.efa_groups(layout))
+        groups = tuple(layout.source_name(g) for g in gpu_agents.efa_groups(layout))
         efa_chart = charts.EFA_DEVICE_PLUGIN.name
         out.append(NodeAgent(efa_chart, efa_chart, efa, groups, "advertises vpc.amazonaws.com/efa on EFA groups"))
     mig = gpu_agents.mig_manager_placement(layout)
@@ -114,6 +115,6 @@ def _gpu_agents(layout: Layout) -> list[NodeAgent]:
             out.append(NodeAgent(name, charts.GPU_OPERATOR.name, mig, groups, why))
     dcgm = gpu_agents.dcgm_exporter_placement(layout, layout.gpu_metrics)
     if dcgm is not None:
-        groups = tuple(g.name for g in layout.gpu_groups)
+        groups = tuple(name for name, g in layout.node_sources if g.gpu)
         out.append(NodeAgent("dcgm-exporter", charts.DCGM_EXPORTER.name, dcgm, groups, "GPU metrics (gpuMetrics)"))
     return out

@@ -29,7 +29,7 @@ from ..charts.render import Rendering, render
 from ..layout import Layout
 from ..quantity import QuantityError, parse_quantity
 from . import device_plugin, releases
-from .core_services import core_services_groups
+from .core_services import core_services_sources
 from .releases import DeployTimeValues, Release
 
 # What an add-on's workloads need beyond the baseline, by chart: workload -> why.
@@ -232,7 +232,7 @@ def chart_workloads(layout: Layout, rendered: Sequence[RenderedRelease] | None =
     the initial group, DaemonSets where their add-on says. One the add-on does not place is an empty set, so the
     placement proof flags it wherever it lands."""
     rendered = rendered_releases(layout) if rendered is None else rendered
-    initial = core_services_groups(layout)
+    initial = core_services_sources(layout)
     daemons = device_plugin.daemonset_groups(layout)
     out = []
     for item in rendered:

@@ -383,7 +383,9 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         errs.add(("clusterName",), err)
     groups = mark_operands(groups)
     retained = karpenter_pools.retained_groups(cfg, groups)
-    retained_pools = automode_pools.kept_karpenter_pools(cfg, groups, errs.add) if cfg.provisioner == AUTO_MODE else ()
+    retained_pools, retained_pool_groups = (
+        automode_pools.kept_karpenter_pools(cfg, groups, errs.add) if cfg.provisioner == AUTO_MODE else ((), ())
+    )
     groups, node_pools = _node_pools(cfg, groups, errs)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     managed = [g for g in groups if not g.karpenter] + list(retained)
@@ -401,6 +403,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         node_pools=node_pools,
         retained_groups=retained,
         retained_pools=retained_pools,
+        retained_pool_groups=retained_pool_groups,
         kubernetes_version=cfg.kubernetes_version,
         node_repair=cfg.node_repair,
         gpu_metrics=cfg.gpu_metrics,
