@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .replacement import facts, name_property, overlaps
+from .replacement import facts, name_property, overlaps, unset_is_same
 
 CREATE, UPDATE, ROLL, REPLACE, DELETE, SAME = "create", "update", "roll", "replace", "delete", "same"
 CREATE_BEFORE_DELETE, DELETE_BEFORE_REPLACE = "create-before-delete", "delete-before-replace"
@@ -135,6 +135,38 @@ def _cost(type_: str, fixed_name: Any, options: Mapping[str, Any]) -> str:
     return f"{why}; {cost}"
 
 
+def _role_changed(path: str, before: Mapping[str, Any], after: Mapping[str, Any], carried: Sequence[str]) -> bool:
+    """terraform-provider-aws validateAutoModeComputeConfigCustomizeDiff (internal/service/eks/cluster.go, v6.58.0):
+    the cluster is replaced only when a node role it already had changes; adding one (turning Auto Mode on), or
+    turning Auto Mode off (disabled, or no built-in pools) with the role unset, is an in-place update."""
+    old, new = _get(before, "computeConfig") or {}, _get(after, "computeConfig") or {}
+    old_role, new_role = old.get("nodeRoleArn") or "", new.get("nodeRoleArn") or ""
+    if not old or not new:
+        return False
+    if not new_role and (not new.get("enabled") or not new.get("nodePools")):
+        return False
+    return bool(old_role) and (old_role != new_role or path in carried)
+
+
+# forceNewIf deciders the diff can evaluate from the two documents (by the provider's function name, as the
+# generated facts record it); the others are read as a replacement, the safe reading for a gate.
+DECIDERS = {"validateAutoModeComputeConfigCustomizeDiff": _role_changed}
+AUTO_MODE_ON = (
+    "EKS Auto Mode is turned on in place (UpdateClusterConfig with computeConfig, kubernetesNetworkConfig and "
+    "storageConfig together: terraform-provider-aws resourceClusterUpdate): the control plane, the running nodes and "
+    "their pods stay; AWS starts running Karpenter, block storage and load balancing for the cluster"
+)
+AUTO_MODE_OFF = (
+    "EKS Auto Mode is turned off in place (UpdateClusterConfig): AWS stops launching Auto Mode nodes; drain the "
+    "Auto Mode NodePools first, their nodes go with them"
+)
+
+
+def _auto_mode_note(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    old, new = bool(_get(before, "computeConfig.enabled")), bool(_get(after, "computeConfig.enabled"))
+    return None if old == new else AUTO_MODE_ON if new else AUTO_MODE_OFF
+
+
 def _rolls(type_: str, paths: Sequence[str]) -> bool:
     """A node group's version inputs, or a Karpenter template: changed in place, every node replaced."""
     if type_ == NODE_GROUP and any(overlaps(p, r) for p in paths for r in ROLLING_INPUTS):
@@ -146,20 +178,34 @@ def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Seque
     """The action for one resource present in both documents."""
     type_ = after["type"]
     ignore = list(after.get("ignoreChanges") or [])
-    paths = [p for p in changed_paths(before["inputs"], after["inputs"]) if not _ignored(p, ignore)]
+    f = facts(type_)
+    paths = [
+        p
+        for p in changed_paths(before["inputs"], after["inputs"])
+        if not _ignored(p, ignore) and not unset_is_same(f, p, _get(before["inputs"], p), _get(after["inputs"], p))
+    ]
     paths += [p for p in carried if p not in paths and not _ignored(p, ignore)]
     change = ResourceChange(after["urn"], type_, after["name"], SAME, sorted(paths))
     if not paths:
         return change
-    f = facts(type_)
     change.facts_known = f.known
     replace_on = list(after.get("replaceOnChanges") or [])
     fixed = [*(f.force_new or ()), *replace_on]
     forced = [p for p in paths if "*" in replace_on or any(overlaps(p, x) for x in fixed)]
-    # What the provider replaces on only under a condition its code decides: shown as a replacement (the safe
-    # reading for a gate), saying which function decides.
-    deciders = sorted({why for p in paths for x, why in f.force_new_if if overlaps(p, x) and p not in forced})
-    forced += [p for p in paths if p not in forced and any(overlaps(p, x) for x, _ in f.force_new_if)]
+    # What the provider replaces on only under a condition its code decides: evaluated where the diff knows the
+    # function (DECIDERS), else shown as a replacement (the safe reading for a gate), saying which function decides.
+    conditional = {
+        p: why for p in paths if p not in forced for x, why in f.force_new_if if overlaps(p, x) and why not in DECIDERS
+    }
+    decided = [
+        p
+        for p in paths
+        if p not in forced
+        for x, why in f.force_new_if
+        if overlaps(p, x) and why in DECIDERS and DECIDERS[why](p, before["inputs"], after["inputs"], carried)
+    ]
+    deciders = sorted(set(conditional.values()))
+    forced += list(dict.fromkeys([*conditional, *decided]))
     if forced:
         change.action, change.forced_by = REPLACE, forced
         change.order, change.note = _replacement(type_, before["inputs"], after["inputs"], after)
@@ -167,6 +213,8 @@ def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Seque
         change.action = ROLL
     else:
         change.action = UPDATE
+    if type_ == EKS_CLUSTER and (note := _auto_mode_note(before["inputs"], after["inputs"])):
+        change.note = _join(change.note, note if change.action == UPDATE else f"{note}, but it is replaced")
     if deciders:
         change.note = _join(
             change.note,
