@@ -4,17 +4,13 @@ drained, so pods land on them too and the proof offers them, by names that say t
 
 from __future__ import annotations
 
-import json
-from functools import cache
-
 from mlplatform.reports.placement import placement_section
-from mlplatform_core.model.config import parse
 from mlplatform_core.model.cost.capacity import stack_capacity
-from mlplatform_core.model.layout import build_layout
 from mlplatform_core.placement.filters import place_spec
 from mlplatform_core.placement.invariants import stack_report
 from mlplatform_core.placement.templates import node_templates
 from tests.conftest import stack_config
+from tests.core.placement.test_automode_placement import stack as automode_stack
 
 USER_PROFILES = {
     "mlrun-job-allow": {"jobs", "spot"},
@@ -28,17 +24,14 @@ USER_PROFILES = {
 
 
 def stack(base: str, **settings):
-    return _stack(base, json.dumps(settings, sort_keys=True))
+    """A shipped stack with settings changed (cached), and its invariant report."""
+    cfg, layout = automode_stack(base, **settings)  # cached: the same objects for the same settings
+    if id(layout) not in _REPORTS:
+        _REPORTS[id(layout)] = stack_report(cfg, layout)
+    return cfg, layout, _REPORTS[id(layout)]
 
 
-@cache
-def _stack(base: str, settings: str):
-    raw = stack_config(base)
-    for key, value in json.loads(settings).items():
-        raw[f"ml-platform-eks:{key}"] = value
-    cfg = parse(raw)
-    layout = build_layout(cfg, "migrating")
-    return cfg, layout, stack_report(cfg, layout)
+_REPORTS: dict = {}
 
 
 def from_node_groups():
@@ -53,16 +46,19 @@ def from_karpenter():
     return stack("dev-karpenter", provisioner="autoMode", autoMode=auto)
 
 
-def reaches(report) -> dict[str, set[str]]:
-    return {p.name: set(r.reachable) for p, r in report.placements}
+def proven(report, kept: str) -> dict[str, set[str]]:
+    """Where each profile lands, after checking the proof holds and every user workload lands on its roles' new
+    pools and on the kept ones (`kept`: the suffix of their names)."""
+    assert report.ok, report.errors
+    found = {p.name: set(r.reachable) for p, r in report.placements}
+    for profile, groups in USER_PROFILES.items():
+        assert found[profile] == groups | {f"{g} ({kept})" for g in groups}, profile
+    return found
 
 
 def test_moving_off_node_groups_the_proof_holds_and_every_workload_may_land_on_the_kept_groups_too():
     _, layout, report = from_node_groups()
-    assert report.ok, report.errors
-    found = reaches(report)
-    for profile, groups in USER_PROFILES.items():
-        assert found[profile] == groups | {f"{g} (kept node group)" for g in groups}, profile
+    found = proven(report, "kept node group")
     # CoreDNS and the EBS CSI controller keep selecting the initial role: the kept initial group, not the system
     # pool, until the migration hands the core services over.
     assert found["core-platform-service"] == found["ebs-csi-controller"] == {"initial (kept node group)"}
@@ -88,10 +84,7 @@ def test_kept_node_groups_look_like_managed_node_groups_to_the_scheduler():
 
 def test_moving_off_karpenter_the_proof_holds_and_the_kept_pools_keep_their_device_plugin():
     _, layout, report = from_karpenter()
-    assert report.ok, report.errors
-    found = reaches(report)
-    for profile, groups in USER_PROFILES.items():
-        assert found[profile] == groups | {f"{g} (kept Karpenter pool)" for g in groups}, profile
+    found = proven(report, "kept Karpenter pool")
     assert found["karpenter"] == found["core-platform-service"] == {"initial"}
     # Auto Mode's GPU pool brings its own plugin; Karpenter's AL2023 nodes need the toolkit's.
     assert found["nvidia-device-plugin"] == {"gpu (kept Karpenter pool)"}
@@ -108,8 +101,7 @@ def test_moving_off_karpenter_the_proof_holds_and_the_kept_pools_keep_their_devi
 def test_a_karpenter_stack_keeping_its_node_groups_offers_them_too():
     karpenter = stack_config("dev-karpenter")["ml-platform-eks:karpenter"]
     _, _, report = stack("dev-karpenter", karpenter={**karpenter, "keepNodeGroups": True})
-    assert report.ok, report.errors
-    found = reaches(report)
+    found = proven(report, "kept node group")
     assert found["mlrun-job-prevent"] == {"jobs", "jobs (kept node group)"}
     assert found["nvidia-device-plugin"] == {"gpu", "gpu (kept node group)"}
 
