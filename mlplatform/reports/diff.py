@@ -45,6 +45,7 @@ def _displaced(g: dict[str, Any]) -> str:
     parts = []
     for d in g["displaced"]:
         where = f"-> {', '.join(d['elsewhere'])}" if d["elsewhere"] else ("waits" if d["waits"] else "moves within")
+        where = "removed" if d.get("removed") else where
         parts.append(f"{d['workload']} ({where})" + (" EVICTED (prevent mode)" if d.get("evicted") else ""))
     return "; ".join(parts) or "-"
 

@@ -102,9 +102,11 @@ def displaced(
             "description": profile.get("description", ""),
             "elsewhere": elsewhere,
             # A roll drains one batch at a time onto the group's other nodes; a replacement or deletion leaves
-            # the workload Pending unless another group admits it.
-            "waits": not elsewhere and action != ROLL,
+            # the workload Pending unless another group admits it (or the change removes the workload itself).
+            "waits": not elsewhere and action != ROLL and name in after_profiles,
         }
+        if name not in after_profiles:
+            entry["removed"] = "the change removes this workload too (e.g. an add-on AWS now runs)"
         if profile.get("preemptionMode") == PREVENT:
             entry["evicted"] = "MLRun prevent mode: these jobs were placed on on-demand nodes so as never to be evicted"
         out.append(entry)

@@ -100,10 +100,14 @@ def test_a_migrating_stacks_kept_node_group_is_matched_to_its_own_proof_name():
         template("jobs", "autoMode", "jobs", "jobs"),
         template("jobs (kept node group)", "nodeGroups", "jobs", kept=True),
     ]
-    profiles = [profile("nuclio-function", ["jobs", "jobs (kept node group)"])]
+    profiles = [
+        profile("nuclio-function", ["jobs", "jobs (kept node group)"]),
+        profile("aws-node-helper", ["jobs (kept node group)"]),  # an add-on Auto Mode runs itself: gone after
+    ]
     before = doc("1.35", [pool("jobs", {"kind": "NodeClass"})], templates, profiles, groups=[group])
     after = doc("1.35", [pool("jobs", {"kind": "NodeClass"})], templates[:1], [profile("nuclio-function", ["jobs"])])
     (kept,) = diff_documents(before, after)["nodeGroups"]
     assert kept["action"] == "delete"  # keepNodeGroups removed: the drained group goes
-    (moved,) = kept["displaced"]
+    moved, gone = kept["displaced"]
     assert moved["elsewhere"] == ["jobs"] and not moved["waits"]  # Auto Mode's pool takes the work
+    assert gone["removed"] and not gone["waits"]
