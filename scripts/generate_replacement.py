@@ -121,6 +121,11 @@ KNOWN_UPDATABLE = {
     "aws:ec2/launchTemplate:LaunchTemplate": {"imageId", "userData", "blockDeviceMappings", "metadataOptions"},
     "aws:ec2/subnet:Subnet": {"tags", "mapPublicIpOnLaunch"},
 }
+# Defaults of unset ForceNew inputs the generator must find (force_new_defaults.py), or it reads them wrong.
+KNOWN_DEFAULTS = {
+    "aws:eks/cluster:Cluster": {"kubernetesNetworkConfig.ipFamily": "ipv4", "bootstrapSelfManagedAddons": True},
+    "aws:iam/role:Role": {"path": "/"},
+}
 # Kubernetes kinds whose update validation is read: Pulumi type token -> (role, Go function).
 KUBERNETES_VALIDATION = {
     "kubernetes:scheduling.k8s.io/v1:PriorityClass": ("k8s-scheduling-validation", "ValidatePriorityClassUpdate"),
@@ -234,8 +239,16 @@ def aws_entry(token: str, schema: tf_index.ResourceSchema, overrides_text: str) 
     }
     if conditional:
         entry["forceNewIf"] = conditional
-    entry.update(force_new_defaults.unset_facts(schema.attributes, token))
+    entry.update(unset_facts(token, schema))
     return entry
+
+
+def unset_facts(token: str, schema: tf_index.ResourceSchema) -> dict:
+    facts = force_new_defaults.unset_facts(schema.attributes, token)
+    for path, value in KNOWN_DEFAULTS.get(token, {}).items():
+        if facts.get("defaults", {}).get(path) != value:
+            raise SystemExit(f"{token}: expected the default {path} = {value!r}; read {facts.get('defaults')}")
+    return facts
 
 
 def refresh_defaults(args: argparse.Namespace) -> int:
@@ -246,7 +259,7 @@ def refresh_defaults(args: argparse.Namespace) -> int:
         raise SystemExit("--refresh-defaults reads tf-aws-index: give --local DIR or pass --fetch")
     for token, schema in aws.items():
         entry = snapshot["resources"][token]
-        facts = force_new_defaults.unset_facts(schema.attributes, token)
+        facts = unset_facts(token, schema)
         paths = [*entry["forceNew"], *(entry.get("forceNewIf") or {})]
         for path in [*facts.get("defaults", {}), *facts.get("computed", [])]:
             if not any(path == f or path.startswith(f + ".") for f in paths):
