@@ -111,3 +111,13 @@ def test_a_migrating_stacks_kept_node_group_is_matched_to_its_own_proof_name():
     moved, gone = kept["displaced"]
     assert moved["elsewhere"] == ["jobs"] and not moved["waits"]  # Auto Mode's pool takes the work
     assert gone["removed"] and not gone["waits"]
+
+
+def test_check_against_names_each_pool_roll_as_advisory():
+    from mlplatform_core.change.rules import change_violations
+
+    before = doc("1.35", KARPENTER_POOLS, KARPENTER_TEMPLATES, PROFILES)
+    after = {**doc("1.36", KARPENTER_POOLS, KARPENTER_TEMPLATES, PROFILES), "environment": "prod"}
+    rolls = [v for v in change_violations(diff_documents(before, after), before, after) if v.resource_name == "jobs"]
+    assert [(v.rule, v.level) for v in rolls] == [("change-node-group-roll", "advisory")]
+    assert "2 at a time" in rolls[0].message
