@@ -156,9 +156,11 @@ AUTO_MODE_ON = (
     "storageConfig together: terraform-provider-aws resourceClusterUpdate): the control plane, the running nodes and "
     "their pods stay; AWS starts running Karpenter, block storage and load balancing for the cluster"
 )
+# EKS user guide automode/auto-disable.adoc: "a destructive operation": EKS terminates every instance and deletes
+# every load balancer Auto Mode operates (EBS volumes it provisioned stay).
 AUTO_MODE_OFF = (
-    "EKS Auto Mode is turned off in place (UpdateClusterConfig): AWS stops launching Auto Mode nodes; drain the "
-    "Auto Mode NodePools first, their nodes go with them"
+    "EKS Auto Mode is turned off in place (UpdateClusterConfig), which is destructive: EKS terminates every Auto "
+    "Mode node and deletes the load balancers Auto Mode runs (its EBS volumes stay); move the workloads first"
 )
 
 
