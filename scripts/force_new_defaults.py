@@ -15,6 +15,7 @@ block) with a default or Optional+Computed: {"defaults": {path: value}, "default
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
 import re
@@ -69,7 +70,8 @@ def documented_default(token: str, path: str) -> tuple[object, str] | None:
     found = _DEFAULT_IN_DOCS.search(doc.group(1)) if doc else None
     if found is None:
         return None
-    return found.group(1), f"pulumi_aws {file} {cls} ({found.group(0)}: the provider's documentation)"
+    version = importlib.metadata.version("pulumi_aws")
+    return found.group(1), f"pulumi_aws {version} {file} {cls} ({found.group(0)}: the provider's documentation)"
 
 
 def _walk(schema: dict[str, goschema.Attribute], prefix: str, under_force_new: bool):
