@@ -231,6 +231,10 @@ def node_pool_changes(
         why = version_roll(pool, before, after) if pool is not None and e["action"] in (SAME, UPDATE, ROLL) else None
         if e["action"] == ROLL and why is None:  # the pool's template or its node class changed: drift
             why = DRIFT_ROLL.format(batch=_drift_budget(pool or {}))
+            if any(f.startswith("spec.amiSelectorTerms") for f in e["fields"]):
+                terms = ((pool or {}).get("nodeClass") or {}).get("amiSelectorTerms") or []
+                aliases = ", ".join(t["alias"] for t in terms if t.get("alias")) or "its AMI selector"
+                why = f"its EC2NodeClass now selects {aliases}: {why}"
         if why is not None:
             if e["action"] != ROLL:
                 e["fields"] = [*e["fields"], "kubernetesVersion"]

@@ -84,6 +84,7 @@ def test_a_new_minor_rolls_auto_mode_pools_and_says_what_auto_mode_does():
 
 def test_a_changed_node_class_rolls_its_pool_with_the_drift_consequence():
     after_pools = copy.deepcopy(KARPENTER_POOLS)
+    after_pools[0]["nodeClass"]["amiSelectorTerms"] = [{"alias": "al2023@v20260801"}]
     before = doc("1.35", KARPENTER_POOLS, KARPENTER_TEMPLATES, PROFILES)
     after = doc("1.35", after_pools, KARPENTER_TEMPLATES, PROFILES)
     spec = {"spec": {"amiSelectorTerms": [{"alias": "al2023@v20260714"}]}}
@@ -92,6 +93,7 @@ def test_a_changed_node_class_rolls_its_pool_with_the_drift_consequence():
     after["resources"].append(res("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "ec2nodeclass-jobs", newer))
     jobs = next(p for p in diff_documents(before, after)["nodePools"] if p["name"] == "jobs")
     assert jobs["action"] == "roll" and jobs["fields"] == ["spec.amiSelectorTerms"] and "drifted" in jobs["note"]
+    assert "al2023@v20260801" in jobs["note"]  # the alias the pool's EC2NodeClass selects after the change
 
 
 def test_a_migrating_stacks_kept_node_group_is_matched_to_its_own_proof_name():
