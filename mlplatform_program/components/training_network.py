@@ -43,13 +43,15 @@ def _pick(
         if zone == wanted:
             return subnet, zone
     where = f"{config_path}.availabilityZone" if config_path else f"node group {group}: availabilityZone"
-    raise ConfigError([
-        Problem(
-            where,
-            f"{wanted} has no private subnet of this stack (its subnets are in {', '.join(zones)}); choose one of "
-            "those zones, or give the VPC a subnet there",
-        )
-    ])
+    raise ConfigError(
+        [
+            Problem(
+                where,
+                f"{wanted} has no private subnet of this stack (its subnets are in {', '.join(zones)}); choose one of "
+                "those zones, or give the VPC a subnet there",
+            )
+        ]
+    )
 
 
 def single_zone_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:

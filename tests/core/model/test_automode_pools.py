@@ -150,6 +150,18 @@ def test_what_auto_mode_owns_is_refused_by_key():
     assert "NodeClasses refuse it" in found["ml-platform-eks:tags.kubernetes.io/cluster/x"]
 
 
+@pytest.mark.parametrize("region", ["mx-central-1", "ap-southeast-7"])
+def test_a_region_without_auto_mode_is_refused_naming_the_provisioner(region):
+    """EKS user guide, create-auto.adoc: Auto Mode "isn't available in the ap-southeast-7 or mx-central-1" Regions."""
+    raw = config()
+    raw["aws:region"] = region
+    with pytest.raises(ConfigError) as exc:
+        parse(raw)
+    found = {p.path: p.message for p in exc.value.problems}
+    assert f"EKS Auto Mode is not available in {region}" in found["ml-platform-eks:provisioner"]
+    parse({**stack_config("dev-karpenter"), "aws:region": region})  # the other provisioners run there
+
+
 def test_names_of_built_in_pools_and_the_default_node_class_are_refused():
     raw = config()
     raw[f"{P}additionalNodeGroups"] = [
