@@ -101,7 +101,7 @@ def _carried(after: Mapping[str, Any], decided: Mapping[str, ResourceChange]) ->
             elif dep.action == UPDATE and dep.type == LAUNCH_TEMPLATE:
                 value = after["inputs"].get(prop)
                 out.append(f"{prop}.version" if isinstance(value, Mapping) and "version" in value else prop)
-    return out
+    return list(dict.fromkeys(out))  # once each: an input may read several replaced resources (subnetIds)
 
 
 def _replacement(type_: str, before: Mapping[str, Any], inputs: Mapping[str, Any], options: Mapping[str, Any]) -> tuple:

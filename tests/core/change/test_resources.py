@@ -146,3 +146,13 @@ def test_only_the_cluster_has_a_fixed_aws_name(prod_run, dev_run):
     for run in (prod_run, dev_run):
         fixed = {r.type for r in run.resources if r.type in NAME_PROPERTIES and r.inputs.get(NAME_PROPERTIES[r.type])}
         assert fixed == {"aws:eks/cluster:Cluster"}
+
+
+def test_an_input_reading_several_replaced_resources_is_named_once():
+    """subnetIds reads every private subnet: a new VPC CIDR replaces all three, the field is one changed input."""
+    subnet = "aws:ec2/subnet:Subnet"
+    subnets = [f"private-{i}" for i in range(3)]
+    ng = res(NG, "gpu", {"subnetIds": ["s"]}, {"subnetIds": [res(subnet, s, {})["urn"] for s in subnets]})
+    before = [*(res(subnet, s, {"cidrBlock": f"10.0.{i}.0/24"}) for i, s in enumerate(subnets)), ng]
+    after = [*(res(subnet, s, {"cidrBlock": f"10.9.{i}.0/24"}) for i, s in enumerate(subnets)), ng]
+    assert actions(before, after)["gpu"][:2] == ("replace", ["subnetIds"])
