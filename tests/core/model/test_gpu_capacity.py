@@ -149,6 +149,15 @@ def test_a_reservation_may_end_at_a_moment_as_the_reference_says(written):
     assert lay.group("block").reservation.end == "2030-01-15T11:30:00+00:00"
 
 
+def test_a_capacity_block_of_a_type_without_accelerators_is_refused():
+    """Capacity Blocks for ML sell GPU and Trainium instances only; an ODCR serves any type."""
+    cpu = {"name": "cpu", "instanceTypes": ["m5.xlarge"], "availabilityZone": "us-east-1a"}
+    (found,) = problems({**cpu, "capacityReservation": BLOCK})
+    assert "additionalNodeGroups[0].instanceTypes: m5.xlarge: capacity-block" in found and "on-demand" in found
+    odcr = {**BLOCK, "type": "on-demand"}
+    assert layout_of({**cpu, "capacityReservation": odcr}).group("cpu").reservation.type == "on-demand"
+
+
 # --- GPU sharing ---------------------------------------------------------------------------------------------
 
 
