@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from .base import SettingsModel
+from ..regions import partition_of
 from .errors import Problem, key_path, show
 from .karpenter_settings import AUTO_MODE, NodePoolSettings
 
@@ -43,6 +44,25 @@ def auto_mode_region_problems(provisioner: str, region: str) -> list[Problem]:
             key_path("provisioner"),
             f"autoMode, but EKS Auto Mode is not available in {region} (EKS user guide, create-auto.adoc: not in "
             f"{' or '.join(NO_AUTO_MODE_REGIONS)}); use provisioner: karpenter or nodeGroups there",
+        )
+    ]
+
+
+def storage_key_problems(key: str | None, region: str) -> list[Problem]:
+    """A key ARN of another partition or region cannot encrypt this region's volumes (KMS keys are regional;
+    an EBS volume takes a key of its own region): refused before Auto Mode fails to launch any node."""
+    parts = (key or "").split(":")
+    if len(parts) < 4 or parts[0] != "arn":
+        return []  # a key id or alias name: resolved in the stack's own account and region
+    partition, key_region = parts[1], parts[3]
+    if partition == partition_of(region) and key_region == region:
+        return []
+    return [
+        Problem(
+            key_path("autoMode", "ephemeralStorageKmsKey"),
+            f"{show(key)} is a key of {key_region} ({partition}), but the stack's nodes are in {region} "
+            f"({partition_of(region)}); a volume is encrypted with a key of its own region: use a key (or alias) "
+            f"in {region}",
         )
     ]
 
