@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from .base import SettingsModel
 from ..regions import partition_of
+from .base import SettingsModel
 from .errors import Problem, key_path, show
 from .karpenter_settings import AUTO_MODE, NodePoolSettings
 
