@@ -9,6 +9,7 @@ What a key means and an example are written in MEANINGS below, next to nothing e
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import types
@@ -720,7 +721,9 @@ def _type(annotation: Any) -> str:
         return f"mapping of {_type(args[1])}s" if args else "mapping"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return "mapping"
-    return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(annotation, str(annotation))
+    names = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    names |= {datetime.datetime: "date-time", datetime.date: "date (ISO 8601)"}
+    return names.get(annotation, str(annotation))
 
 
 def _literals(annotation: Any) -> list[str]:
