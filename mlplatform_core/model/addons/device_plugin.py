@@ -151,7 +151,8 @@ def _config(flags: dict[str, Any], sharing: dict[str, Any] | None = None) -> str
     doc: dict[str, Any] = {"version": "v1", "flags": flags}
     if sharing:
         doc["sharing"] = sharing
-    return yaml.safe_dump(doc, sort_keys=False)
+    # Without the final newline: the chart writes each config as a `|-` block, so the ConfigMap holds it verbatim.
+    return yaml.safe_dump(doc, sort_keys=False).rstrip("\n")
 
 
 def chart_affinity(layout: Layout) -> dict[str, Any]:

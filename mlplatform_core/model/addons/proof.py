@@ -28,7 +28,7 @@ from ..charts import rbac
 from ..charts.render import Rendering, render
 from ..layout import Layout
 from ..quantity import QuantityError, parse_quantity
-from . import device_plugin, releases
+from . import device_plugin, gpu_agents, releases
 from .core_services import core_services_groups
 from .releases import DeployTimeValues, Release
 
@@ -233,7 +233,7 @@ def chart_workloads(layout: Layout, rendered: Sequence[RenderedRelease] | None =
     placement proof flags it wherever it lands."""
     rendered = rendered_releases(layout) if rendered is None else rendered
     initial = core_services_groups(layout)
-    daemons = device_plugin.daemonset_groups(layout)
+    daemons = {**device_plugin.daemonset_groups(layout), **gpu_agents.daemonset_groups(layout)}
     out = []
     for item in rendered:
         if item.rendering is None:

@@ -4,6 +4,8 @@ Written by scripts/render_charts.py from a real `helm template` of the chart at 
 - `workloads`: every Deployment and DaemonSet, with its pod's placement and security fields (`pod`) and its
   containers and init containers (`image`, `resources`, `securityContext`), as rendered with `values.base`;
 - `rbac`: the rules of every Role and ClusterRole bound to a workload's service account;
+- `configMaps` (where `recorded` asks for them, and more container fields such as `env`): the ConfigMaps the
+  release renders, with their `data` (the device plugin's GPU sharing configs);
 - `values`: which release values change them: `bindings` (the value lands verbatim, or into a string
   `template`, at a field of a workload), `affects` (a value that changes facts in a way not recorded as a
   binding: a release must then set it as `base` does), `presence` (values whose absence changes the facts: a
@@ -40,6 +42,7 @@ class ChartFacts:
     namespace: str
     workloads: Sequence[Mapping[str, Any]]
     rbac: Sequence[Mapping[str, Any]]
+    config_maps: Sequence[Mapping[str, Any]]
     base: Mapping[str, Any]  # the leaf values the facts were rendered with
     defaults: Mapping[str, Any]
     bindings: Sequence[Binding]
@@ -82,6 +85,7 @@ def from_json(raw: Mapping[str, Any]) -> ChartFacts:
         namespace=raw["namespace"],
         workloads=tuple(raw["workloads"]),
         rbac=tuple(raw["rbac"]),
+        config_maps=tuple(raw.get("configMaps", [])),
         base=values["base"],
         defaults=values["defaults"],
         bindings=tuple(Binding(**b) for b in values["bindings"]),

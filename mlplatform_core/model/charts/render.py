@@ -21,6 +21,7 @@ from .helm_values import MISSING, coalesce, empty, leaf_paths
 class Rendering:
     facts: ChartFacts
     workloads: tuple[dict[str, Any], ...]  # the facts' workload shape, values applied
+    config_maps: tuple[dict[str, Any], ...]  # {kind: ConfigMap, name, data}, values applied
     unproven: tuple[str, ...]  # values the facts cannot account for
 
 
@@ -76,13 +77,20 @@ def _render(facts: ChartFacts, values: Mapping[str, Any]) -> Rendering:
     effective = {
         b.value: coalesce(facts.defaults.get(b.value, MISSING), leaves.get(b.value, MISSING)) for b in facts.bindings
     }
-    by_name = {f"{w['kind']}/{w['name']}": copy.deepcopy(dict(w)) for w in facts.workloads}
+    objects = (*facts.workloads, *facts.config_maps)
+    by_name = {f"{w['kind']}/{w['name']}": copy.deepcopy(dict(w)) for w in objects}
     for b in facts.bindings:
         value = effective[b.value]
         if b.template is not None:
             value = _fill(b.template, {p: effective.get(p, facts.defaults.get(p, "")) for p in _names(b.template)})
         _set(by_name[b.workload], b.field, None if value is MISSING else copy.deepcopy(value))
-    return Rendering(facts, tuple(by_name.values()), tuple(unproven_values(facts, leaves)))
+    rendered = tuple(by_name.values())
+    return Rendering(
+        facts,
+        tuple(w for w in rendered if w["kind"] != "ConfigMap"),
+        tuple(w for w in rendered if w["kind"] == "ConfigMap"),
+        tuple(unproven_values(facts, leaves)),
+    )
 
 
 def _names(template: str) -> list[str]:
