@@ -43,6 +43,30 @@ from .core_services import core_services_groups, core_services_placement
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
 
+# What these charts' workloads need beyond the hardening baseline (proof.py), by chart and workload, as rendered.
+HOST_NEEDS: dict[str, dict[str, str]] = {
+    versions.EFA_DEVICE_PLUGIN: {
+        "aws-efa-k8s-device-plugin": (
+            "runs privileged as root on the host network with host paths, as its chart sets (no value makes it "
+            "less): it registers with the kubelet's root-owned /var/lib/kubelet/device-plugins and hands the "
+            "node's /dev/infiniband EFA devices (and Neuron tools) to pods"
+        )
+    },
+    versions.GPU_OPERATOR: {
+        "gpu-operator": (
+            "a controller the chart gives no securityContext value (deployments/gpu-operator/templates/"
+            "operator.yaml): the image's defaults apply; it only talks to the API server"
+        )
+    },
+    versions.DCGM_EXPORTER: {
+        "dcgm-exporter": (
+            "runs as root with CAP_SYS_ADMIN (the chart's default, for DCGM's profiling metrics) and reads the "
+            "kubelet's /var/lib/kubelet/pod-resources host path to name the pods using each GPU"
+        )
+    },
+}
+
+
 def tolerations_for(groups: tuple[NodeGroupSpec, ...], *always: Toleration) -> list[dict[str, str]]:
     """Tolerations of every repelling taint the groups carry (one per taint unless one already covers it)."""
     tolerations = list(always)
