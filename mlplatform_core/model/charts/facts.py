@@ -43,6 +43,7 @@ class ChartFacts:
     workloads: Sequence[Mapping[str, Any]]
     rbac: Sequence[Mapping[str, Any]]
     config_maps: Sequence[Mapping[str, Any]]
+    recorded: Mapping[str, Any]  # what was recorded beyond workloads and RBAC (scripts/render_charts.py EXTRA_FACTS)
     base: Mapping[str, Any]  # the leaf values the facts were rendered with
     defaults: Mapping[str, Any]
     bindings: Sequence[Binding]
@@ -86,6 +87,7 @@ def from_json(raw: Mapping[str, Any]) -> ChartFacts:
         workloads=tuple(raw["workloads"]),
         rbac=tuple(raw["rbac"]),
         config_maps=tuple(raw.get("configMaps", [])),
+        recorded=raw.get("recorded", {}),
         base=values["base"],
         defaults=values["defaults"],
         bindings=tuple(Binding(**b) for b in values["bindings"]),
