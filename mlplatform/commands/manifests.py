@@ -41,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "stacks", nargs="*", metavar="STACK", type=stack_argument, help="stack names (the project's stack files)"
     )
     parser.add_argument("--all", action="store_true", help="every stack of the project")
+    parser.add_argument(
+        "--config-file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a stack file outside the project's stacks (named after the file); repeatable",
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write <stack>/*.yaml into")
     parser.add_argument("--helm", metavar="PATH", help="a helm binary to render the charts of stacks not shipped")
     add_project_option(parser)
@@ -127,13 +134,14 @@ def run(args: argparse.Namespace) -> int:
     names = args.stacks
     if args.all:
         names = project.stack_names()
-    if not names:
-        print("mlplatform manifests: name a stack or give --all", file=sys.stderr)
+    if not names and not args.config_file:
+        print("mlplatform manifests: name a stack, give --all or --config-file PATH", file=sys.stderr)
         return EXIT_BAD_INPUT
     out = Path(args.out)
     try:
-        for stack in names:
-            name, path = resolve_stack(project, stack, None)
+        chosen = [resolve_stack(project, stack, None) for stack in names]
+        chosen += [resolve_stack(project, None, path) for path in args.config_file]
+        for name, path in chosen:
             for note in write_stack(name, path, out, args.helm, project):
                 print(note, file=sys.stderr)
     except (ConfigError, StaleRendering) as err:
