@@ -48,7 +48,8 @@ POD_SECURITY_CONTEXT = {"seccompProfile": {"type": "RuntimeDefault"}}
 HOST_NEEDS: Mapping[str, str] = {
     DAEMONSET: (
         "runs as root with host paths: it serves its gRPC socket from the kubelet's root-owned "
-        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node"
+        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node; with GPU sharing the "
+        "chart's config-manager init container has no securityContext value (templates/daemonset-device-plugin.yml)"
     ),
     MPS_DAEMONSET: (
         "privileged with the host's PID namespace (the MPS control daemon drives the node's GPUs); it runs on no "

@@ -47,8 +47,8 @@ INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 HOST_NEEDS: dict[str, dict[str, str]] = {
     versions.EFA_DEVICE_PLUGIN: {
         "aws-efa-k8s-device-plugin": (
-            "runs privileged as root on the host network with host paths, as its chart sets (no value makes it "
-            "less): it registers with the kubelet's root-owned /var/lib/kubelet/device-plugins and hands the "
+            "runs privileged as root on the host network with host paths, as its chart sets since AWS made it "
+            "privileged for the EFA and Neuron devices (aws/eks-charts #1245, 2025-09): it registers with the kubelet's root-owned /var/lib/kubelet/device-plugins and hands the "
             "node's /dev/infiniband EFA devices (and Neuron tools) to pods"
         )
     },
