@@ -224,7 +224,10 @@ def read_dcgm_exporter(repo: Path, pin: dict) -> tuple[dict[str, dict[str, str]]
         meta, vals = yaml.safe_load(text), yaml.safe_load(values)
         if str(meta["version"]) != DCGM_TAG.match(tag)[2]:
             continue  # a tag that did not publish its own chart version
-        charts[str(meta["version"])] = {"kubeVersion": str(meta.get("kubeVersion", ">= 0.0.0")), "image": vals["image"]["tag"]}
+        charts[str(meta["version"])] = {
+            "kubeVersion": str(meta.get("kubeVersion", ">= 0.0.0")),
+            "image": vals["image"]["tag"],
+        }
         repository = vals["image"]["repository"]
     return charts, repository
 

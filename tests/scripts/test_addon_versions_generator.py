@@ -52,9 +52,10 @@ def plugin_chart(version: str) -> dict[str, str]:
 
 def efa_chart(version: str, app: str) -> dict[str, str]:
     base = "stable/aws-efa-k8s-device-plugin"
+    image = "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/efa"
     return {
         f"{base}/Chart.yaml": f"name: aws-efa-k8s-device-plugin\nversion: {version}\nappVersion: {app}\n",
-        f"{base}/values.yaml": f"image:\n  repository: 602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/efa\n  tag: {app}\n",
+        f"{base}/values.yaml": f"image:\n  repository: {image}\n  tag: {app}\n",
     }
 
 

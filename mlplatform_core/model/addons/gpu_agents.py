@@ -32,10 +32,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import addon_versions as versions
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
 from ..scheduling import EFA_LABEL, GPU_PRESENT_LABEL, Toleration
-from .. import addon_versions as versions
 from . import charts
 from .affinity import expression, required
 from .core_services import core_services_groups, core_services_placement
@@ -48,8 +48,9 @@ HOST_NEEDS: dict[str, dict[str, str]] = {
     versions.EFA_DEVICE_PLUGIN: {
         "aws-efa-k8s-device-plugin": (
             "runs privileged as root on the host network with host paths, as its chart sets since AWS made it "
-            "privileged for the EFA and Neuron devices (aws/eks-charts #1245, 2025-09): it registers with the kubelet's root-owned /var/lib/kubelet/device-plugins and hands the "
-            "node's /dev/infiniband EFA devices (and Neuron tools) to pods"
+            "privileged for the EFA and Neuron devices (aws/eks-charts #1245, 2025-09): it registers with the "
+            "kubelet's root-owned /var/lib/kubelet/device-plugins and hands the node's /dev/infiniband EFA devices "
+            "(and Neuron tools) to pods"
         )
     },
     versions.GPU_OPERATOR: {

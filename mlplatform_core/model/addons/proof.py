@@ -31,9 +31,9 @@ from ..charts.render import Rendering, render
 from ..layout import Layout
 from ..quantity import QuantityError, parse_quantity
 from . import device_plugin, gpu_agents, releases
-from .sharing_proof import sharing_problems
 from .core_services import core_services_groups
 from .releases import DeployTimeValues, Release
+from .sharing_proof import sharing_problems
 
 # What an add-on's workloads need beyond the baseline, by chart: workload -> why.
 STATED_NEEDS: Mapping[str, Mapping[str, str]] = {

@@ -96,8 +96,10 @@ def _group_problems(where: str, data: Mapping[str, str], groups: Sequence[Any]) 
         sharing = g.sharing
         text = data.get(sharing.config)
         if text is None:
-            out.append(f"{where}: group {g.name} is labelled {DEVICE_PLUGIN_CONFIG_LABEL}={sharing.config}, which "
-                       "the rendered ConfigMap does not hold (the plugin would fall back to another config)")
+            out.append(
+                f"{where}: group {g.name} is labelled {DEVICE_PLUGIN_CONFIG_LABEL}={sharing.config}, which "
+                "the rendered ConfigMap does not hold (the plugin would fall back to another config)"
+            )
             continue
         wrong = _advertised(yaml.safe_load(text) or {}, sharing)
         if wrong:
