@@ -181,7 +181,9 @@ discovery are DaemonSets the operator creates at runtime, placed as the operator
 exporter serves 9400 in its pod's network), but NVIDIA's exporter guide says to configure the exporter on nodes
 that already run a host engine: the toolkit makes the exporter a client of the agent's host engine
 (`-r $(NODE_IP):{gpu_agents.AGENT_HOST_ENGINE_PORT}`, the node's address from the downward API). With
-`nodeRepair: false` the exporter runs its own embedded host engine, as its chart does by default.
+`nodeRepair: false` the exporter runs its own embedded host engine, as its chart does by default. A GPU group whose
+instance type the agent's host engine does not serve (its chart's list, mlplatform_core/data/node_monitoring_agent.json,
+scripts/generate_node_agent_data.py) is refused with both settings named.
 """
 
 NODE_IMAGES = """\

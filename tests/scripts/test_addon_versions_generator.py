@@ -203,3 +203,21 @@ def test_the_table_names_where_every_chart_and_image_comes_from(upstream, tmp_pa
 )
 def test_kube_version_constraints_read_as_helm_does(constraint, minor, admits):
     assert gen.constraint_admits(constraint, minor) is admits
+
+
+def test_the_node_agent_data_reads_the_dcgm_server_of_the_agents_chart():
+    agent = load("generate_node_agent_data")
+    values = (
+        "dcgmAgent:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        nodeSelectorTerms:\n        - matchExpressions:\n"
+        "          - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge, g5.xlarge]}\n"
+        "          - {key: eks.amazonaws.com/compute-type, operator: NotIn, values: [fargate, auto]}\n"
+    )
+    daemonset = 'command: ["/usr/bin/nv-hostengine"]\nports:\n- containerPort: 5555\n  hostPort: 5555\n'
+    assert agent.dcgm_server(values, daemonset) == {
+        "instanceTypes": ["g5.xlarge", "p5.48xlarge"],
+        "notOnComputeTypes": ["auto", "fargate"],
+        "hostPort": 5555,
+    }
+    with pytest.raises(SystemExit):
+        agent.dcgm_server(values, "image: something-else\n")

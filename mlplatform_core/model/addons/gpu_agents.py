@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import addon_versions as versions
 from ..layout import Layout, NodeGroupSpec
+from ..layout.gpu_metrics import dcgm_server
 from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
 from ..scheduling import EFA_LABEL, GPU_PRESENT_LABEL, Toleration
 from . import charts
@@ -149,9 +150,9 @@ def mig_manager_placement(layout: Layout) -> dict[str, Any] | None:
 # --- DCGM exporter ---------------------------------------------------------------------------------------------
 
 
-# Where the node monitoring agent's host engine listens on every NVIDIA GPU node (its dcgm-server DaemonSet's
-# hostPort; the exporter's default counters file is the chart's own `arguments`).
-AGENT_HOST_ENGINE_PORT = 5555
+# Where the node monitoring agent's host engine listens on the GPU nodes it serves (its dcgm-server DaemonSet's
+# hostPort, generated: layout/gpu_metrics.py; the exporter's default counters file is the chart's own `arguments`).
+AGENT_HOST_ENGINE_PORT = int(dcgm_server()["hostPort"])
 DCGM_DEFAULT_ARGUMENTS = ["-f", "/etc/dcgm-exporter/default-counters.csv"]
 
 

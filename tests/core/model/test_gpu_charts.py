@@ -158,3 +158,22 @@ def test_the_recorded_gpu_chart_facts_name_their_upstream_tag():
         version = versions.pinned(name, "1.35")["chart"]
         facts = chart_facts.load(name, version)
         assert facts.source["commit"] and facts.source["tag"] and facts.version == version
+
+
+def test_gpu_metrics_with_node_repair_is_refused_where_the_agent_runs_no_host_engine(monkeypatch):
+    from mlplatform_core.model.config import ConfigError
+    from mlplatform_core.model.layout import gpu_metrics
+
+    served = dict(gpu_metrics.dcgm_server())
+    assert "p5.48xlarge" in served["instanceTypes"] and served["hostPort"] == gpu_agents.AGENT_HOST_ENGINE_PORT
+    monkeypatch.setattr(gpu_metrics, "dcgm_server", lambda: {**served, "instanceTypes": ["g5.xlarge"]})
+    with pytest.raises(ConfigError) as err:
+        example("training")
+    found = [p for p in err.value.problems if p.path.endswith("gpuMetrics")]
+    assert len(found) == 2  # both EFA groups
+    problem = found[0]
+    assert "nodeRepair: true" in problem.message and "group train's p5.48xlarge" in problem.message
+    assert "set nodeRepair: false" in problem.message and "gpuMetrics: false" in problem.message
+    # Either setting off: accepted (without node repair the exporter runs its own host engine).
+    example("training", nodeRepair=False)
+    example("training", gpuMetrics=False)
