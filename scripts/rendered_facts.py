@@ -209,6 +209,11 @@ def probe(
                 workload, field = key.split(" ", 1)
                 bindings.append({"value": path, "workload": workload, "field": field})
                 continue
+            inner = _inside(before.get(key, MISSING), got, expected)
+            if " /" in key and inner is not None and key.split(" ", 1)[0] in before["workloads"]:
+                workload, field = key.split(" ", 1)
+                bindings.append({"value": path, "workload": workload, "field": field, **inner})
+                continue
             span = _span(before.get(key), got, mark, current)
             if " /" in key and span is not None:
                 spans.setdefault(tuple(key.split(" ", 1)), []).append((*span, path))  # type: ignore[arg-type]
@@ -245,6 +250,29 @@ def probe(
         "workloads": workloads,
         "rbac": grants,
     }
+
+
+def _inside(before: Any, after: Any, expected: Any, pointer: str = "") -> dict[str, Any] | None:
+    """Where a value lands inside a rendered field, or None: `path` (a JSON Pointer below the field) where the value
+    sits verbatim, and `tail` when it is the end of a list the chart starts with its own items (e.g. the EFA plugin's
+    CriticalAddonsOnly toleration before the release's). Only where before and after differ in that one place."""
+    if pointer and after == expected:
+        return {"path": pointer}
+    if isinstance(before, dict) and isinstance(after, dict) and set(before) == set(after):
+        diff = [k for k in after if before[k] != after[k]]
+        if len(diff) == 1:
+            key = str(diff[0]).replace("~", "~0").replace("/", "~1")
+            return _inside(before[diff[0]], after[diff[0]], expected, f"{pointer}/{key}")
+        return None
+    if isinstance(before, list) and isinstance(after, list):
+        start = len(after) - len(expected) if isinstance(expected, list) else -1
+        if 0 < start <= len(before) and after[start:] == expected and before[:start] == after[:start]:
+            return {"path": pointer, "tail": start}
+        if len(before) == len(after):
+            diff = [i for i in range(len(after)) if before[i] != after[i]]
+            if len(diff) == 1:
+                return _inside(before[diff[0]], after[diff[0]], expected, f"{pointer}/{diff[0]}")
+    return None
 
 
 def _span(before: Any, after: Any, mark: Any, current: Any) -> tuple[int, int] | None:

@@ -31,6 +31,8 @@ class Binding:
     workload: str  # Kind/name
     field: str  # a JSON Pointer into the workload's facts, e.g. /pod/nodeSelector, /containers/0/resources
     template: str | None = None  # the field is this string with {path} filled in
+    path: str = ""  # the value sits below the field, at this JSON Pointer into it
+    tail: int | None = None  # the value is the list at `path` from this index on (the chart's own items before)
 
 
 @dataclass(frozen=True)

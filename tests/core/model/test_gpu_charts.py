@@ -177,3 +177,21 @@ def test_gpu_metrics_with_node_repair_is_refused_where_the_agent_runs_no_host_en
     # Either setting off: accepted (without node repair the exporter runs its own host engine).
     example("training", nodeRepair=False)
     example("training", gpuMetrics=False)
+
+
+def test_an_efa_group_of_another_type_is_proven_with_its_own_types_and_taints_as_rendered():
+    # The EFA chart writes supportedInstanceLabels.values inside its affinity and appends `tolerations` after its
+    # own CriticalAddonsOnly: the facts bind both below the field, so any stack's values are proven, not only the
+    # sample's.
+    config = read_stack_file(ROOT / "examples" / "stacks" / "Pulumi.training.yaml")
+    train = config["ml-platform-eks:additionalNodeGroups"][0]
+    train["instanceTypes"] = ["p4d.24xlarge"]
+    train["taints"] = [{"key": "team", "value": "ml", "effect": "NoSchedule"}]
+    layout = build_layout(parse(config), "training")
+    assert proof.prove(layout).ok
+    (efa,) = [w for w in proof.chart_workloads(layout) if w.name == "aws-efa-k8s-device-plugin"]
+    terms = efa.workload["pod"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["p4d.24xlarge", "p5.48xlarge"]
+    tolerations = efa.workload["pod"]["tolerations"]
+    assert tolerations[0] == {"key": "CriticalAddonsOnly", "operator": "Exists"}
+    assert {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoSchedule"} in tolerations[1:]
