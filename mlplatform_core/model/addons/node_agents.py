@@ -49,7 +49,7 @@ ADDONS: Mapping[str, str] = {
     "kube-proxy": "DaemonSet kube-proxy (created by pulumi-eks; EKS's manifest is not public, not modelled)",
     versions.EFA_DEVICE_PLUGIN: "DaemonSet aws-efa-k8s-device-plugin (EFA groups; rendered)",
     versions.GPU_OPERATOR: "the GPU operator on the initial group (rendered); the DaemonSets it creates at runtime, "
-    "nvidia-mig-manager and gpu-feature-discovery (MIG groups)",
+    "nvidia-mig-manager, gpu-feature-discovery and nvidia-operator-validator (MIG groups)",
     versions.DCGM_EXPORTER: "DaemonSet dcgm-exporter (GPU groups, gpuMetrics: true; rendered)",
     node_health.NODE_MONITORING_ADDON: "DaemonSet eks-node-monitoring-agent (every node, nodeRepair)",
     pod_identity.AGENT_ADDON: "DaemonSet eks-pod-identity-agent (every node, podIdentity: true)",
@@ -106,6 +106,10 @@ def _gpu_agents(layout: Layout) -> list[NodeAgent]:
         for name, why in (
             ("nvidia-mig-manager", "splits the GPUs into the MIG profile of nvidia.com/mig.config"),
             ("gpu-feature-discovery", "labels MIG-capable GPUs, which the GPU operator deploys the MIG manager by"),
+            # The operator deploys its validator on every GPU node it manages, whatever the ClusterPolicy enables
+            # (NVIDIA/gpu-operator controllers/state_manager.go isStateEnabled: state-operator-validation, true;
+            # assets/state-operator-validation/0500_daemonset.yaml: nvidia.com/gpu.deploy.operator-validator).
+            ("nvidia-operator-validator", "validates the node's driver and toolkit before the operands start"),
         ):
             out.append(NodeAgent(name, versions.GPU_OPERATOR, mig, groups, why))
     return out
