@@ -99,7 +99,7 @@ def images_table() -> list[str]:
         "holding these images under the same paths, the registry host replaced",
         "(`<imageRegistry>/autoscaling/cluster-autoscaler:<tag>`); the plan refuses a China stack without it (but an",
         "Auto Mode stack that keeps neither Karpenter nor node groups, which installs none of these charts). The",
-        "setting moves the images of this table, nvcr.io's too. Mirror the charts as well (e.g. into the same ECR",
+        "setting moves the images of these tables, nvcr.io's too. Mirror the charts as well (e.g. into the same ECR",
         "as OCI artifacts) when the chart repositories below are not reachable from where `pulumi up` runs.",
         "",
         "| add-on | image (tags: the table above) | chart repository |",
@@ -111,16 +111,18 @@ def images_table() -> list[str]:
         rows.append(f"| {name} | {image} | `{chart['repo']}` |")
     rows += [
         "",
-        "`imageRegistry` does not move the GPU capacity charts' images yet (below): a China stack with `efa`,",
-        "`gpuSharing.mig` or `gpuMetrics` needs them reachable from its nodes (the EFA plugin's image is in ECR",
-        "`us-west-2`, AWS's account 602401143452; mirror it into the stack's region).",
+        "The GPU capacity charts' images move with it too (the EFA plugin's image is in AWS's ECR in `us-west-2`,",
+        "account 602401143452: a stack in another partition mirrors it); the GPU operator's operands keep",
+        "their image names and tags under the moved repositories:",
         "",
-        "| add-on | image (tags: the table above) | chart repository |",
+        "| add-on | image repositories (tags: the table above; operands: the operator release's) | chart repository |",
         "|---|---|---|",
     ]
     for name in GPU_CHARTS:
         chart = snap["charts"][name]
-        rows.append(f"| {name} | `{chart['image']}` | `{chart['repo']}` |")
+        images = [f"`{chart['image']}`"]
+        images += [f"`{r}` ({k})" for k, r in sorted(chart.get("repositories", {}).items()) if k != "operator"]
+        rows.append(f"| {name} | {', '.join(images)} | `{chart['repo']}` |")
     return rows
 
 

@@ -190,8 +190,13 @@ def read_efa_plugin(repo: Path, pin: dict) -> dict[str, Any]:
     }
 
 
-def read_gpu_operator(repo: Path, pin: dict) -> tuple[dict[str, str], str]:
-    """(release version -> kubeVersion constraint, the operator's image repository) of every release tag."""
+# The GPU operator's images the toolkit's values run (the operator and the operands it enables): values.yaml keys.
+GPU_OPERATOR_IMAGES = ("operator", "migManager", "gfd", "validator")
+
+
+def read_gpu_operator(repo: Path, pin: dict) -> tuple[dict[str, str], str, dict[str, str]]:
+    """(release version -> kubeVersion constraint, the operator's image repository, values key -> the image
+    repository the newest release's values.yaml gives each image the toolkit runs) of every release tag."""
     charts: dict[str, str] = {}
     newest = ""
     for tag in upstream.git_tags(repo, "v", pin.get("newest")):
@@ -201,7 +206,8 @@ def read_gpu_operator(repo: Path, pin: dict) -> tuple[dict[str, str], str]:
         charts[tag] = str(yaml.safe_load(text).get("kubeVersion", ">= 0.0.0"))
         newest = tag
     values = yaml.safe_load(upstream.git_show(repo, newest, f"{GPU_OPERATOR_CHART}/values.yaml"))
-    return charts, f"{values['operator']['repository']}/{values['operator']['image']}"
+    repositories = {key: values[key]["repository"] for key in GPU_OPERATOR_IMAGES}
+    return charts, f"{values['operator']['repository']}/{values['operator']['image']}", repositories
 
 
 def read_dcgm_exporter(repo: Path, pin: dict) -> tuple[dict[str, dict[str, str]], str]:
@@ -327,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         dcgm_repo, dcgm_src = upstream.git_repository("dcgm-exporter-chart", args.dcgm_exporter, args.fetch, Path(tmp))
         efa = read_efa_plugin(efa_repo, pins["efa-plugin-chart"])
-        operator, operator_image = read_gpu_operator(operator_repo, pins["gpu-operator-chart"])
+        operator, operator_image, operator_repositories = read_gpu_operator(operator_repo, pins["gpu-operator-chart"])
         dcgm, dcgm_image = read_dcgm_exporter(dcgm_repo, pins["dcgm-exporter-chart"])
     minors = minors_to_cover(json.loads(Path(args.calendar).read_text()), on)
     table = build(
@@ -350,7 +356,11 @@ def main(argv: list[str] | None = None) -> int:
             "karpenter": {"repo": karpenter["charts"]["karpenter"], "image": karpenter_image},
             "karpenter-crd": {"repo": karpenter["charts"]["karpenter-crd"]},
             "aws-efa-k8s-device-plugin": {"repo": "https://aws.github.io/eks-charts", "image": efa["repository"]},
-            "gpu-operator": {"repo": "https://helm.ngc.nvidia.com/nvidia", "image": operator_image},
+            "gpu-operator": {
+                "repo": "https://helm.ngc.nvidia.com/nvidia",
+                "image": operator_image,
+                "repositories": operator_repositories,
+            },
             "dcgm-exporter": {"repo": "https://nvidia.github.io/dcgm-exporter/helm-charts", "image": dcgm_image},
         },
     }

@@ -63,7 +63,8 @@ def operator_chart(kube: str) -> dict[str, str]:
     base = "deployments/gpu-operator"
     return {
         f"{base}/Chart.yaml": f'name: gpu-operator\nversion: v1.0.0-devel\nkubeVersion: "{kube}"\n',
-        f"{base}/values.yaml": "operator:\n  repository: nvcr.io/nvidia\n  image: gpu-operator\n",
+        f"{base}/values.yaml": "operator:\n  repository: nvcr.io/nvidia\n  image: gpu-operator\n"
+        + "".join(f"{k}:\n  repository: nvcr.io/nvidia/{k}\n" for k in ("migManager", "gfd", "validator")),
     }
 
 
@@ -194,6 +195,8 @@ def test_the_table_names_where_every_chart_and_image_comes_from(upstream, tmp_pa
     assert {s["role"] for s in doc["source"]} >= {"autoscaler-charts", "device-plugin-charts", "eks-ami-changelog"}
     assert {"efa-plugin-chart", "gpu-operator-chart", "dcgm-exporter-chart"} <= {s["role"] for s in doc["source"]}
     assert doc["charts"]["gpu-operator"]["image"] == "nvcr.io/nvidia/gpu-operator"
+    # The operands the toolkit's values run, whose images a mirror (imageRegistry) moves too.
+    assert doc["charts"]["gpu-operator"]["repositories"]["migManager"] == "nvcr.io/nvidia/migManager"
     assert doc["charts"]["dcgm-exporter"]["image"] == "nvcr.io/nvidia/k8s/dcgm-exporter"
 
 

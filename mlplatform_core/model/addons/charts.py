@@ -54,10 +54,14 @@ def chart(name: str, minor: str) -> Chart:
 def image_repository(name: str, registry: str | None) -> str:
     """The chart's image repository, moved onto `registry` (a mirror) when one is set: the path is kept,
     e.g. registry.k8s.io/autoscaling/cluster-autoscaler -> <registry>/autoscaling/cluster-autoscaler."""
-    upstream = versions.chart_source(name)["image"]
+    return moved(versions.chart_source(name)["image"], registry)
+
+
+def moved(repository: str, registry: str | None) -> str:
+    """An image repository with its registry host replaced by `registry` (the path kept), or as is without one."""
     if not registry:
-        return upstream
-    return f"{registry.rstrip('/')}/{upstream.split('/', 1)[1]}"
+        return repository
+    return f"{registry.rstrip('/')}/{repository.split('/', 1)[1]}"
 
 
 def image_tag(name: str, minor: str) -> str:

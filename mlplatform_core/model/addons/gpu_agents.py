@@ -88,12 +88,15 @@ def efa_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     return tuple(g for g in layout.groups if g.efa and not g.auto_mode)
 
 
-def efa_plugin_values(layout: Layout) -> dict[str, Any] | None:
+def efa_plugin_values(layout: Layout, image_registry: str | None = None) -> dict[str, Any] | None:
     groups = efa_groups(layout)
     if not groups:
         return None
     types = sorted({t for g in groups for t in g.instance_types})
-    return {
+    values: dict[str, Any] = {}
+    if image_registry:  # AWS's ECR in us-west-2 by default: another partition's stack needs a mirror
+        values["image"] = {"repository": charts.image_repository(versions.EFA_DEVICE_PLUGIN, image_registry)}
+    return values | {
         "nodeSelector": {EFA_LABEL: "true"},
         "tolerations": tolerations_for(groups),
         # The chart's affinity allows the types of this list only; name the groups' own.
@@ -108,11 +111,20 @@ def mig_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     return tuple(g for g in layout.groups if g.sharing is not None and g.sharing.kind == "mig")
 
 
-def gpu_operator_values(layout: Layout) -> dict[str, Any] | None:
+def gpu_operator_values(layout: Layout, image_registry: str | None = None) -> dict[str, Any] | None:
     """The GPU operator as a MIG manager only: the AMI brings the driver and toolkit, our plugin the devices."""
     groups = mig_groups(layout)
     if not groups:
         return None
+    values = _gpu_operator_values(layout, groups)
+    if image_registry:  # the operator and each operand it runs (the generated data names their repositories)
+        repositories = versions.chart_source(versions.GPU_OPERATOR)["repositories"]
+        for key, repository in repositories.items():
+            values.setdefault(key, {})["repository"] = charts.moved(repository, image_registry)
+    return values
+
+
+def _gpu_operator_values(layout: Layout, groups: tuple[NodeGroupSpec, ...]) -> dict[str, Any]:
     return {
         "operator": {
             **core_services_placement(layout),
@@ -162,10 +174,15 @@ def shares_agent_host_engine(layout: Layout) -> bool:
     return layout.node_repair and any(not g.auto_mode for g in layout.gpu_groups)
 
 
-def dcgm_exporter_values(layout: Layout, enabled: bool) -> dict[str, Any] | None:
+def dcgm_exporter_values(layout: Layout, enabled: bool, image_registry: str | None = None) -> dict[str, Any] | None:
     if not enabled or not layout.gpu_groups:
         return None
     values: dict[str, Any] = {
+        **(
+            {"image": {"repository": charts.image_repository(versions.DCGM_EXPORTER, image_registry)}}
+            if image_registry
+            else {}
+        ),
         "nodeSelector": {GPU_PRESENT_LABEL: "true"},
         "tolerations": tolerations_for(layout.gpu_groups),
         "serviceMonitor": {"enabled": False},
@@ -200,21 +217,30 @@ class Release:
     hosts: tuple[str, ...]
 
 
-def wanted(layout: Layout) -> list[tuple[str, str, dict[str, Any], tuple[NodeGroupSpec, ...]]]:
-    """(Pulumi name, chart, values, groups) of each GPU release the stack needs."""
+def wanted(
+    layout: Layout, image_registry: str | None = None
+) -> list[tuple[str, str, dict[str, Any], tuple[NodeGroupSpec, ...]]]:
+    """(Pulumi name, chart, values, groups) of each GPU release the stack needs (images on `image_registry`, a
+    mirror, when set)."""
+    registry = image_registry
     found = (
-        ("efa-device-plugin", versions.EFA_DEVICE_PLUGIN, efa_plugin_values(layout), efa_groups(layout)),
-        ("gpu-operator", versions.GPU_OPERATOR, gpu_operator_values(layout), ()),
-        ("dcgm-exporter", versions.DCGM_EXPORTER, dcgm_exporter_values(layout, layout.gpu_metrics), layout.gpu_groups),
+        ("efa-device-plugin", versions.EFA_DEVICE_PLUGIN, efa_plugin_values(layout, registry), efa_groups(layout)),
+        ("gpu-operator", versions.GPU_OPERATOR, gpu_operator_values(layout, registry), ()),
+        (
+            "dcgm-exporter",
+            versions.DCGM_EXPORTER,
+            dcgm_exporter_values(layout, layout.gpu_metrics, registry),
+            layout.gpu_groups,
+        ),
     )
     return [(n, c, v, g) for n, c, v, g in found if v is not None]
 
 
-def releases(layout: Layout) -> list[Release]:
+def releases(layout: Layout, image_registry: str | None = None) -> list[Release]:
     """The releases the stack needs: EFA plugin (EFA groups), GPU operator (controller on the initial group),
     DCGM exporter (gpuMetrics), each chart pinned for the cluster's minor."""
     out = []
-    for name, chart_name, values, groups in wanted(layout):
+    for name, chart_name, values, groups in wanted(layout, image_registry):
         hosts = tuple(g.name for g in groups) or core_services_groups(layout)
         out.append(Release(name, charts.chart(chart_name, layout.kubernetes_version), values, hosts))
     return out

@@ -107,14 +107,14 @@ def stack_releases(layout: Layout, at_deploy: DeployTimeValues | None = None) ->
         out.append(autoscaler_release(layout, at_deploy))
     if (plugin := device_plugin_release(layout, at_deploy)) is not None:
         out.append(plugin)
-    out += gpu_releases(layout)
+    out += gpu_releases(layout, at_deploy.image_registry)
     return tuple(out)
 
 
-def gpu_releases(layout: Layout) -> list[Release]:
+def gpu_releases(layout: Layout, image_registry: str | None = None) -> list[Release]:
     """The EFA device plugin, the GPU operator and the DCGM exporter (gpu_agents.py), released under their charts'
     names like the others (the charts' resource names follow the release's)."""
-    return [Release(r.chart.name, r.chart, r.values) for r in gpu_agents.releases(layout)]
+    return [Release(r.chart.name, r.chart, r.values) for r in gpu_agents.releases(layout, image_registry)]
 
 
 def namespace_defaults(layout: Layout) -> dict[str, frozenset[str]]:

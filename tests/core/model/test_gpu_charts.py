@@ -195,3 +195,23 @@ def test_an_efa_group_of_another_type_is_proven_with_its_own_types_and_taints_as
     tolerations = efa.workload["pod"]["tolerations"]
     assert tolerations[0] == {"key": "CriticalAddonsOnly", "operator": "Exists"}
     assert {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoSchedule"} in tolerations[1:]
+
+
+def test_image_registry_moves_every_gpu_chart_image_and_stays_proven():
+    # A stack behind a mirror (China: imageRegistry): the EFA plugin, the DCGM exporter, the GPU operator and the
+    # operands it runs pull from the mirror, paths kept; the facts prove the moved repositories (image.repository
+    # lands in the image; the operands' repositories only in the ClusterPolicy).
+    mirror = "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/mirror"
+    deploy = releases.DeployTimeValues(region="cn-north-1", image_registry=mirror)
+    for stack in EXAMPLES:
+        layout, _ = example(stack)
+        result = proof.prove(layout, deploy)
+        assert result.ok, result.problems
+        for item in result.releases:
+            for w in item.rendering.workloads:
+                for c in [*w.get("initContainers", []), *w["containers"]]:
+                    assert c["image"].startswith(mirror + "/"), (item.release.name, c["image"])
+    shared, _ = example("shared-gpus")
+    (operator,) = [r for r in releases.stack_releases(shared, deploy) if r.chart.name == versions.GPU_OPERATOR]
+    assert operator.values["migManager"]["repository"] == f"{mirror}/nvidia/cloud-native"
+    assert {operator.values[k]["repository"] for k in ("gfd", "validator", "operator")} == {f"{mirror}/nvidia"}
