@@ -335,7 +335,11 @@ MEANINGS: dict[str, Doc] = {
         "feature gate).",
         "nodeRepair: false",
     ),
-    "gpuMetrics": Doc("The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.", "gpuMetrics: true"),
+    "gpuMetrics": Doc(
+        "The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group; with nodeRepair it uses the "
+        "node monitoring agent's DCGM host engine (docs/gpu.md).",
+        "gpuMetrics: true",
+    ),
     "podIdentity": Doc(
         "EKS Pod Identity instead of IRSA for the add-ons' AWS roles (unset keeps IRSA, so existing clusters do "
         "not flip).",

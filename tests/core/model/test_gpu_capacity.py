@@ -259,10 +259,10 @@ def test_the_pod_identity_trust_is_scoped_to_one_service_account_of_the_cluster(
 
 def test_gpu_metrics_puts_the_dcgm_exporter_on_every_gpu_group():
     lay = layout_of(group("more", ["g6.xlarge"]), gpuMetrics=True)
-    agents = {a.name: a for a in node_agents.node_agents(lay)}
-    assert set(agents["dcgm-exporter"].groups) == {"gpu", "more"}
+    daemons = gpu_agents.daemonset_groups(lay)
+    assert set(daemons["dcgm-exporter"][0]) == {"gpu", "more"}
     assert gpu_agents.dcgm_exporter_values(lay, True)["serviceMonitor"] == {"enabled": False}
-    assert "dcgm-exporter" not in {a.name for a in node_agents.node_agents(layout_of())}
+    assert "dcgm-exporter" not in gpu_agents.daemonset_groups(layout_of())
 
 
 # --- EKS service quotas --------------------------------------------------------------------------------------
