@@ -221,8 +221,9 @@ def node_pool_changes(
     changes: Sequence[ResourceChange],
     also_disrupted: Collection[str] = (),
 ) -> list[dict[str, Any]]:
-    """The same for Karpenter NodePools (nodesAtMost is unknown: Karpenter sizes them by demand); a new control-plane
-    minor rolls the pools whose image follows it (version_roll)."""
+    """The same for Karpenter NodePools: Karpenter sizes them by demand, so nodesAtMost is the pool's node limit
+    before the change (`limits.nodes`, the group's maxSize), or None (unknown) for a pool without one. A new
+    control-plane minor rolls the pools whose image follows it (version_roll)."""
     old, new = _pools(before), _pools(after)
     names = list(new) + [n for n in old if n not in new]
     entries = [_entry(n, _pool_change(changes, n), old.get(n), new.get(n), before, after, set()) for n in names]
@@ -242,6 +243,7 @@ def node_pool_changes(
     disrupted = {p for e in entries if e["action"] in DISRUPTING for p in _both(before, after, e["name"], True)}
     disrupted |= set(also_disrupted)
     for e in entries:
-        e["nodesAtMost"] = None if e["action"] in DISRUPTING else 0
+        limit = (old.get(e["name"]) or {}).get("limits", {}).get("nodes")
+        e["nodesAtMost"] = (int(limit) if str(limit).isdigit() else None) if e["action"] in DISRUPTING else 0
         e["displaced"] = displaced(e["name"], e["action"], before, after, disrupted, pool=True)
     return entries
