@@ -9,6 +9,7 @@ What a key means and an example are written in MEANINGS below, next to nothing e
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import types
@@ -334,7 +335,11 @@ MEANINGS: dict[str, Doc] = {
         "feature gate).",
         "nodeRepair: false",
     ),
-    "gpuMetrics": Doc("The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.", "gpuMetrics: true"),
+    "gpuMetrics": Doc(
+        "The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group; with nodeRepair it uses the "
+        "node monitoring agent's DCGM host engine (docs/gpu.md).",
+        "gpuMetrics: true",
+    ),
     "podIdentity": Doc(
         "EKS Pod Identity instead of IRSA for the add-ons' AWS roles (unset keeps IRSA, so existing clusters do "
         "not flip).",
@@ -720,7 +725,9 @@ def _type(annotation: Any) -> str:
         return f"mapping of {_type(args[1])}s" if args else "mapping"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return "mapping"
-    return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(annotation, str(annotation))
+    names = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    names |= {datetime.datetime: "date-time", datetime.date: "date (ISO 8601)"}
+    return names.get(annotation, str(annotation))
 
 
 def _literals(annotation: Any) -> list[str]:

@@ -6,7 +6,10 @@ Standard library only. `mlplatform diff` reads the result. Sources (pinned in sc
                            bridged from it): each resource's schema, every attribute with `ForceNew: true` (SDKv2)
                            or a `RequiresReplace()` plan modifier (Plugin Framework), by its Pulumi property path
                            (camelCase; list blocks pluralised, one-item blocks objects, as the bridge names them);
-                           what its CustomizeDiff or ModifyPlan may force new under a condition (`forceNewIf`)
+                           what its CustomizeDiff or ModifyPlan may force new under a condition (`forceNewIf`);
+                           what an unset ForceNew input means (`defaults`: its schema `Default:`, or for an
+                           Optional+Computed one the API default the installed pulumi_aws SDK's docstring states;
+                           `computed`: unset keeps the value the API computed): force_new_defaults.py
   pulumi-aws-overrides     pulumi-aws provider/resource_overrides.go: `DeleteBeforeReplace`, auto-named properties
                            (`tfbridge.AutoName...`) and renamed ones
   pulumi-aws-autonaming    pulumi-aws provider/autonaming.go: every other resource with an input `name` is auto-named
@@ -25,6 +28,9 @@ diff says it cannot tell.
 Usage (from the repository root; --fetch reads the pinned commits, CI cannot):
   scripts/generate_replacement.py --fetch
   scripts/generate_replacement.py --local DIR   # DIR/<owner>/<repo>/<path> copies of the pinned files
+  scripts/generate_replacement.py --local DIR --refresh-defaults
+      # only `defaults`/`computed` of the committed snapshot's AWS types, from the pinned tf-aws-index alone (its
+      # ForceNew paths must already be in the snapshot: a renamed property would not match and stops it)
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import json
 import sys
 from pathlib import Path
 
+import force_new_defaults
 import k8s_force_new
 import pulumi_names
 import tf_index
@@ -114,11 +121,22 @@ KNOWN_UPDATABLE = {
     "aws:ec2/launchTemplate:LaunchTemplate": {"imageId", "userData", "blockDeviceMappings", "metadataOptions"},
     "aws:ec2/subnet:Subnet": {"tags", "mapPublicIpOnLaunch"},
 }
+# Defaults of unset ForceNew inputs the generator must find (force_new_defaults.py), or it reads them wrong.
+KNOWN_DEFAULTS = {
+    "aws:eks/cluster:Cluster": {"kubernetesNetworkConfig.ipFamily": "ipv4", "bootstrapSelfManagedAddons": True},
+    "aws:iam/role:Role": {"path": "/"},
+}
 # Kubernetes kinds whose update validation is read: Pulumi type token -> (role, Go function).
 KUBERNETES_VALIDATION = {
     "kubernetes:scheduling.k8s.io/v1:PriorityClass": ("k8s-scheduling-validation", "ValidatePriorityClassUpdate"),
 }
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+UNSET_FIELDS = {
+    "defaults": "ForceNew paths' value when unset (schema Default, or the API default the provider documents): unset "
+    "and this value are the same, no diff",
+    "defaultFrom": "where each default was read",
+    "computed": "ForceNew paths that are Optional+Computed: left unset, the provider keeps the current value",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,8 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fetch", action="store_true", help="download what was not given locally")
     p.add_argument("--ref", help="with --fetch: a branch or tag instead of the pinned commits")
     p.add_argument("-o", "--output", type=Path, default=OUTPUT)
+    p.add_argument("--refresh-defaults", action="store_true", help="update only defaults/computed of the snapshot")
     args = p.parse_args(argv)
     pins = upstream.manifest()
+    if args.refresh_defaults:
+        return refresh_defaults(args)
 
     def read(role: str) -> tuple[str, dict] | None:
         local = args.local / pins[role]["repo"] / pins[role]["path"] if args.local else None
@@ -166,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             "immutable": "paths the API server refuses to update: the change fails unless the program replaces it",
             "deleteBeforeReplace": "pulumi-aws replaces it by deleting first (DeleteBeforeReplace in its overrides)",
             "autoNamed": "properties the provider fills with a unique name when unset (a replacement never collides)",
+            **UNSET_FIELDS,
             "kubernetes:*": "what replaces any other Kubernetes kind (custom resources too): its identity",
         },
         "notRead": sorted(not_read),
@@ -217,7 +239,39 @@ def aws_entry(token: str, schema: tf_index.ResourceSchema, overrides_text: str) 
     }
     if conditional:
         entry["forceNewIf"] = conditional
+    entry.update(unset_facts(token, schema))
     return entry
+
+
+def unset_facts(token: str, schema: tf_index.ResourceSchema) -> dict:
+    facts = force_new_defaults.unset_facts(schema.attributes, token)
+    for path, value in KNOWN_DEFAULTS.get(token, {}).items():
+        if facts.get("defaults", {}).get(path) != value:
+            raise SystemExit(f"{token}: expected the default {path} = {value!r}; read {facts.get('defaults')}")
+    return facts
+
+
+def refresh_defaults(args: argparse.Namespace) -> int:
+    """The committed snapshot with every AWS type's `defaults`, `defaultFrom` and `computed` read again."""
+    snapshot = json.loads(args.output.read_text(encoding="utf-8"))
+    aws = aws_resources(args, [])
+    if aws is None:
+        raise SystemExit("--refresh-defaults reads tf-aws-index: give --local DIR or pass --fetch")
+    for token, schema in aws.items():
+        entry = snapshot["resources"][token]
+        facts = unset_facts(token, schema)
+        paths = [*entry["forceNew"], *(entry.get("forceNewIf") or {})]
+        for path in [*facts.get("defaults", {}), *facts.get("computed", [])]:
+            if not any(path == f or path.startswith(f + ".") for f in paths):
+                raise SystemExit(f"{token}: {path} is not under a ForceNew path of the snapshot; regenerate it all")
+        for key in ("defaults", "defaultFrom", "computed"):
+            entry.pop(key, None)
+        entry.update(facts)
+    head = {k: v for k, v in snapshot.items() if k != "resources"}
+    head["fields"].update(UNSET_FIELDS)
+    upstream.write_json(args.output, head, "resources", snapshot["resources"])
+    print(f"defaults of {len(aws)} AWS resource types -> {args.output}", file=sys.stderr)
+    return 0
 
 
 def pulumi_eks_replace_on_changes(text: str) -> dict[str, list[str]]:

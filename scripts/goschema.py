@@ -33,6 +33,8 @@ class Attribute:
     nested: dict[str, Attribute] | None = None  # a block (Elem: &schema.Resource{...})
     computed_only: bool = False
     force_new_if: str | None = None  # replaced only when a condition (a Go function) says so
+    default: str | None = None  # the schema's `Default:` as written in Go (`true`, `"ipv4"`, a constant)
+    optional_computed: bool = False  # unset in the configuration: the provider keeps what the API computed
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -189,6 +191,8 @@ def _attribute(attr: Attribute, body: str, table: dict[str, str] | None, resolve
     if "MaxItems" in f and f["MaxItems"].isdigit():
         attr.max_items = int(f["MaxItems"])
     attr.computed_only = f.get("Computed") == "true" and "Optional" not in f and "Required" not in f
+    attr.default = f.get("Default")
+    attr.optional_computed = f.get("Computed") == "true" and f.get("Optional") == "true"
     elem = f.get("Elem", "")
     if elem.startswith("&schema.Resource{"):
         resource = elem[len("&schema.Resource") + 1 : _close(elem, len("&schema.Resource"))]

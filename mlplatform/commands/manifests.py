@@ -48,6 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "stacks", nargs="*", metavar="STACK", type=stack_argument, help="stack names (the project's stack files)"
     )
     parser.add_argument("--all", action="store_true", help="every stack of the project")
+    parser.add_argument(
+        "--config-file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a stack file outside the project's stacks (named after the file); repeatable",
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write <stack>/*.yaml into")
     parser.add_argument("--helm", metavar="PATH", help="a helm binary to render the charts of stacks not shipped")
     add_project_option(parser)
@@ -137,9 +144,11 @@ def run(args: argparse.Namespace) -> int:
 
     project = find_project(args.project_dir)
     assert project is not None
-    if not args.stacks and not args.all:
-        raise InputError("name a stack (e.g. dev) or give --all")
-    names = [t.stack for t in select_stacks(project, args.stacks, None, args.all)]  # as plan and check take them
+    if not args.stacks and not args.all and not args.config_file:
+        raise InputError("name a stack (e.g. dev), give --all or --config-file PATH")
+    names = []
+    if args.stacks or args.all:
+        names = [t.stack for t in select_stacks(project, args.stacks, None, args.all)]  # as plan and check take them
     helm = args.helm
     if helm is not None and not (Path(helm).is_file() and os.access(helm, os.X_OK)):
         raise InputError(f"--helm {helm}: not an executable file; give the path of a helm binary")
@@ -147,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: is a file, not a folder; give a folder to write <stack>/*.yaml into")
     stacks = [resolve_stack(project, stack, None) for stack in names]  # every name is bad input before any runs
+    stacks += [resolve_stack(project, None, path) for path in args.config_file]
     for name, path in stacks:
         try:
             notes = write_stack(name, path, out, helm, project)

@@ -45,6 +45,7 @@ def _displaced(g: dict[str, Any]) -> str:
     parts = []
     for d in g["displaced"]:
         where = f"-> {', '.join(d['elsewhere'])}" if d["elsewhere"] else ("waits" if d["waits"] else "moves within")
+        where = "removed" if d.get("removed") else where
         parts.append(f"{d['workload']} ({where})" + (" EVICTED (prevent mode)" if d.get("evicted") else ""))
     return "; ".join(parts) or "-"
 
@@ -88,6 +89,9 @@ def render_diff(doc: dict[str, Any], console: Console) -> None:
                 escape(_displaced(g)),
             )
         print_table(console, table)
+        for g in doc[key]:
+            if g.get("note"):
+                console.print(f"  {escape(g['name'])}: {escape(g['note'])}")
 
 
 def _cell(text: str) -> str:
@@ -125,4 +129,7 @@ def diff_markdown(doc: dict[str, Any]) -> str:
                 f"| {g['name']} | {g['action']} | {_cell(', '.join(g['fields']))} | {nodes} | {_cell(_displaced(g))} |"
             )
         lines.append("")
+        lines += [f"- `{g['name']}`: {g['note']}" for g in doc[key] if g.get("note")]
+        if any(g.get("note") for g in doc[key]):
+            lines.append("")
     return "\n".join(lines)

@@ -75,13 +75,13 @@ def _row(profile: Profile, result: PodPlacement) -> MatrixRow:
 
 def placement_matrix(layout: Layout, profiles: Sequence[Profile]) -> PlacementMatrix:
     """Profiles x node groups: whether each profile's pods can land, with a short reason where not."""
-    groups = tuple(g.name for g in layout.groups)
+    groups = tuple(name for name, _ in layout.node_sources)
     return PlacementMatrix(groups, tuple(_row(p, place(p.pod(), layout)) for p in profiles))
 
 
 def matrix_from_report(layout: Layout, report: InvariantReport) -> PlacementMatrix:
     return PlacementMatrix(
-        tuple(g.name for g in layout.groups), tuple(_row(p, result) for p, result in report.placements)
+        tuple(name for name, _ in layout.node_sources), tuple(_row(p, result) for p, result in report.placements)
     )
 
 

@@ -6,8 +6,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..model.eks_versions import minor_key
-from .node_groups import node_group_changes, node_pool_changes
+from .node_groups import DISRUPTING, node_group_changes, node_pool_changes, proof_names
 from .resources import CREATE, DELETE, EKS_CLUSTER, REPLACE, ROLL, SAME, UPDATE, ResourceChange, diff_resources
+
+# What a new control-plane version does to Auto Mode's nodes, the built-in pools' too (EKS user guide,
+# https://docs.aws.amazon.com/eks/latest/userguide/auto-upgrade.html: "After you initiate a control plane upgrade,
+# EKS Auto Mode will upgrade nodes in your cluster ... The new nodes have the corresponding new Kubernetes version").
+AUTO_MODE_UPGRADE = (
+    "EKS Auto Mode then replaces every Auto Mode node (the stack's pools and the built-in ones) with nodes of the new "
+    "version on AWS's image, observing PodDisruptionBudgets; managed node groups roll separately"
+)
+
+
+def _auto_mode(doc: Mapping[str, Any]) -> bool:
+    cluster = next((r for r in doc.get("resources", []) if r.get("type") == EKS_CLUSTER), None)
+    return bool(cluster and ((cluster.get("inputs") or {}).get("computeConfig") or {}).get("enabled"))
+
 
 # The table's groups, most consequential first.
 ACTION_ORDER = (REPLACE, DELETE, ROLL, UPDATE, CREATE)
@@ -37,7 +51,12 @@ def diff_documents(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[
         "nodeGroups": node_group_changes(before, after, changes),
     }
     if before.get("nodePools") or after.get("nodePools"):
-        out["nodePools"] = node_pool_changes(before, after, changes)
+        groups = [g["name"] for g in out["nodeGroups"] if g["action"] in DISRUPTING]
+        rolled = {p for g in groups for p in proof_names(before, g, False) | proof_names(after, g, False)}
+        out["nodePools"] = node_pool_changes(before, after, changes, rolled)
     cluster = next((c for c in changes if c.type == EKS_CLUSTER), None)
+    if cluster is not None and "version" in cluster.fields and _auto_mode(after):
+        cluster.note = f"{cluster.note}; {AUTO_MODE_UPGRADE}" if cluster.note else AUTO_MODE_UPGRADE
+        out["resources"] = [c.to_dict() for c in changed]
     out["controlPlane"] = cluster.action if cluster is not None else None
     return out

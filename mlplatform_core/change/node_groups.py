@@ -11,10 +11,21 @@ their eviction is named.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from .resources import CREATE, DELETE, NODE_CLASS, NODE_GROUP, NODE_POOL, REPLACE, ROLL, SAME, ResourceChange
+from .resources import (
+    CREATE,
+    DELETE,
+    NODE_CLASS,
+    NODE_GROUP,
+    NODE_POOL,
+    REPLACE,
+    ROLL,
+    SAME,
+    UPDATE,
+    ResourceChange,
+)
 
 DISRUPTING = (REPLACE, ROLL, DELETE)
 PREVENT = "prevent"
@@ -50,27 +61,52 @@ def _pool_change(changes: Sequence[ResourceChange], name: str) -> ResourceChange
     return node_class or pool
 
 
+def proof_names(doc: Mapping[str, Any], name: str, pool: bool) -> set[str]:
+    """The placement proof's names (its node templates) of a node group, or of a NodePool by its object name. They
+    differ while a stack migrates (`jobs (kept node group)`) or names its Auto Mode pools with a suffix; a
+    document without the templates' provenance names them as the group."""
+    templates = doc.get("placement", {}).get("nodeTemplates", [])
+    if not templates or "provisioner" not in templates[0]:
+        return {name}
+    if pool:
+        return {t["name"] for t in templates if t["provisioner"] != "nodeGroups" and _pool_label(t) == name}
+    return {t["name"] for t in templates if t["provisioner"] == "nodeGroups" and t.get("source") == name}
+
+
+def _pool_label(template: Mapping[str, Any]) -> str | None:
+    return (template.get("labels") or {}).get("karpenter.sh/nodepool")
+
+
 def displaced(
-    group: str, action: str, before: Mapping[str, Any], after: Mapping[str, Any], disrupted: set[str]
+    group: str,
+    action: str,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    disrupted: set[str],
+    pool: bool = False,
 ) -> list[dict[str, Any]]:
-    """The workloads that lose their nodes on `group`, and where they can run meanwhile."""
+    """The workloads that lose their nodes on `group` (`disrupted`: the proof's names of every disrupted group), and
+    where they can run meanwhile."""
     if action not in DISRUPTING:
         return []
     after_profiles = _reaches(after)
+    own = proof_names(before, group, pool) | proof_names(after, group, pool)
     out = []
     for name, profile in _reaches(before).items():
-        if group not in profile.get("reaches", []) or profile.get("perNode"):
+        if not own & set(profile.get("reaches", [])) or profile.get("perNode"):
             continue
         later = after_profiles.get(name, {}).get("reaches", [])
-        elsewhere = [g for g in later if g != group and g not in disrupted]
+        elsewhere = [g for g in later if g not in own and g not in disrupted]
         entry: dict[str, Any] = {
             "workload": name,
             "description": profile.get("description", ""),
             "elsewhere": elsewhere,
             # A roll drains one batch at a time onto the group's other nodes; a replacement or deletion leaves
-            # the workload Pending unless another group admits it.
-            "waits": not elsewhere and action != ROLL,
+            # the workload Pending unless another group admits it (or the change removes the workload itself).
+            "waits": not elsewhere and action != ROLL and name in after_profiles,
         }
+        if name not in after_profiles:
+            entry["removed"] = "the change removes this workload too (e.g. an add-on AWS now runs)"
         if profile.get("preemptionMode") == PREVENT:
             entry["evicted"] = "MLRun prevent mode: these jobs were placed on on-demand nodes so as never to be evicted"
         out.append(entry)
@@ -106,6 +142,10 @@ def _entry(
     return out
 
 
+def _both(before: Mapping[str, Any], after: Mapping[str, Any], name: str, pool: bool) -> set[str]:
+    return proof_names(before, name, pool) | proof_names(after, name, pool)
+
+
 def node_group_changes(
     before: Mapping[str, Any], after: Mapping[str, Any], changes: Sequence[ResourceChange]
 ) -> list[dict[str, Any]]:
@@ -119,7 +159,7 @@ def node_group_changes(
             actions[name] = CREATE if name not in old else DELETE
         else:
             actions[name] = change.action if change is not None else SAME
-    disrupted = {n for n, a in actions.items() if a in DISRUPTING}
+    disrupted = {p for n, a in actions.items() if a in DISRUPTING for p in _both(before, after, n, False)}
     out = []
     for name in names:
         entry = _entry(
@@ -131,15 +171,79 @@ def node_group_changes(
     return out
 
 
+# A new control-plane minor replaces a pool's nodes without any change to the pool or its node class:
+# - Karpenter resolves an EC2NodeClass alias (al2023@v20260714, bottlerocket@...) through the SSM parameter of the
+#   cluster's Kubernetes version (karpenter-provider-aws v1.14.1 pkg/providers/amifamily/al2023.go and
+#   bottlerocket.go DescribeImageQuery(k8sVersion, amiVersion); ami.go reads the version from the API server), so
+#   after the upgrade every node's AMI is another one: AMIDrift (pkg/cloudprovider/drift.go), and the nodes are
+#   replaced within the pool's Drifted disruption budget;
+# - EKS Auto Mode: "After you initiate a control plane upgrade, EKS Auto Mode will upgrade nodes in your cluster ...
+#   The new nodes have the corresponding new Kubernetes version. EKS Auto Mode observes pod disruption budgets"
+#   (EKS user guide, https://docs.aws.amazon.com/eks/latest/userguide/auto-upgrade.html).
+KARPENTER_VERSION_ROLL = (
+    "the new control-plane minor changes the AMI its EC2NodeClass alias {alias} resolves to (Karpenter reads the "
+    "alias's SSM parameter for the cluster's Kubernetes version): every node drifts (AMIDrift) and is replaced, "
+    "{batch} at a time (the pool's Drifted budget), pods evicted as PodDisruptionBudgets allow"
+)
+DRIFT_ROLL = (
+    "its NodePool template or node class changed: Karpenter sees every node as drifted and replaces it, {batch} "
+    "at a time (the pool's Drifted budget), pods evicted as PodDisruptionBudgets allow"
+)
+AUTO_MODE_VERSION_ROLL = (
+    "EKS Auto Mode replaces every node of the pool with one of the new Kubernetes version (AWS-managed AMI), "
+    "{batch} at a time (the pool's Drifted budget), pods evicted as PodDisruptionBudgets allow"
+)
+
+
+def _drift_budget(pool: Mapping[str, Any]) -> str:
+    budgets = (pool.get("disruption") or {}).get("budgets") or []
+    drifted = next((b for b in budgets if "Drifted" in (b.get("reasons") or [])), None)
+    return str((drifted or next((b for b in budgets if not b.get("reasons")), {})).get("nodes") or "10%")
+
+
+def version_roll(pool: Mapping[str, Any], before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    """Why a control-plane version change replaces the pool's nodes (None when it does not or is unchanged)."""
+    old, new = before.get("kubernetesVersion"), after.get("kubernetesVersion")
+    if not old or not new or old == new:
+        return None
+    node_class = pool.get("nodeClass") or {}
+    if node_class.get("kind") == "NodeClass":  # Auto Mode's: the image is AWS's, per Kubernetes version
+        return AUTO_MODE_VERSION_ROLL.format(batch=_drift_budget(pool))
+    aliases = [t["alias"] for t in node_class.get("amiSelectorTerms") or [] if t.get("alias")]
+    if not aliases:  # AMIs chosen by id, name or tags do not follow the cluster's version
+        return None
+    return KARPENTER_VERSION_ROLL.format(alias=", ".join(aliases), batch=_drift_budget(pool))
+
+
 def node_pool_changes(
-    before: Mapping[str, Any], after: Mapping[str, Any], changes: Sequence[ResourceChange]
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    changes: Sequence[ResourceChange],
+    also_disrupted: Collection[str] = (),
 ) -> list[dict[str, Any]]:
-    """The same for Karpenter NodePools (nodesAtMost is unknown: Karpenter sizes them by demand)."""
+    """The same for Karpenter NodePools: Karpenter sizes them by demand, so nodesAtMost is the pool's node limit
+    before the change (`limits.nodes`, the group's maxSize), or None (unknown) for a pool without one. A new
+    control-plane minor rolls the pools whose image follows it (version_roll)."""
     old, new = _pools(before), _pools(after)
     names = list(new) + [n for n in old if n not in new]
     entries = [_entry(n, _pool_change(changes, n), old.get(n), new.get(n), before, after, set()) for n in names]
-    disrupted = {e["name"] for e in entries if e["action"] in DISRUPTING}
     for e in entries:
-        e["nodesAtMost"] = None if e["action"] in DISRUPTING else 0
-        e["displaced"] = displaced(e["name"], e["action"], before, after, disrupted)
+        pool = new.get(e["name"])
+        why = version_roll(pool, before, after) if pool is not None and e["action"] in (SAME, UPDATE, ROLL) else None
+        if e["action"] == ROLL and why is None:  # the pool's template or its node class changed: drift
+            why = DRIFT_ROLL.format(batch=_drift_budget(pool or {}))
+            if any(f.startswith("spec.amiSelectorTerms") for f in e["fields"]):
+                terms = ((pool or {}).get("nodeClass") or {}).get("amiSelectorTerms") or []
+                aliases = ", ".join(t["alias"] for t in terms if t.get("alias")) or "its AMI selector"
+                why = f"its EC2NodeClass now selects {aliases}: {why}"
+        if why is not None:
+            if e["action"] != ROLL:
+                e["fields"] = [*e["fields"], "kubernetesVersion"]
+            e["action"], e["note"], e["batch"] = ROLL, why, _drift_budget(pool or {})
+    disrupted = {p for e in entries if e["action"] in DISRUPTING for p in _both(before, after, e["name"], True)}
+    disrupted |= set(also_disrupted)
+    for e in entries:
+        limit = (old.get(e["name"]) or {}).get("limits", {}).get("nodes")
+        e["nodesAtMost"] = (int(limit) if str(limit).isdigit() else None) if e["action"] in DISRUPTING else 0
+        e["displaced"] = displaced(e["name"], e["action"], before, after, disrupted, pool=True)
     return entries

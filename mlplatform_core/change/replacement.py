@@ -38,6 +38,10 @@ class Facts:
     auto_named: tuple[str, ...] = ()
     force_new_if: tuple[tuple[str, str], ...] = ()  # (path, the provider's function that decides)
     immutable: tuple[str, ...] = ()  # the API server refuses the update: only a replacement changes them
+    # What an unset ForceNew input means to the provider: its default (schema Default, or the API default the
+    # provider documents), or for an Optional+Computed one the value kept from state (scripts/force_new_defaults.py).
+    defaults: tuple[tuple[str, Any], ...] = ()
+    computed: tuple[str, ...] = ()
 
     @property
     def known(self) -> bool:
@@ -67,7 +71,23 @@ def facts(type_: str) -> Facts:
         tuple(entry.get("autoNamed", ())),
         tuple(sorted((entry.get("forceNewIf") or {}).items())),
         tuple(entry.get("immutable", ())),
+        tuple(sorted((entry.get("defaults") or {}).items())),
+        tuple(entry.get("computed", ())),
     )
+
+
+def unset_is_same(f: Facts, path: str, before: Any, after: Any) -> bool:
+    """Whether the provider plans no change for `path` going from `before` to `after`, one of them unset: an
+    unset input and its default are the same value, and an unset Optional+Computed one keeps the current value
+    (terraform-plugin-sdk: Default fills the configuration; Computed keeps the prior state when unset)."""
+    default = dict(f.defaults)
+    if path not in default and path not in f.computed:
+        return False
+    if before is None:
+        return path in default and after == default[path]
+    if after is None:
+        return path in f.computed or (path in default and before == default[path])
+    return False
 
 
 def name_property(type_: str) -> str | None:

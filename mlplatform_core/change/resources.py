@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .replacement import facts, name_property, overlaps
+from .replacement import facts, name_property, overlaps, unset_is_same
 
 CREATE, UPDATE, ROLL, REPLACE, DELETE, SAME = "create", "update", "roll", "replace", "delete", "same"
 CREATE_BEFORE_DELETE, DELETE_BEFORE_REPLACE = "create-before-delete", "delete-before-replace"
@@ -31,6 +31,7 @@ PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 # Karpenter: a change to a NodePool's template or to an EC2NodeClass drifts the nodes made from it.
 DRIFTING = {NODE_POOL: ("spec.template",), NODE_CLASS: ("spec",)}
+REQUIREMENTS = "spec.template.spec.requirements"  # compared whole (a list): drifts only when narrowed
 
 
 @dataclass
@@ -101,7 +102,7 @@ def _carried(after: Mapping[str, Any], decided: Mapping[str, ResourceChange]) ->
             elif dep.action == UPDATE and dep.type == LAUNCH_TEMPLATE:
                 value = after["inputs"].get(prop)
                 out.append(f"{prop}.version" if isinstance(value, Mapping) and "version" in value else prop)
-    return out
+    return list(dict.fromkeys(out))  # once each: an input may read several replaced resources (subnetIds)
 
 
 def _replacement(type_: str, before: Mapping[str, Any], inputs: Mapping[str, Any], options: Mapping[str, Any]) -> tuple:
@@ -135,38 +136,113 @@ def _cost(type_: str, fixed_name: Any, options: Mapping[str, Any]) -> str:
     return f"{why}; {cost}"
 
 
-def _rolls(type_: str, paths: Sequence[str]) -> bool:
+def _role_changed(path: str, before: Mapping[str, Any], after: Mapping[str, Any], carried: Sequence[str]) -> bool:
+    """terraform-provider-aws validateAutoModeComputeConfigCustomizeDiff (internal/service/eks/cluster.go, v6.58.0):
+    the cluster is replaced only when a node role it already had changes; adding one (turning Auto Mode on), or
+    turning Auto Mode off (disabled, or no built-in pools) with the role unset, is an in-place update."""
+    old, new = _get(before, "computeConfig") or {}, _get(after, "computeConfig") or {}
+    old_role, new_role = old.get("nodeRoleArn") or "", new.get("nodeRoleArn") or ""
+    if not old or not new:
+        return False
+    if not new_role and (not new.get("enabled") or not new.get("nodePools")):
+        return False
+    return bool(old_role) and (old_role != new_role or path in carried)
+
+
+# forceNewIf deciders the diff can evaluate from the two documents (by the provider's function name, as the
+# generated facts record it); the others are read as a replacement, the safe reading for a gate.
+DECIDERS = {"validateAutoModeComputeConfigCustomizeDiff": _role_changed}
+AUTO_MODE_ON = (
+    "EKS Auto Mode is turned on in place (UpdateClusterConfig with computeConfig, kubernetesNetworkConfig and "
+    "storageConfig together: terraform-provider-aws resourceClusterUpdate): the control plane, the running nodes and "
+    "their pods stay; AWS starts running Karpenter, block storage and load balancing for the cluster"
+)
+# EKS user guide automode/auto-disable.adoc: "a destructive operation": EKS terminates every instance and deletes
+# every load balancer Auto Mode operates (EBS volumes it provisioned stay).
+AUTO_MODE_OFF = (
+    "EKS Auto Mode is turned off in place (UpdateClusterConfig), which is destructive: EKS terminates every Auto "
+    "Mode node and deletes the load balancers Auto Mode runs (its EBS volumes stay); move the workloads first"
+)
+
+
+def _auto_mode_note(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    old, new = bool(_get(before, "computeConfig.enabled")), bool(_get(after, "computeConfig.enabled"))
+    return None if old == new else AUTO_MODE_ON if new else AUTO_MODE_OFF
+
+
+def _rolls(type_: str, paths: Sequence[str], before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """A node group's version inputs, or a Karpenter template: changed in place, every node replaced."""
     if type_ == NODE_GROUP and any(overlaps(p, r) for p in paths for r in ROLLING_INPUTS):
         return True
-    return any(p.startswith(d) for p in paths for d in DRIFTING.get(type_, ()))
+    drifting = [p for p in paths if any(p.startswith(d) for d in DRIFTING.get(type_, ()))]
+    if type_ == NODE_POOL and REQUIREMENTS in drifting:
+        drifting.remove(REQUIREMENTS)
+        if _narrowed(_get(before, REQUIREMENTS) or [], _get(after, REQUIREMENTS) or []):
+            return True
+    return bool(drifting)
+
+
+def _narrowed(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a node the old requirements allowed may break the new ones. Karpenter leaves requirements out of
+    the NodePool's drift hash (`hash:"ignore"`, kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim.go) and drifts a
+    node only when its labels are not compatible with them (pkg/controllers/nodeclaim/disruption/drift.go
+    areRequirementsDrifted): allowing more types, families or zones drifts nothing; a value taken away, or a new
+    key, may. A requirement that is not `In` counts as narrowed unless it is unchanged."""
+    old = {r.get("key"): r for r in before}
+    for req in after:
+        was = old.get(req.get("key"))
+        if was is None:
+            return True
+        if was == req:
+            continue
+        if req.get("operator") != "In" or was.get("operator") != "In":
+            return True
+        if not set(was.get("values") or []) <= set(req.get("values") or []):
+            return True
+    return False
 
 
 def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Sequence[str]) -> ResourceChange:
     """The action for one resource present in both documents."""
     type_ = after["type"]
     ignore = list(after.get("ignoreChanges") or [])
-    paths = [p for p in changed_paths(before["inputs"], after["inputs"]) if not _ignored(p, ignore)]
+    f = facts(type_)
+    paths = [
+        p
+        for p in changed_paths(before["inputs"], after["inputs"])
+        if not _ignored(p, ignore) and not unset_is_same(f, p, _get(before["inputs"], p), _get(after["inputs"], p))
+    ]
     paths += [p for p in carried if p not in paths and not _ignored(p, ignore)]
     change = ResourceChange(after["urn"], type_, after["name"], SAME, sorted(paths))
     if not paths:
         return change
-    f = facts(type_)
     change.facts_known = f.known
     replace_on = list(after.get("replaceOnChanges") or [])
     fixed = [*(f.force_new or ()), *replace_on]
     forced = [p for p in paths if "*" in replace_on or any(overlaps(p, x) for x in fixed)]
-    # What the provider replaces on only under a condition its code decides: shown as a replacement (the safe
-    # reading for a gate), saying which function decides.
-    deciders = sorted({why for p in paths for x, why in f.force_new_if if overlaps(p, x) and p not in forced})
-    forced += [p for p in paths if p not in forced and any(overlaps(p, x) for x, _ in f.force_new_if)]
+    # What the provider replaces on only under a condition its code decides: evaluated where the diff knows the
+    # function (DECIDERS), else shown as a replacement (the safe reading for a gate), saying which function decides.
+    conditional = {
+        p: why for p in paths if p not in forced for x, why in f.force_new_if if overlaps(p, x) and why not in DECIDERS
+    }
+    decided = [
+        p
+        for p in paths
+        if p not in forced
+        for x, why in f.force_new_if
+        if overlaps(p, x) and why in DECIDERS and DECIDERS[why](p, before["inputs"], after["inputs"], carried)
+    ]
+    deciders = sorted(set(conditional.values()))
+    forced += list(dict.fromkeys([*conditional, *decided]))
     if forced:
         change.action, change.forced_by = REPLACE, forced
         change.order, change.note = _replacement(type_, before["inputs"], after["inputs"], after)
-    elif _rolls(type_, paths):
+    elif _rolls(type_, paths, before["inputs"], after["inputs"]):
         change.action = ROLL
     else:
         change.action = UPDATE
+    if type_ == EKS_CLUSTER and (note := _auto_mode_note(before["inputs"], after["inputs"])):
+        change.note = _join(change.note, note if change.action == UPDATE else f"{note}, but it is replaced")
     if deciders:
         change.note = _join(
             change.note,

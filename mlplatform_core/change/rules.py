@@ -5,7 +5,8 @@
 - change-capacity-gap (mandatory in prod, advisory in dev): replacing or deleting a node group that is the only
   one serving its role while workloads run there leaves them Pending; a stack allows it for named groups in
   its policy config: {"change-capacity-gap": {"allowedGroups": ["gpu"]}}.
-- change-node-group-roll (advisory): a roll replaces every node, `maxUnavailable` at a time.
+- change-node-group-roll (advisory): a roll replaces every node, `maxUnavailable` at a time (a node group's, or a
+  NodePool's under its Drifted budget: drift, or a new Kubernetes minor).
 - change-kubernetes-version (mandatory everywhere): the control plane moves one minor at a time (EKS refuses
   more; downgrades do not exist), and no node group may run a newer minor than the control plane.
 """
@@ -18,7 +19,7 @@ from math import ceil
 from typing import Any
 
 from ..model.eks_versions import minor_key
-from .resources import DELETE, NODE_GROUP, REPLACE, ROLL
+from .resources import DELETE, NODE_GROUP, NODE_POOL, REPLACE, ROLL
 
 FOUNDATION = {
     "aws:eks/cluster:Cluster": "the EKS cluster",
@@ -50,7 +51,8 @@ RULES = (
     ),
     ChangeRule(
         "change-node-group-roll",
-        "A roll replaces every node of a group, maxUnavailable nodes at a time (offline only: `check --against`).",
+        "A roll replaces every node of a group or NodePool, maxUnavailable nodes at a time (offline only: "
+        "`check --against`).",
         "Nothing to fix: schedule the merge when the group's workloads can be drained batch by batch.",
     ),
     ChangeRule(
@@ -158,6 +160,15 @@ def change_violations(
                 f"batch(es) (fields: {', '.join(g['fields'])})",
                 NODE_GROUP,
                 g["name"],
+            )
+    for p in diff.get("nodePools", []):
+        if p["action"] == ROLL:
+            add(
+                "change-node-group-roll",
+                f"rolls NodePool {p['name']}: every node replaced, {p.get('batch') or 1} at a time (its Drifted "
+                f"budget; fields: {', '.join(p['fields'])})",
+                NODE_POOL,
+                p["name"],
             )
     for message, name in _version_violations(diff, after):
         add("change-kubernetes-version", message, NODE_GROUP if name else None, name)

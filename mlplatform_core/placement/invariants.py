@@ -64,10 +64,11 @@ def check_invariants(
     layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPreemption, notes: Sequence[str] = ()
 ) -> InvariantReport:
     """Place every profile and report each broken placement promise as an error."""
-    spot = {g.name for g in layout.spot_groups}
-    gpu = {g.name for g in layout.gpu_groups}
-    efa = {g.name for g in layout.groups if g.efa}
-    initial = {g.name for g in layout.groups if g.is_initial}
+    sources = layout.node_sources  # while migrating, the kept groups and pools too
+    spot = {name for name, g in sources if g.preemptible}
+    gpu = {name for name, g in sources if g.gpu}
+    efa = {name for name, g in sources if g.efa}
+    initial = {name for name, g in sources if g.is_initial}
     errors: list[Finding] = []
     placements = []
     templates = node_templates(layout)  # once, not once per profile

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.addons import coredns, ebs_csi
-from ..model.addons.core_services import core_services_placement
+from ..model.addons.core_services import core_services_placement, core_services_sources
 from ..model.addons.node_agents import node_agents
 from ..model.addons.proof import chart_workloads
 from ..model.addons.run_by_aws import needs_node_addons
@@ -233,7 +233,7 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
 
     # Core services are placed like the toolkit places CoreDNS and the autoscaler (model/addons); on Auto
     # Mode's system pool, as the EKS user guide places critical add-ons there.
-    initial = tuple(g.name for g in layout.groups if g.is_initial)
+    initial = core_services_sources(layout)
     core = {
         "containers": [_container("service", "mlrun/mlrun-api")],
         "priorityClassName": SYSTEM_PRIORITY_CLASS,

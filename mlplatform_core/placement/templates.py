@@ -6,6 +6,7 @@ the kubelet add, its taints, and the allocatable resources of each instance type
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -73,6 +74,11 @@ class NodeTemplate:
     preemptible: bool
     gpu: bool
     initial: bool
+    # What launches the nodes (nodeGroups, karpenter, autoMode) and the group or pool it launches them for (the
+    # plan's nodeGroups / nodePools name): while a stack migrates, a kept group's template is named apart.
+    provisioner: str = "nodeGroups"
+    source: str = ""
+    kept: bool = False
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -102,6 +108,9 @@ class NodeTemplate:
         alloc = self.allocatable
         return {
             "name": self.group,
+            "provisioner": self.provisioner,
+            "source": self.source or self.group,
+            "kept": self.kept,
             "labels": dict(self.labels),
             "taints": [t.to_dict() for t in self.taints],
             "instanceTypes": list(self.instance_types),
@@ -196,8 +205,16 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
         preemptible=spec.preemptible,
         gpu=spec.gpu,
         initial=spec.is_initial,
+        provisioner="autoMode" if spec.auto_mode else "karpenter" if spec.karpenter else "nodeGroups",
+        source=spec.name,
     )
 
 
 def node_templates(layout: Layout) -> tuple[NodeTemplate, ...]:
-    return tuple(node_template(g) for g in layout.groups)
+    """Every kind of node of the stack (layout.node_sources): while it migrates, the managed node groups and
+    Karpenter pools it keeps too, since pods land on them until they are drained."""
+    kept = {id(g) for g in (*layout.retained_groups, *layout.retained_pool_groups)}
+    return tuple(
+        dataclasses.replace(node_template(g), group=name, kept=True) if id(g) in kept else node_template(g)
+        for name, g in layout.node_sources
+    )

@@ -91,3 +91,18 @@ def test_stacks_are_taken_as_plan_and_check_take_them(tmp_path, capsys, monkeypa
     assert capsys.readouterr().err == "error: --all: no stack file (Pulumi.<stack>.yaml) in stacks\n"
     assert main(["manifests", "dev", "--all", "--out", str(tmp_path / "o")]) == 2
     assert "--all runs every stack of the project" in capsys.readouterr().err
+
+
+def test_the_gpu_examples_are_written_from_their_committed_renderings(tmp_path, monkeypatch):
+    # What `make scan` hands checkov for examples/stacks (--config-file): the GPU charts as helm rendered them.
+    import mlplatform.reports.workload_layer as workload_layer
+
+    monkeypatch.setattr(mlplatform.engine, "run_stack", lambda stack, config, root: None)  # objects: not this test
+    monkeypatch.setattr(workload_layer, "kubernetes_section", lambda run: {"objects": []})
+    files = [str(ROOT / "examples" / "stacks" / f"Pulumi.{s}.yaml") for s in ("training", "shared-gpus")]
+    assert main(["manifests", "--config-file", files[0], "--config-file", files[1], "--out", str(tmp_path)]) == 0
+    training = {p.name for p in (tmp_path / "training").iterdir()}
+    assert {"aws-efa-k8s-device-plugin.yaml", "dcgm-exporter.yaml"} <= training
+    assert "gpu-operator.yaml" in {p.name for p in (tmp_path / "shared-gpus").iterdir()}
+    committed = ROOT / "tests" / "data" / "rendered" / "training" / "dcgm-exporter.yaml"
+    assert (tmp_path / "training" / "dcgm-exporter.yaml").read_text() == committed.read_text()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from mlplatform.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, stack_config
 from tests.mlplatform.conftest import DATA, EXAMPLES, place_json, run_place, verdicts
 
 # --- placing real manifests ----------------------------------------------------------------------
@@ -217,6 +218,19 @@ def test_a_bad_last_document_prints_only_the_error(capsys, tmp_path, json_output
     path = manifest_of(50, tmp_path, tail="---\n[not: a mapping\n")
     code, out, err = run_place(capsys, "prod", "-f", path, *(["--json"] if json_output else []))
     assert code == 2 and out == "" and "document 51" in err and "not valid YAML" in err
+
+
+def test_a_migrating_stack_places_on_the_kept_node_groups_too(capsys, tmp_path):
+    """dev-automode with keepNodeGroups (moving off node groups): `place` offers the kept groups by their names."""
+    cfg = stack_config("dev-automode")
+    cfg["ml-platform-eks:autoMode"]["keepNodeGroups"] = True
+    path = tmp_path / "Pulumi.migrating.yaml"
+    path.write_text(yaml.safe_dump({"config": cfg}), encoding="utf-8")
+    code, out, err = run_place(capsys, "--config-file", str(path), "-f", str(EXAMPLES / "mlrun-jobs.yaml"), "--json")
+    assert code == 0, err
+    prevent = verdicts(json.loads(out))["Pod/train-prevent"]
+    assert [g for g, r in prevent.items() if r["schedulable"]] == ["jobs", "jobs (kept node group)"]
+    assert not prevent["spot (kept node group)"]["schedulable"]
 
 
 # --- fields the API server would refuse (kubectl apply validates them strictly) ------------------------------

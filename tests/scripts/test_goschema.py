@@ -292,3 +292,59 @@ def test_pulumi_kubernetes_force_new_list():
         "preemptionPolicy",
         "value",
     ]
+
+
+DEFAULTS_SOURCE = """
+func resourceCluster() *schema.Resource {
+	return &schema.Resource{
+		Schema: map[string]*schema.Schema{
+			"bootstrap_self_managed_addons": {
+				Type:     schema.TypeBool,
+				Optional: true,
+				ForceNew: true,
+				Default:  true,
+			},
+			"kubernetes_network_config": {
+				Type:     schema.TypeList,
+				Optional: true,
+				MaxItems: 1,
+				Elem: &schema.Resource{
+					Schema: map[string]*schema.Schema{
+						"ip_family": {
+							Type:     schema.TypeString,
+							Optional: true,
+							Computed: true,
+							ForceNew: true,
+						},
+						"service_ipv4_cidr": {
+							Type:     schema.TypeString,
+							Optional: true,
+							ForceNew: true,
+							Default:  types.SomeConstant,
+						},
+					},
+				},
+			},
+			"version": {
+				Type:     schema.TypeString,
+				Optional: true,
+				Default:  "1.35",
+			},
+		},
+	}
+}
+"""
+
+
+def test_force_new_defaults_from_the_schema_and_the_sdk_docs():
+    import force_new_defaults
+
+    schema = goschema.resource_schema(DEFAULTS_SOURCE, "resourceCluster")
+    facts = force_new_defaults.unset_facts(schema, "aws:eks/cluster:Cluster")
+    # A literal schema Default; an Optional+Computed one's documented default (the installed SDK's docstring);
+    # a constant is not guessed, and an updatable input's default is not a replacement fact.
+    assert facts["defaults"] == {"bootstrapSelfManagedAddons": True, "kubernetesNetworkConfig.ipFamily": "ipv4"}
+    assert facts["defaultFrom"]["bootstrapSelfManagedAddons"] == "schema Default: true"
+    assert "ClusterKubernetesNetworkConfigArgs" in facts["defaultFrom"]["kubernetesNetworkConfig.ipFamily"]
+    assert facts["computed"] == ["kubernetesNetworkConfig.ipFamily"]
+    assert [force_new_defaults.go_literal(t) for t in ("false", "600", '"/"', "types.X")] == [False, 600, "/", None]

@@ -13,6 +13,7 @@ from typing import Any
 from ..karpenter.spec import NODEPOOL_LABEL
 from ..layout import INITIAL, Layout
 from ..scheduling import CRITICAL_ADDONS_TAINT, ROLE_LABEL, Toleration
+from .run_by_aws import needs_node_addons
 
 
 def _system_pool(layout: Layout | None) -> str | None:
@@ -32,6 +33,15 @@ def core_services_placement(layout: Layout | None = None) -> dict[str, Any]:
         "nodeSelector": {ROLE_LABEL: INITIAL},
         "tolerations": [Toleration(CRITICAL_ADDONS_TAINT.key, "Exists", "", CRITICAL_ADDONS_TAINT.effect).to_dict()],
     }
+
+
+def core_services_sources(layout: Layout) -> tuple[str, ...]:
+    """The placement proof's names (layout.node_sources) of the nodes core services land on: the initial group,
+    or the system pool in its place. A stack that keeps a managed initial group while it migrates (keepNodeGroups)
+    still places its core add-ons by role (coredns_configuration, the EBS CSI controller, a kept Karpenter's
+    controller): on that kept group, not on the system pool, until the migration moves them."""
+    by_role = needs_node_addons(layout)
+    return tuple(name for name, g in layout.node_sources if g.is_initial and not (by_role and g.builtin))
 
 
 def core_services_groups(layout: Layout) -> tuple[str, ...]:

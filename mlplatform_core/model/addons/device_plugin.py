@@ -48,7 +48,8 @@ POD_SECURITY_CONTEXT = {"seccompProfile": {"type": "RuntimeDefault"}}
 HOST_NEEDS: Mapping[str, str] = {
     DAEMONSET: (
         "runs as root with host paths: it serves its gRPC socket from the kubelet's root-owned "
-        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node"
+        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node; with GPU sharing the "
+        "chart's config-manager init container has no securityContext value (templates/daemonset-device-plugin.yml)"
     ),
     MPS_DAEMONSET: (
         "privileged with the host's PID namespace (the MPS control daemon drives the node's GPUs); it runs on no "
@@ -89,10 +90,10 @@ def namespace_objects() -> list[dict[str, Any]]:
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     """The GPU groups whose nodes need the device plugin DaemonSet: while a stack migrates, the managed GPU groups
     and Karpenter GPU pools it keeps too (an Auto Mode pool's nodes bring their own plugin, the kept ones' not)."""
-    found: dict[str, NodeGroupSpec] = {}
+    found: dict[int, NodeGroupSpec] = {}  # by identity: a kept group and a pool may share a name
     for g in (*layout.gpu_groups, *layout.retained_groups, *layout.retained_pools):
         if g.gpu and g.labels.get(DEVICE_PLUGIN_LABEL) == "true":
-            found.setdefault(g.name, g)
+            found.setdefault(id(g), g)
     return tuple(found.values())
 
 
@@ -151,7 +152,8 @@ def _config(flags: dict[str, Any], sharing: dict[str, Any] | None = None) -> str
     doc: dict[str, Any] = {"version": "v1", "flags": flags}
     if sharing:
         doc["sharing"] = sharing
-    return yaml.safe_dump(doc, sort_keys=False)
+    # Without the final newline: the chart writes each config as a `|-` block, so the ConfigMap holds it verbatim.
+    return yaml.safe_dump(doc, sort_keys=False).rstrip("\n")
 
 
 def chart_affinity(layout: Layout) -> dict[str, Any]:
@@ -174,7 +176,7 @@ def daemonset_groups(layout: Layout) -> dict[str, tuple[tuple[str, ...], str]]:
     """Each DaemonSet the chart renders -> (the groups it must run on, and no others; why)."""
     return {
         DAEMONSET: (
-            tuple(g.name for g in plugin_groups(layout)),
+            tuple(layout.source_name(g) for g in plugin_groups(layout)),
             "advertises nvidia.com/gpu on AL2023 GPU nodes (Bottlerocket runs its own)",
         ),
         MPS_DAEMONSET: ((), "MPS GPU sharing is not configured: no node is MPS-capable"),
@@ -183,4 +185,4 @@ def daemonset_groups(layout: Layout) -> dict[str, tuple[tuple[str, ...], str]]:
 
 def device_plugin_groups(layout: Layout) -> tuple[str, ...]:
     """The groups the device plugin runs on (the ones its values select): its deployment waits for these only."""
-    return tuple(g.name for g in plugin_groups(layout))
+    return tuple(dict.fromkeys(g.name for g in plugin_groups(layout)))

@@ -239,12 +239,15 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
     return out, pools
 
 
-def kept_karpenter_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple[NodePoolSpec, ...]:
+def kept_karpenter_pools(
+    cfg: StackConfig, groups: Sequence[Any], add: Add
+) -> tuple[tuple[NodePoolSpec, ...], tuple[Any, ...]]:
     """Migrating from Karpenter (autoMode.keepKarpenter): its pools, built from the `karpenter` settings as
-    provisioner karpenter builds them, kept next to Auto Mode's until their nodes are drained."""
+    provisioner karpenter builds them, kept next to Auto Mode's until their nodes are drained; and their groups
+    as Karpenter launches them (what the placement proof offers pods)."""
     settings = cfg.auto_mode
     if not settings.keep_karpenter:
-        return ()
+        return (), ()
     if not settings.node_pool_suffix:
         add(
             ("autoMode", "nodePoolSuffix"),
@@ -257,4 +260,5 @@ def kept_karpenter_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> t
             "needs the initial managed node group, where the Karpenter controller runs: set autoMode.initialGroup: "
             "managedNodeGroup (or keepNodeGroups while the system pool takes over)",
         )
-    return karpenter_pools.build_node_pools(cfg, groups, add)[1]
+    launched, pools = karpenter_pools.build_node_pools(cfg, groups, add)
+    return pools, tuple(g for g in launched if g.karpenter)

@@ -18,7 +18,7 @@ from .. import eks_versions, regions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from . import cluster_name
 from .access import AccessSettings, access_problems
-from .automode import AutoModeSettings
+from .automode import AutoModeSettings, auto_mode_region_problems, storage_key_problems
 from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, escaped, key_path, show
 from .images import image_registry_problems, registry_error
@@ -162,6 +162,14 @@ _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]
     (
         frozenset({"imageRegistry", "region", "provisioner", "autoMode"}),
         lambda cfg: image_registry_problems(cfg.image_registry, cfg.region, _installs_charts(cfg)),
+    ),
+    (
+        frozenset({"autoMode", "region"}),
+        lambda cfg: storage_key_problems(cfg.auto_mode.ephemeral_storage_kms_key, cfg.region),
+    ),
+    (
+        frozenset({"provisioner", "region"}),
+        lambda cfg: auto_mode_region_problems(cfg.provisioner, cfg.region),
     ),
     (
         frozenset({"upgradePolicy", "environment"}),

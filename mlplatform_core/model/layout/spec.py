@@ -11,6 +11,10 @@ from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
 
 INITIAL = "initial"
+# While a stack migrates, the managed node groups and Karpenter pools it keeps run next to the new pools, often
+# under the same group names: the placement proof names their nodes apart.
+KEPT_NODE_GROUP = "{} (kept node group)"
+KEPT_KARPENTER_POOL = "{} (kept Karpenter pool)"
 CAPACITY_BLOCK = "CAPACITY_BLOCK"  # the EKS capacity type of a group launched into an EC2 Capacity Block for ML
 MIG_RESOURCE_PREFIX = "nvidia.com/mig-"  # the device plugin's resource per MIG profile with the mixed strategy
 
@@ -118,6 +122,8 @@ class Layout:
     retained_groups: tuple[NodeGroupSpec, ...] = ()
     # Migrating from Karpenter to Auto Mode: Karpenter's pools, kept until their nodes are drained.
     retained_pools: tuple[NodePoolSpec, ...] = ()
+    # ... and their groups as Karpenter launches them (labels, taints, the types it may launch): the proof's view.
+    retained_pool_groups: tuple[NodeGroupSpec, ...] = ()
     # The cluster's Kubernetes minor: the add-on charts (and the images they run) follow it.
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     # Stack-wide add-on choices the node agents depend on (config: nodeRepair, gpuMetrics, podIdentity).
@@ -131,6 +137,26 @@ class Layout:
 
     def group(self, name: str) -> NodeGroupSpec:
         return self.names[name]
+
+    @property
+    def node_sources(self) -> tuple[tuple[str, NodeGroupSpec], ...]:
+        """Every kind of node the cluster has, by the name the placement proof gives it: the layout's groups, and
+        while a stack migrates the managed node groups (keepNodeGroups) and Karpenter pools (keepKarpenter) it
+        keeps. Those run until drained, so pods may land on them; their names say they are the kept ones."""
+        return (
+            tuple((g.name, g) for g in self.groups)
+            + tuple((KEPT_NODE_GROUP.format(g.name), g) for g in self.retained_groups)
+            + tuple((KEPT_KARPENTER_POOL.format(g.name), g) for g in self.retained_pool_groups)
+        )
+
+    def source_name(self, spec: object) -> str:
+        """The proof's name of a group, kept group or kept pool (a NodeGroupSpec or a kept NodePoolSpec)."""
+        for name, g in self.node_sources:
+            if g is spec:
+                return name
+        if any(p is spec for p in self.retained_pools):
+            return KEPT_KARPENTER_POOL.format(spec.name)  # type: ignore[attr-defined]
+        return spec.name  # type: ignore[attr-defined]
 
     @property
     def spot_groups(self) -> tuple[NodeGroupSpec, ...]:

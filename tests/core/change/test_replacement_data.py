@@ -169,3 +169,27 @@ def test_the_foundation_the_gate_protects_has_facts(prod_run):
     registered = {r.type for r in prod_run.resources}
     for token in ("aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:ec2/vpc:Vpc", "aws:kms/key:Key"):
         assert token in registered and replacement.facts(token).known, token
+
+
+def test_unset_force_new_inputs_record_their_default_or_that_the_provider_keeps_the_value():
+    cluster = DATA["resources"]["aws:eks/cluster:Cluster"]
+    # aws_eks_cluster's ip_family is Optional+Computed+ForceNew with no schema Default; the API's default is ipv4,
+    # as the provider documents it (read from the installed pulumi_aws SDK's docstring).
+    assert cluster["defaults"]["kubernetesNetworkConfig.ipFamily"] == "ipv4"
+    assert "(default)" in cluster["defaultFrom"]["kubernetesNetworkConfig.ipFamily"]
+    assert "kubernetesNetworkConfig.ipFamily" in cluster["computed"]
+    assert cluster["defaults"]["bootstrapSelfManagedAddons"] is True  # schema Default: true
+    assert DATA["resources"]["aws:iam/role:Role"]["defaults"] == {"path": "/"}
+    assert "instanceTypes" in DATA["resources"]["aws:eks/nodeGroup:NodeGroup"]["computed"]
+    for token, entry in DATA["resources"].items():
+        fixed = [*(entry["forceNew"] or []), *(entry.get("forceNewIf") or {})]
+        for path in [*(entry.get("defaults") or {}), *(entry.get("computed") or [])]:
+            assert any(replacement.overlaps(path, f) for f in fixed), (token, path)
+        assert set(entry.get("defaults") or {}) == set(entry.get("defaultFrom") or {}), token
+
+
+def test_the_auto_mode_node_role_decider_is_the_one_the_diff_evaluates():
+    from mlplatform_core.change.resources import DECIDERS
+
+    facts = replacement.facts("aws:eks/cluster:Cluster")
+    assert dict(facts.force_new_if)["computeConfig.nodeRoleArn"] in DECIDERS
