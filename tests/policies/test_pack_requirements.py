@@ -8,6 +8,8 @@ import re
 import sys
 from importlib import metadata
 
+from packaging.requirements import Requirement
+
 from tests.conftest import ROOT
 
 PACK = ROOT / "policies"
@@ -76,10 +78,12 @@ def _provided(distribution: str, seen: set[str]) -> set[str]:
     dist = metadata.distribution(distribution)
     tops = {t for t in (dist.read_text("top_level.txt") or "").split() if t}
     tops |= {f.parts[0].removesuffix(".py") for f in dist.files or () if f.suffix == ".py" or len(f.parts) > 1}
-    for req in dist.requires or ():
-        if "extra ==" in req:
+    for line in dist.requires or ():
+        req = Requirement(line)
+        # an extra's, or another Python's (importlib-resources needs zipp only before 3.10): not installed here
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
             continue
-        tops |= _provided(re.split(r"[<>=!~ ;\[(]", req)[0], seen)
+        tops |= _provided(req.name, seen)
     return tops
 
 
