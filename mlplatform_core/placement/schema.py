@@ -149,7 +149,22 @@ def _validator(minor: tuple[int, int], file: str) -> Any:
     registry = Resource.from_contents(schema) @ (Resource.from_contents(definitions) @ Registry())
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine("string", _as_string)
-    return jsonschema.validators.extend(base, type_checker=checker)(schema, registry=registry)
+    one_of = base.VALIDATORS["oneOf"]
+
+    def null_or_one_of(validator: Any, rule: Any, instance: Any, schema: Any) -> Any:
+        if instance is None and _null_allowed(rule):
+            return  # see _null_allowed
+        yield from one_of(validator, rule, instance, schema)
+
+    extended = jsonschema.validators.extend(base, {"oneOf": null_or_one_of}, type_checker=checker)
+    return extended(schema, registry=registry)
+
+
+def _null_allowed(branches: list[Any]) -> bool:
+    """A quantity or an int-or-string left empty (`cpu:`, `maxSurge:`, what a Helm value left unset writes): both
+    branches allow null, so oneOf would refuse it, but the API server takes it (resource.Quantity's UnmarshalJSON
+    reads null as zero; an IntOrString field is a pointer, null is unset)."""
+    return any(isinstance(b, Mapping) and "null" in (b.get("type") or ()) for b in branches)
 
 
 # What a schema of kubernetes-validate's can say, and what it can only annotate (format is an annotation in
@@ -228,7 +243,7 @@ def _valid(schema: Any, value: Any, definitions: Mapping[str, Any]) -> bool:
             if isinstance(value, list) and not all(_valid(rule, v, definitions) for v in value):
                 return False
         elif key == "oneOf":
-            if sum(_valid(sub, value, definitions) for sub in rule) != 1:
+            if not (value is None and _null_allowed(rule)) and sum(_valid(s, value, definitions) for s in rule) != 1:
                 return False
         else:
             return False

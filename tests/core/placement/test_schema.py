@@ -94,6 +94,15 @@ def test_every_problem_of_every_document_is_reported_at_once():
     ]
 
 
+def test_an_empty_quantity_or_int_or_string_is_taken_as_the_api_server_takes_it():
+    text = JOB.replace("SELECTOR", "nodeSelector").replace("nvidia.com/gpu: 1", "cpu: null, memory: ~")
+    text = text.replace("spec:\n  template:", "spec:\n  backoffLimit: null\n  template:")
+    assert [p.name for p in read(text)[0]] == ["Job/train"]
+    assert problems(text.replace("backoffLimit: null", "backoffLimit: []")) == [
+        "document 1 (Job/train): spec.backoffLimit: expected an integer, but [] is a list"
+    ]
+
+
 def test_list_items_are_checked_one_by_one():
     text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {containers: [{name: c}], tolerations: [{key: k, efect: NoSchedule}]}}\n"  # noqa: E501
     assert problems(text) == [
