@@ -94,7 +94,7 @@ def stubbed(types: list[str], keys: list[str]):
 
 
 def test_live_prices_fill_what_the_snapshot_lacks_and_are_cached_with_their_date(tmp_path):
-    keys = list(CHARGE_QUERIES)
+    keys = [k for k in CHARGE_QUERIES if not k.startswith("eks_")]  # the commercial control plane is known
     client, stub = stubbed(["m5.xlarge"], keys)
     with stub:
         live = read_live("eu-west-1", ["m5.xlarge"], client=client, folder=tmp_path, today=DAY)
