@@ -73,9 +73,15 @@ def pick(cap: Capacity, prices: dict[str, Price]) -> Pick:
     known = {t: p.usd_per_hour for t, p in prices.items() if p.usd_per_hour is not None}
     unpriced = tuple(t for t in cap.instance_types if t not in known)
     price_range = (min(known.values()), max(known.values())) if known else None
+    # every candidate priced in one other currency only (China: CNY): the highest there, never converted
+    other = {t: p.other for t, p in prices.items() if p.other is not None}
+    one_currency = len(other) == len(prices) and len({c for c, _ in other.values()}) == 1
     if cap.priced_by == "first":
         chosen = cap.instance_types[0]
         price, bound = prices[chosen], "exact"
+    elif one_currency:
+        chosen = max(other, key=lambda t: (other[t][1], t))
+        price, bound = prices[chosen], "upper"
     elif unpriced:
         chosen = unpriced[0]
         reason = prices[chosen].reason or ""
