@@ -82,6 +82,9 @@ UNKNOWN = {
     "eks_control_plane_aws-cn": "the AWS statement (eks-control-plane-pricing) prices the commercial partition "
     "only; the China regions are priced in CNY by their own price list (pricing.cn-north-1.amazonaws.com.cn): "
     "an AmazonEKS offer file of the region (--price-list) answers it, the Price List API of us-east-1 does not",
+    "charges_aws-cn": "the China regions have their own price list, in CNY (pricing.cn-north-1.amazonaws.com.cn, "
+    "offers/v1.0/cn): an offer file of the region (--price-list) answers it, the AWS Price List API of us-east-1 "
+    "(`plan --prices live`) does not",
     "eks_auto_mode": "EKS bills a management fee per instance Auto Mode launches, by instance type and region "
     '(EKS user guide automode/auto-mng.adoc, "Pricing": "a separate fee, in addition to the standard EC2 '
     'instance charges"); only the AWS Price List has it (offer AmazonEKS, eksproducttype AutoMode, one '

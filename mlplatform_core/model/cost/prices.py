@@ -183,6 +183,8 @@ def charge(region: str, key: str) -> Price:
     why = unknown_reason(reason) if reason in _snapshot()["unknown"] else ""
     if key.startswith("eks_"):
         why = _other_partition_reason(region) or why
+    elif partition_of(region) == "aws-cn" and "charges_aws-cn" in _snapshot()["unknown"]:
+        why = unknown_reason("charges_aws-cn")  # not in the us-east-1 API: `--prices live` cannot answer
     return Price(None, f"no {what} price for {region} in the price snapshot{has}: {why}".rstrip(": "))
 
 

@@ -135,6 +135,10 @@ def test_govcloud_and_china_say_which_price_list_is_missing(region):
         line = by_name[name]
         assert not line.price.known and f"for {region}" in line.price.reason and "us-east-1" in line.price.reason
     assert by_name["secrets encryption key (KMS)"].price.reason.startswith(f"no KMS key-month price for {region}")
+    if partition == "China":  # the us-east-1 Price List API has no China prices: only China offer files
+        assert "offers/v1.0/cn" in by_name["NAT gateways"].price.reason
+    else:
+        assert "--prices live" in by_name["NAT gateways"].price.reason
 
 
 # --- EC2 in every commercial region -------------------------------------------------------------------
