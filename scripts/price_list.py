@@ -23,8 +23,9 @@ What is taken, per region, and only from on-demand terms:
   EKS             offer AmazonEKS: the control plane per cluster-hour (usage type <prefix>-AmazonEKS-Hours:perCluster)
                   and the extended-support charge billed on top of it (<prefix>-AmazonEKS-Hours:extendedSupport);
                   the Auto Mode management fee per instance-hour, one product per instance type
-                  (eksproducttype "AutoMode", instancetype <type>), as vantage-sh/ec2instances.info's scraper
-                  (scraper/aws/ec2/eks_auto_mode.go) and the EKS pricing page read it
+                  (eksproducttype "AutoMode", instancetype <type>; productFamily "Compute", unit "hours"), as
+                  vantage-sh/ec2instances.info's scraper reads it (scraper/aws/ec2/eks_auto_mode.go and its test);
+                  a zero fee is a placeholder and dropped, as there
 Currency: the AWS price list prices in USD; the China regions' price list (pricing.cn-north-1.amazonaws.com.cn,
 offers/v1.0/cn/...) prices in CNY. A file whose regions are all China regions is read in CNY, every other in USD.
 Only products located in an AWS Region count (locationType "AWS Region" where the file says): Local Zones,
