@@ -61,7 +61,8 @@ check: $(STAMP)
 	$(BIN)/mlplatform check --all
 
 ## make scan [STACKS="a b"]: checkov over every Kubernetes object and rendered chart of the stacks (default: every
-## stack in stacks/); fails on a finding scan/skips.yaml does not list with a reason. checkov gets a venv of its own.
+## stack in stacks/ and the GPU examples in examples/stacks); fails on a finding scan/skips.yaml does not list with a reason. checkov gets a venv of its own.
+SCAN_EXAMPLES := --config-file examples/stacks/Pulumi.training.yaml --config-file examples/stacks/Pulumi.shared-gpus.yaml
 SCAN_VENV := .venv-scan
 SCAN_STAMP := $(SCAN_VENV)/.installed-stamp
 CHECKOV_VERSION := 3.3.30
@@ -74,7 +75,7 @@ $(SCAN_STAMP):
 
 scan: $(STAMP) $(SCAN_STAMP)
 	rm -rf build/scan && mkdir -p build/scan
-	$(BIN)/mlplatform manifests $(if $(STACKS),$(STACKS),--all) --out build/scan/manifests
+	$(BIN)/mlplatform manifests $(if $(STACKS),$(STACKS),--all $(SCAN_EXAMPLES)) --out build/scan/manifests
 	$(SCAN_VENV)/bin/checkov -d build/scan/manifests --framework kubernetes --skip-download --quiet -o json > build/scan/checkov.json || true
 	$(BIN)/python scan/gate.py build/scan/checkov.json $(if $(STACKS),--allow-unused,)
 

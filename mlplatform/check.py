@@ -11,6 +11,7 @@ stacks, and a real preview's pack sees each on its own.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from mlplatform_core.change import rules as change_rules
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_policies import POLICIES, offline
+from mlplatform_policies.policy_config import named
 from mlplatform_policies.pulumi_policy_internals import UNKNOWN_STRING
 
 from .documents import SCHEMA_VERSION, shown_path
@@ -208,13 +210,24 @@ def split_policy_config(
 
 
 def allowed_groups(change_config: Mapping[str, Any], source: str) -> list[str]:
-    """`{"change-capacity-gap": {"allowedGroups": [...]}}`: node groups whose replacement may leave a gap."""
+    """`{"change-capacity-gap": {"allowedGroups": [...]}}`: node groups whose replacement may leave a gap.
+
+    The only setting of the change rules (their levels follow the environment, docs/diff.md): any other key
+    under a change rule's name is refused rather than dropped, as the pack refuses its own unknown names."""
+    example = '{"change-capacity-gap": {"allowedGroups": ["gpu"]}}'
+    if other := sorted(set(change_config) - {"change-capacity-gap"}):
+        raise PolicyConfigError(
+            f"{source}: {other[0]}: the change rules' levels follow the environment (docs/diff.md) and take no "
+            f"setting; the one setting is change-capacity-gap's allowedGroups, e.g. {example}"
+        )
     entry = change_config.get("change-capacity-gap", {})
+    unknown = sorted(set(entry) - {"allowedGroups"}) if isinstance(entry, Mapping) else []
     groups = entry.get("allowedGroups", []) if isinstance(entry, Mapping) else None
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+    if unknown or not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        what = f"unknown key {named(unknown[0])}" if unknown else f"got {json.dumps(entry)}"
         raise PolicyConfigError(
             f"{source}: change-capacity-gap must be an object with allowedGroups, a list of node group names "
-            f'(e.g. {{"change-capacity-gap": {{"allowedGroups": ["gpu"]}}}}); got {entry!r}'
+            f"(e.g. {example}); {what}"
         )
     return groups
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mlplatform_core.model.config import ConfigError, Problem
+from mlplatform_core.errors import InputError
 
 # 2: plan documents carry each resource's replaceOnChanges, deleteBeforeReplace and custom, each node group's
 # maxUnavailable, each placement profile's preemptionMode and perNode, and kubernetesSupport.upgradePolicy:
@@ -45,45 +45,56 @@ def camel_keys(mapping: dict[str, Any]) -> dict[str, Any]:
     return {camel(k): v for k, v in mapping.items()}
 
 
+class BeforeError(InputError):
+    """A BEFORE document (`--against`) that cannot be compared: bad input, exit 2, said as `--against: ...`."""
+
+    def __init__(self, message: str):
+        super().__init__(f"--against: {message}")
+
+
 def read_plan_document(path: str) -> dict[str, Any]:
     """A saved `mlplatform plan STACK --json` document (the BEFORE of `diff` and `check --against`).
 
-    Bad input (ConfigError, exit 2): an unreadable file, not JSON, not one stack's plan document, or a
+    Bad input (BeforeError, exit 2): an unreadable file, not JSON, not one stack's plan document, or a
     document of another schema version (its resources would be compared by keys this version does not
     mean the same way): make BEFORE again with a toolkit of this schema version.
     """
-    where = "--against"
     shown = shown_path(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
-        raise ConfigError([Problem(where, f"cannot read {shown}: {err.strerror or err}")]) from None
+        raise BeforeError(f"cannot read {shown}: {err.strerror or err}") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ConfigError([Problem(where, f"{shown} is not JSON ({err.msg} at line {err.lineno})")]) from None
+        raise BeforeError(f"{shown} is not JSON ({err.msg} at line {err.lineno})") from None
     if not isinstance(doc, dict) or "stacks" in doc or "resources" not in doc or "nodeGroups" not in doc:
         what = "a document of several stacks" if isinstance(doc, dict) and "stacks" in doc else "not a plan document"
-        raise ConfigError(
-            [Problem(where, f"{shown} is {what}; save one stack's plan: mlplatform plan STACK --json > FILE")]
-        )
+        raise BeforeError(f"{shown} is {what}; save one stack's plan: mlplatform plan STACK --json > FILE")
     version = doc.get("schemaVersion")
     if version != SCHEMA_VERSION:
-        raise ConfigError(
-            [
-                Problem(
-                    where,
-                    f"{shown} has schemaVersion {json.dumps(version)}, this toolkit reads {SCHEMA_VERSION!r}: make "
-                    "BEFORE with a toolkit of the same schema version (docs/diff.md, which versions compare)",
-                )
-            ]
+        raise BeforeError(
+            f"{shown} has schemaVersion {json.dumps(version)}, this toolkit reads {SCHEMA_VERSION!r}: make "
+            "BEFORE with a toolkit of the same schema version (docs/diff.md, which versions compare)"
         )
     return doc
 
 
-def check_same_stack(before: dict[str, Any], stack: str, against: str) -> None:
-    """BEFORE must be a plan of the stack it is compared with (bad input otherwise)."""
+def _project(doc: dict[str, Any]) -> str | None:
+    programs = doc.get("deployment", {}).get("programs") or [{}]
+    return programs[0].get("project")
+
+
+def check_same_stack(before: dict[str, Any], after: dict[str, Any], against: str) -> None:
+    """BEFORE must be a plan of the stack it is compared with, in the same Pulumi project (bad input otherwise):
+    a stack of another project is another stack to Pulumi (its URNs differ), so every resource would read as
+    deleted and created again."""
+    stack = after["stack"]
     if before.get("stack") != stack:
-        raise ConfigError(
-            [Problem("--against", f"{shown_path(against)} is the plan of stack {before.get('stack')!r}, not {stack!r}")]
+        raise BeforeError(f"{shown_path(against)} is the plan of stack {before.get('stack')!r}, not {stack!r}")
+    if _project(before) != _project(after):
+        raise BeforeError(
+            f"{shown_path(against)} is the plan of stack {stack!r} of project {_project(before)!r}, but this is "
+            f"project {_project(after)!r} (Pulumi.yaml's name; outside a project, the installed programs': "
+            "ml-platform-eks): plan both in the same project, or pass --project-dir"
         )

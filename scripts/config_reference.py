@@ -9,6 +9,7 @@ What a key means and an example are written in MEANINGS below, next to nothing e
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import types
@@ -334,7 +335,11 @@ MEANINGS: dict[str, Doc] = {
         "feature gate).",
         "nodeRepair: false",
     ),
-    "gpuMetrics": Doc("The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group.", "gpuMetrics: true"),
+    "gpuMetrics": Doc(
+        "The NVIDIA DCGM exporter (GPU metrics for Prometheus) on every GPU group; with nodeRepair it uses the "
+        "node monitoring agent's DCGM host engine (docs/gpu.md).",
+        "gpuMetrics: true",
+    ),
     "podIdentity": Doc(
         "EKS Pod Identity instead of IRSA for the add-ons' AWS roles (unset keeps IRSA, so existing clusters do "
         "not flip).",
@@ -531,12 +536,12 @@ MEANINGS: dict[str, Doc] = {
         "WhenEmpty for job, GPU and notebook pools, WhenEmptyOrUnderutilized for spot",
     ),
     "karpenter.nodePools.<pool>.consolidateAfter": Doc(
-        "Wait before consolidating (30s, 10m, 1h).",
+        "Wait before consolidating an empty or underused node (30s, 10m, 1h): at most 168h, no Never.",
         "karpenter: {nodePools: {jobs: {consolidateAfter: 30m}}}",
         "10m",
     ),
     "karpenter.nodePools.<pool>.expireAfter": Doc(
-        "Replace nodes after this age (or Never).",
+        "Replace nodes after this age: at most 8760h, or Never.",
         "karpenter: {nodePools: {jobs: {expireAfter: 168h}}}",
         "720h",
     ),
@@ -604,7 +609,7 @@ MEANINGS: dict[str, Doc] = {
         "WhenEmpty for job, GPU and notebook pools, WhenEmptyOrUnderutilized for spot",
     ),
     "autoMode.nodePools.<pool>.consolidateAfter": Doc(
-        "Wait before consolidating (30s, 10m, 1h).",
+        "Wait before consolidating an empty or underused node (30s, 10m, 1h): at most 168h, no Never.",
         "autoMode: {nodePools: {jobs: {consolidateAfter: 30m}}}",
         "10m",
     ),
@@ -720,7 +725,9 @@ def _type(annotation: Any) -> str:
         return f"mapping of {_type(args[1])}s" if args else "mapping"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return "mapping"
-    return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(annotation, str(annotation))
+    names = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    names |= {datetime.datetime: "date-time", datetime.date: "date (ISO 8601)"}
+    return names.get(annotation, str(annotation))
 
 
 def _literals(annotation: Any) -> list[str]:

@@ -15,6 +15,13 @@ ended on the day of generation, the Helm charts and images the workload layer in
   constraint admits the minor (chart version = app version = image tag without the "v").
 - karpenter and karpenter-crd: the release pinned in mlplatform_core/data/karpenter.json
   (scripts/generate_karpenter_data.py), for the minors its compatibility matrix lists.
+- aws-efa-k8s-device-plugin: the chart of aws/eks-charts at its newest repository release tag (the repository
+  is tagged v0.0.N as a whole; each tag publishes the charts' Chart.yaml versions), for the minors its
+  `kubeVersion` admits (none given: every minor); the image tag is its values.yaml `image.tag`.
+- gpu-operator: the newest release tag vYY.M.P of NVIDIA/gpu-operator whose chart's `kubeVersion` admits the
+  minor; its release publishes the chart with version = appVersion = the tag (git says v1.0.0-devel).
+- dcgm-exporter: the newest release tag <dcgm>-<exporter> of NVIDIA/dcgm-exporter whose chart's `kubeVersion`
+  admits the minor (chart version = the exporter's version; image tag from its values.yaml).
 - al2023Ami: the newest AMI release of awslabs/amazon-eks-ami whose release notes (CHANGELOG.md) list the
   AL2023 AMIs of the minor (x86_64 and arm64 standard, x86_64 NVIDIA): Karpenter's EC2NodeClass alias
   al2023@<release> pins the node image instead of following every new release (`latest`).
@@ -45,6 +52,10 @@ DATA = ROOT / "mlplatform_core" / "data"
 OUTPUT = DATA / "addon_versions.json"
 AUTOSCALER_CHART = ("cluster-autoscaler/charts/cluster-autoscaler", "charts/cluster-autoscaler")  # moved at 9.52.0
 DEVICE_PLUGIN_CHART = "deployments/helm/nvidia-device-plugin"
+EFA_CHART = "stable/aws-efa-k8s-device-plugin"
+GPU_OPERATOR_CHART = "deployments/gpu-operator"
+DCGM_CHART = "deployment"
+DCGM_TAG = re.compile(r"^(\d+\.\d+\.\d+)-(\d+\.\d+\.\d+)$")  # <DCGM version>-<exporter version>
 AMI_NAME = re.compile(r"amazon-eks-node-al2023-(x86_64|arm64)-(standard|nvidia)-(1\.\d+)-(v\d{8})")
 AMI_VARIANTS = {("x86_64", "standard"), ("arm64", "standard"), ("x86_64", "nvidia")}
 
@@ -164,6 +175,86 @@ def read_device_plugin(repo: Path, pin: dict) -> tuple[dict[str, str], str]:
     return charts, values["image"]["repository"]
 
 
+def read_efa_plugin(repo: Path, pin: dict) -> dict[str, Any]:
+    """The chart at the pin's newest repository tag: {chart, image, kubeVersion, repository}."""
+    text = upstream.git_show(repo, pin["newest"], f"{EFA_CHART}/Chart.yaml")
+    values = upstream.git_show(repo, pin["newest"], f"{EFA_CHART}/values.yaml")
+    if text is None or values is None:
+        raise SystemExit(f"aws/eks-charts {pin['newest']}: no chart at {EFA_CHART}")
+    meta, vals = yaml.safe_load(text), yaml.safe_load(values)
+    return {
+        "chart": str(meta["version"]),
+        "image": str(vals["image"].get("tag") or meta["appVersion"]),
+        "kubeVersion": str(meta.get("kubeVersion", ">= 0.0.0")),
+        "repository": vals["image"]["repository"],
+    }
+
+
+# The GPU operator's images the toolkit's values run (the operator and the operands it enables): values.yaml keys.
+GPU_OPERATOR_IMAGES = ("operator", "migManager", "gfd", "validator")
+
+
+def read_gpu_operator(repo: Path, pin: dict) -> tuple[dict[str, str], str, dict[str, str]]:
+    """(release version -> kubeVersion constraint, the operator's image repository, values key -> the image
+    repository the newest release's values.yaml gives each image the toolkit runs) of every release tag."""
+    charts: dict[str, str] = {}
+    newest = ""
+    for tag in upstream.git_tags(repo, "v", pin.get("newest")):
+        text = upstream.git_show(repo, tag, f"{GPU_OPERATOR_CHART}/Chart.yaml")
+        if text is None:
+            continue
+        charts[tag] = str(yaml.safe_load(text).get("kubeVersion", ">= 0.0.0"))
+        newest = tag
+    values = yaml.safe_load(upstream.git_show(repo, newest, f"{GPU_OPERATOR_CHART}/values.yaml"))
+    repositories = {key: values[key]["repository"] for key in GPU_OPERATOR_IMAGES}
+    return charts, f"{values['operator']['repository']}/{values['operator']['image']}", repositories
+
+
+def read_dcgm_exporter(repo: Path, pin: dict) -> tuple[dict[str, dict[str, str]], str]:
+    """(chart version -> {kubeVersion, image tag}, the image repository) of every release tag up to the pin's."""
+    found = []
+    for tag in upstream.git(repo, "tag", "--list").split():
+        if m := DCGM_TAG.match(tag):
+            found.append((upstream.version_key(m[2]), upstream.version_key(m[1]), tag))
+    found.sort()
+    tags = [t for *_, t in found]
+    if pin.get("newest") in tags:
+        tags = tags[: tags.index(pin["newest"]) + 1]
+    charts: dict[str, dict[str, str]] = {}
+    repository = ""
+    for tag in tags:
+        text = upstream.git_show(repo, tag, f"{DCGM_CHART}/Chart.yaml")
+        values = upstream.git_show(repo, tag, f"{DCGM_CHART}/values.yaml")
+        if text is None or values is None:
+            continue
+        meta, vals = yaml.safe_load(text), yaml.safe_load(values)
+        if str(meta["version"]) != DCGM_TAG.match(tag)[2]:
+            continue  # a tag that did not publish its own chart version
+        charts[str(meta["version"])] = {
+            "kubeVersion": str(meta.get("kubeVersion", ">= 0.0.0")),
+            "image": vals["image"]["tag"],
+        }
+        repository = vals["image"]["repository"]
+    return charts, repository
+
+
+def newest_admitting(constraints: dict[str, str], minor: str) -> str | None:
+    admitted = [v for v, c in constraints.items() if constraint_admits(c, minor)]
+    return max(admitted, key=upstream.version_key) if admitted else None
+
+
+def gpu_rows(minor: str, efa: dict[str, Any], operator: dict[str, str], dcgm: dict[str, dict[str, str]]) -> dict:
+    """The GPU add-ons' pins of a minor (issue 21's charts), each left out where upstream admits no release."""
+    row: dict[str, Any] = {}
+    if constraint_admits(efa["kubeVersion"], minor):
+        row["aws-efa-k8s-device-plugin"] = {"chart": efa["chart"], "image": efa["image"]}
+    if release := newest_admitting(operator, minor):
+        row["gpu-operator"] = {"chart": release, "image": release}
+    if chart := newest_admitting({v: d["kubeVersion"] for v, d in dcgm.items()}, minor):
+        row["dcgm-exporter"] = {"chart": chart, "image": dcgm[chart]["image"]}
+    return row
+
+
 def build(
     minors: list[str],
     images: dict[str, str],
@@ -171,6 +262,7 @@ def build(
     device_plugin_charts: dict[str, str],
     karpenter: dict[str, Any],
     amis: dict[str, str],
+    gpu: tuple[dict[str, Any], dict[str, str], dict[str, dict[str, str]]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """minor -> {add-on: {chart, image, ...}, al2023Ami}; an add-on upstream has nothing for is left out."""
     out: dict[str, dict[str, Any]] = {}
@@ -187,6 +279,8 @@ def build(
             release = karpenter["release"]
             row["karpenter"] = {"chart": release, "image": release}
             row["karpenter-crd"] = {"chart": release}
+        if gpu is not None:
+            row.update(gpu_rows(minor, *gpu))
         if minor in amis:
             row["al2023Ami"] = amis[minor]
         out[minor] = row
@@ -199,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device-plugin", metavar="DIR", help="a clone of NVIDIA/k8s-device-plugin")
     ap.add_argument("--eks-ami", metavar="DIR", help="a clone of awslabs/amazon-eks-ami")
     ap.add_argument("--karpenter-repo", metavar="DIR", help="a clone of aws/karpenter-provider-aws")
+    ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
+    ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
+    ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
     ap.add_argument("--eks-ami-ref", help="read the release notes at this ref instead of the pinned commit")
     ap.add_argument("--fetch", action="store_true", help="clone what was not given from GitHub (blobless)")
     ap.add_argument("--calendar", default=str(DATA / "eks_versions.json"))
@@ -230,8 +327,18 @@ def main(argv: list[str] | None = None) -> int:
         if karpenter_values is None:
             raise SystemExit(f"aws/karpenter-provider-aws: no charts/karpenter/values.yaml at v{karpenter['release']}")
         karpenter_image = yaml.safe_load(karpenter_values)["controller"]["image"]["repository"]
+        efa_repo, efa_src = upstream.git_repository("efa-plugin-chart", args.efa_charts, args.fetch, Path(tmp))
+        operator_repo, operator_src = upstream.git_repository(
+            "gpu-operator-chart", args.gpu_operator, args.fetch, Path(tmp)
+        )
+        dcgm_repo, dcgm_src = upstream.git_repository("dcgm-exporter-chart", args.dcgm_exporter, args.fetch, Path(tmp))
+        efa = read_efa_plugin(efa_repo, pins["efa-plugin-chart"])
+        operator, operator_image, operator_repositories = read_gpu_operator(operator_repo, pins["gpu-operator-chart"])
+        dcgm, dcgm_image = read_dcgm_exporter(dcgm_repo, pins["dcgm-exporter-chart"])
     minors = minors_to_cover(json.loads(Path(args.calendar).read_text()), on)
-    table = build(minors, images, scaler_charts, plugin_charts, karpenter, ami_releases(changelog))
+    table = build(
+        minors, images, scaler_charts, plugin_charts, karpenter, ami_releases(changelog), (efa, operator, dcgm)
+    )
     if not any("cluster-autoscaler" in row for row in table.values()):
         raise SystemExit("no cluster-autoscaler release for any minor of the calendar: wrong input?")
     release_pin = pins["autoscaler-release-tags"]
@@ -242,12 +349,19 @@ def main(argv: list[str] | None = None) -> int:
     head = {
         "generated": on.isoformat(),
         "generator": "scripts/generate_addon_versions.py",
-        "source": [release_src, scaler_src, plugin_src, ami_src, karpenter_src],
+        "source": [release_src, scaler_src, plugin_src, ami_src, karpenter_src, efa_src, operator_src, dcgm_src],
         "charts": {
             "cluster-autoscaler": {"repo": "https://kubernetes.github.io/autoscaler", "image": scaler_image},
             "nvidia-device-plugin": {"repo": "https://nvidia.github.io/k8s-device-plugin", "image": plugin_image},
             "karpenter": {"repo": karpenter["charts"]["karpenter"], "image": karpenter_image},
             "karpenter-crd": {"repo": karpenter["charts"]["karpenter-crd"]},
+            "aws-efa-k8s-device-plugin": {"repo": "https://aws.github.io/eks-charts", "image": efa["repository"]},
+            "gpu-operator": {
+                "repo": "https://helm.ngc.nvidia.com/nvidia",
+                "image": operator_image,
+                "repositories": operator_repositories,
+            },
+            "dcgm-exporter": {"repo": "https://nvidia.github.io/dcgm-exporter/helm-charts", "image": dcgm_image},
         },
     }
     upstream.write_json(Path(args.output), head, "minors", table)

@@ -13,7 +13,11 @@ A generated block sits between two markers; the first names what fills it:
   TITLE to the next blank line), `entry "TITLE"` (that line and the lines that continue it), `lines A-B`,
   `tail N`, `raw` (the output is Markdown, put in as it is: the --format markdown document), `mermaid [N]`
   (only the ```mermaid blocks of Markdown output, or the Nth), `in-temp` (run in an empty temporary
-  folder: `init`).
+  folder: `init`), `json-keys KEY[:N]...` (a JSON document abridged to those top-level keys, a list to its
+  first N items), `fence LANG` (the code block's language instead of `text`, with no `$` line).
+  Files a command reads, made in a temporary folder first and named there as they are in the command
+  (shown by that name): `save FILE "COMMAND"` (what `mlplatform COMMAND` prints: a BEFORE plan for `diff`),
+  `edit FILE SOURCE "OLD" "NEW"` (the repository's SOURCE with OLD, which must occur, replaced by NEW).
 - `config-reference`: the configuration reference, from the settings model (scripts/config_reference.py).
 
 `--check` regenerates in memory and exits 1 naming each file that differs (tests/docs runs it). One command
@@ -127,6 +131,38 @@ def _lines(text: str, span: str) -> str:
     return "\n".join(text.splitlines()[int(a) - 1 : int(b)]) + "\n"
 
 
+def _json_keys(text: str, keys: list[str]) -> str:
+    import json
+
+    doc = json.loads(text)
+    kept = {}
+    for key in keys:
+        name, _, first = key.partition(":")
+        kept[name] = doc[name][: int(first)] if first else doc[name]
+    return json.dumps(kept, indent=2) + "\n"
+
+
+def _prepared_files(options: list[list[str]], folder: Path) -> dict[str, Path]:
+    """The files of `save` and `edit`, written into FOLDER: {name in the command: its path}."""
+    made = {}
+    for name, *args in options:
+        if name not in ("save", "edit"):
+            continue
+        target = folder / args[0]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if name == "save":
+            text = run_command(shlex.split(args[1]))
+        else:
+            source, old, new = args[1:]
+            text = (ROOT / source).read_text(encoding="utf-8")
+            if old not in text:
+                raise SystemExit(f"generate_docs: {old!r} is not in {source}")
+            text = text.replace(old, new)
+        target.write_text(text, encoding="utf-8")
+        made[args[0]] = target
+    return made
+
+
 def _mermaid(text: str, which: list[str]) -> str:
     blocks = re.findall(r"```mermaid\n.*?```\n", text, re.S)
     return "\n".join(blocks[int(which[0]) - 1 : int(which[0])] if which else blocks)
@@ -138,7 +174,9 @@ FILTERS: dict[str, Callable[[str, list[str]], str]] = {
     "lines": lambda text, args: _lines(text, args[0]),
     "tail": lambda text, args: "\n".join(text.splitlines()[-int(args[0]) :]) + "\n",
     "mermaid": _mermaid,
+    "json-keys": _json_keys,
 }
+SETUP = ("raw", "in-temp", "save", "edit", "fence")  # options that are not filters of the output
 
 
 def generate(spec: str) -> str:
@@ -150,12 +188,17 @@ def generate(spec: str) -> str:
     command, *filters = [part.strip() for part in spec.split("|")]
     options = [shlex.split(f) for f in filters]
     names = {o[0] for o in options}
-    text = run_command(shlex.split(command), in_temp="in-temp" in names)
+    with tempfile.TemporaryDirectory() as folder:
+        made = _prepared_files(options, Path(folder))
+        words = [str(made.get(word, word)) for word in shlex.split(command)]
+        text = run_command(words, in_temp="in-temp" in names)
+        for name, path in made.items():  # as the command names it (documents show only the file's name)
+            text = text.replace(str(path), name)
     shown = f"$ mlplatform {command}"
     for name, *args in options:
         if name in FILTERS:
             text = FILTERS[name](text, args)
-        elif name not in ("raw", "in-temp"):
+        elif name not in SETUP:
             raise SystemExit(f"generate_docs: unknown filter {name!r} in {spec!r}")
         if name == "tail":
             shown += f" | tail -{args[0]}"
@@ -164,6 +207,9 @@ def generate(spec: str) -> str:
     if "raw" in names or "mermaid" in names:
         # MkDocs reads Markdown inside a collapsed section only when told to (md_in_html); GitHub always does.
         return text.replace("<details><summary>", '<details markdown="1"><summary>').rstrip("\n") + "\n"
+    fence = next((args[0] for name, *args in options if name == "fence"), None)
+    if fence:
+        return f"```{fence}\n{text.rstrip()}\n```\n"
     return f"```text\n{shown}\n{text.rstrip()}\n```\n"
 
 

@@ -35,8 +35,8 @@ Usage (from the repository root):
   scripts/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
 
 Offer files are streamed (scripts/json_reader.py): memory stays near what is kept, not the file's size
-(hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); README, "Upstream
-data", has the commands that download them.
+(hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); docs/development.md,
+"Prices for every region", has the commands that download them.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ UNKNOWN = {
     "EC2 DescribeSpotPriceHistory); a spot node costs at most its on-demand price, the default maximum price",
     "ec2_other_regions": "Karpenter's price generator commits only us-east-1 for the commercial partition and "
     "us-gov-east-1/us-gov-west-1 for GovCloud; other regions come from the AWS Price List offer files "
-    "(scripts/generate_prices.py --price-list; README: Upstream data)",
+    "(scripts/generate_prices.py --price-list; docs/development.md: Prices for every region)",
     "nat_gateway": "the Amazon VPC pricing page (aws-pricing-pages) states it for the regions in `charges`; "
     "others need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
     "public_ipv4": "the Amazon VPC pricing page states it for the regions in `charges` (aws-pricing-pages); "

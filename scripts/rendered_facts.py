@@ -25,6 +25,9 @@ POD_FIELDS = (
     "topologySpreadConstraints",
 )
 CONTAINER_FIELDS = ("image", "resources", "securityContext")
+# What a chart's facts record beyond those, where a proof reads it (render_charts.py EXTRA_FACTS): more container
+# fields (e.g. `env`, `args`) and the ConfigMaps the release renders (their `data`).
+NO_EXTRA: dict[str, Any] = {}
 PROBED_NAMES = FREEFORM | {"priorityClassName", "repository", "tag", "digest", "hostNetwork", "replicas"}
 
 
@@ -39,17 +42,22 @@ def _kept(value: Any) -> bool:
     return not empty(value)
 
 
-def workload_facts(obj: dict, namespace: str) -> dict[str, Any]:
+def workload_facts(obj: dict, namespace: str, extra: dict[str, Any] = NO_EXTRA) -> dict[str, Any]:
     tpl = obj["spec"]["template"]["spec"]
     pod = {k: tpl[k] for k in POD_FIELDS if _kept(tpl.get(k))}
     host_paths = [v["hostPath"]["path"] for v in tpl.get("volumes") or [] if "hostPath" in v]
     if host_paths:
         pod["hostPaths"] = host_paths
+    if extra.get("configMaps"):  # volume name -> the ConfigMap it mounts
+        mounted = {v["name"]: v["configMap"]["name"] for v in tpl.get("volumes") or [] if "configMap" in v}
+        if mounted:
+            pod["configMapVolumes"] = mounted
 
     def containers(key: str) -> list[dict]:
         out = []
         for c in tpl.get(key) or []:
-            out.append({"name": c["name"], **{k: c[k] for k in CONTAINER_FIELDS if _kept(c.get(k))}})
+            kept = (*CONTAINER_FIELDS, *extra.get("container", ()))
+            out.append({"name": c["name"], **{k: c[k] for k in kept if _kept(c.get(k))}})
         return out
 
     out = {
@@ -99,11 +107,20 @@ def rbac_facts(objects: list[dict], accounts: set[tuple[str, str]], namespace: s
     return sorted(out, key=lambda g: (g["serviceAccount"], g["kind"], g["name"], g["namespace"] or ""))
 
 
-def facts_of(objects: list[dict], namespace: str) -> tuple[list[dict], list[dict]]:
-    workloads = [workload_facts(o, namespace) for o in objects if o.get("kind") in WORKLOAD_KINDS]
+def facts_of(objects: list[dict], namespace: str, extra: dict[str, Any] = NO_EXTRA) -> tuple[list[dict], list[dict]]:
+    """(workloads, RBAC); with `extra` configMaps, the ConfigMaps follow the workloads (kind ConfigMap, `data`)."""
+    workloads = [workload_facts(o, namespace, extra) for o in objects if o.get("kind") in WORKLOAD_KINDS]
     workloads.sort(key=lambda w: (w["kind"], w["name"]))
     accounts = {(w["namespace"], w["serviceAccount"]) for w in workloads}
-    return workloads, rbac_facts(objects, accounts, namespace)
+    grants = rbac_facts(objects, accounts, namespace)
+    if extra.get("configMaps"):
+        maps = [
+            {"kind": "ConfigMap", "name": o["metadata"]["name"], "data": o.get("data") or {}}
+            for o in objects
+            if o.get("kind") == "ConfigMap"
+        ]
+        workloads += sorted(maps, key=lambda m: m["name"])
+    return workloads, grants
 
 
 def fields(workloads: list[dict], grants: list[dict]) -> dict[str, Any]:
@@ -111,6 +128,9 @@ def fields(workloads: list[dict], grants: list[dict]) -> dict[str, Any]:
     out: dict[str, Any] = {"rbac": grants, "workloads": sorted(f"{w['kind']}/{w['name']}" for w in workloads)}
     for w in workloads:
         key = f"{w['kind']}/{w['name']}"
+        if w["kind"] == "ConfigMap":
+            out[f"{key} /data"] = w["data"]
+            continue
         for k, v in w["pod"].items():
             out[f"{key} /pod/{k}"] = v
         for part in ("containers", "initContainers"):
@@ -148,12 +168,21 @@ def marker(i: int, current: Any) -> Any:
     return f"probe{i}"
 
 
-def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, defaults: dict, kube: str) -> dict:
+def probe(
+    helm: Renderer,
+    chart: Path,
+    name: str,
+    namespace: str,
+    base: dict,
+    defaults: dict,
+    kube: str,
+    recorded: dict[str, Any] = NO_EXTRA,
+) -> dict:
     """Which values change which facts: bindings (verbatim or into a string), affects, inert."""
     objects = helm.template(chart, name, namespace, base, kube)
     if objects is None:
         raise SystemExit(f"{chart.name}: helm refuses the base values")
-    workloads, grants = facts_of(objects, namespace)
+    workloads, grants = facts_of(objects, namespace, recorded)
     before = fields(workloads, grants)
     candidates = set(leaf_paths(base)) | {p for p in leaf_paths(defaults) if p.rsplit(".", 1)[-1] in PROBED_NAMES}
     bindings: list[dict] = []
@@ -167,7 +196,7 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
         if rendered is None:  # the chart refuses other values here: a release must set it as the base does
             affects.setdefault(path, []).append("(the chart refuses other values)")
             continue
-        after = fields(*facts_of(rendered, namespace))
+        after = fields(*facts_of(rendered, namespace, recorded))
         expected = coalesce(get(defaults, path), mark)
         changed = sorted(k for k in set(before) | set(after) if before.get(k, MISSING) != after.get(k, MISSING))
         if not changed:
@@ -175,9 +204,15 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
             continue
         for key in changed:
             got = after.get(key, MISSING)
-            if " /" in key and got == expected:
+            # A binding lands on a workload the base renders (a value that adds workloads only affects).
+            if " /" in key and got == expected and key.split(" ", 1)[0] in before["workloads"]:
                 workload, field = key.split(" ", 1)
                 bindings.append({"value": path, "workload": workload, "field": field})
+                continue
+            inner = _inside(before.get(key, MISSING), got, expected)
+            if " /" in key and inner is not None and key.split(" ", 1)[0] in before["workloads"]:
+                workload, field = key.split(" ", 1)
+                bindings.append({"value": path, "workload": workload, "field": field, **inner})
                 continue
             span = _span(before.get(key), got, mark, current)
             if " /" in key and span is not None:
@@ -192,7 +227,7 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
         if rendered is None:
             presence.setdefault(path, []).append("(the chart needs it set)")
             continue
-        after = fields(*facts_of(rendered, namespace))
+        after = fields(*facts_of(rendered, namespace, recorded))
         bound_fields = {f"{b['workload']} {b['field']}" for b in bindings if b["value"] == path}
         bound_fields |= {f"{w} {f}" for (w, f), found in spans.items() if any(p == path for *_, p in found)}
         changed = [k for k in set(before) | set(after) if before.get(k, MISSING) != after.get(k, MISSING)]
@@ -215,6 +250,29 @@ def probe(helm: Renderer, chart: Path, name: str, namespace: str, base: dict, de
         "workloads": workloads,
         "rbac": grants,
     }
+
+
+def _inside(before: Any, after: Any, expected: Any, pointer: str = "") -> dict[str, Any] | None:
+    """Where a value lands inside a rendered field, or None: `path` (a JSON Pointer below the field) where the value
+    sits verbatim, and `tail` when it is the end of a list the chart starts with its own items (e.g. the EFA plugin's
+    CriticalAddonsOnly toleration before the release's). Only where before and after differ in that one place."""
+    if pointer and after == expected:
+        return {"path": pointer}
+    if isinstance(before, dict) and isinstance(after, dict) and set(before) == set(after):
+        diff = [k for k in after if before[k] != after[k]]
+        if len(diff) == 1:
+            key = str(diff[0]).replace("~", "~0").replace("/", "~1")
+            return _inside(before[diff[0]], after[diff[0]], expected, f"{pointer}/{key}")
+        return None
+    if isinstance(before, list) and isinstance(after, list):
+        start = len(after) - len(expected) if isinstance(expected, list) else -1
+        if 0 < start <= len(before) and after[start:] == expected and before[:start] == after[:start]:
+            return {"path": pointer, "tail": start}
+        if len(before) == len(after):
+            diff = [i for i in range(len(after)) if before[i] != after[i]]
+            if len(diff) == 1:
+                return _inside(before[diff[0]], after[diff[0]], expected, f"{pointer}/{diff[0]}")
+    return None
 
 
 def _span(before: Any, after: Any, mark: Any, current: Any) -> tuple[int, int] | None:

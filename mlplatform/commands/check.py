@@ -79,13 +79,14 @@ def check_stack(
     path = Path(policy_config_file) if policy_config_file else default_policy_config(plan)
     try:
         policy_config, change_config = split_policy_config(load_policy_config(path) if path else None)
+        # The change rules' settings are checked on every check, so a typo shows before the first --against.
+        allowed = allowed_groups(change_config, shown_path(path or "-", project.root))
         violations = run_checks(plan, policy_config)  # refuses policy names the pack does not have
     except PolicyConfigError as err:  # its message names the file: as the documents show paths
         raise InputError(str(err).replace(str(path), shown_path(path, project.root)) if path else str(err)) from None
     if before is not None:
-        check_same_stack(before, plan.stack, against)
         after = plan_document(plan)
-        allowed = allowed_groups(change_config, shown_path(path or "-", project.root))
+        check_same_stack(before, after, against)
         found = change_violations(diff_documents(before, after), before, after, allowed)
         violations = change_rule_violations([v for v in found if v.level == "mandatory"]) + violations
         violations += change_rule_violations([v for v in found if v.level != "mandatory"])

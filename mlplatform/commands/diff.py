@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
     project = project_for(args.project_dir, args.config_file)
     [target] = select_stacks(project, [args.stack] if args.stack else [], args.config_file, False, args.stack_name)
     plan = build_plan(target.stack, target.config_file, project)
-    check_same_stack(before, plan.stack, args.against)
     after = plan_document(plan)
+    check_same_stack(before, after, args.against)
     doc = diff_document(before, after)
     doc["before"]["document"] = shown_path(args.against, project.root)
     if fmt == "json":

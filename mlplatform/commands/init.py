@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
@@ -14,7 +15,8 @@ DESCRIPTION = (
 )
 EXIT_CODES = {
     EXIT_OK: "the project was written",
-    EXIT_BAD_INPUT: "bad input (a file that exists, an invalid name or region, bad arguments)",
+    EXIT_BAD_INPUT: "bad input (a file that exists, a folder it cannot write, an invalid name or region, bad "
+    "arguments)",
 }
 DEFAULT_REGION = "us-east-1"
 
@@ -44,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     for path in sorted(written, key=lambda p: (len(p.relative_to(folder).parts), p.as_posix())):
         print(f"  {path.relative_to(folder).as_posix()}")
     print(
-        f"\nnext:\n  cd {folder}\n  mlplatform plan dev        # offline: what the dev stack builds\n"
+        f"\nnext:\n  cd {shlex.quote(str(folder))}\n"  # a folder name with a space still pastes into a shell
+        "  mlplatform plan dev        # offline: what the dev stack builds\n"
         "  mlplatform check --all     # the policy pack and the placement proof on every stack\n"
+        "  pulumi stack init dev      # once, after `pulumi login` (Pulumi Cloud, --local or s3://...)\n"
         "  pulumi up --stack dev      # deploy (README.md: the two steps, and from where)"
     )
     return EXIT_OK

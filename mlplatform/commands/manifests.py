@@ -13,11 +13,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from mlplatform_core.errors import InputError
 
 from ..exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from ..stack_names import add_project_option, stack_argument
@@ -28,11 +31,15 @@ if TYPE_CHECKING:
     from ..project import Project
 
 HELP = "write every Kubernetes object a stack deploys (its objects and its charts as rendered) for a scanner"
-EXIT_CODES = {EXIT_OK: "written", EXIT_BAD_INPUT: "bad input (invalid configuration, stale renderings, bad arguments)"}
+EXIT_CODES = {
+    EXIT_OK: "written",
+    EXIT_BAD_INPUT: "bad input (invalid configuration, stale renderings, a --helm that is not a program or whose "
+    "`helm template` fails, an --out that is not a folder, bad arguments)",
+}
 RENDERED = Path("tests") / "data" / "rendered"
 
 
-class StaleRendering(ValueError):
+class StaleRendering(InputError):
     """A committed rendering whose values or chart version no longer match the stack's."""
 
 
@@ -41,6 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "stacks", nargs="*", metavar="STACK", type=stack_argument, help="stack names (the project's stack files)"
     )
     parser.add_argument("--all", action="store_true", help="every stack of the project")
+    parser.add_argument(
+        "--config-file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a stack file outside the project's stacks (named after the file); repeatable",
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write <stack>/*.yaml into")
     parser.add_argument("--helm", metavar="PATH", help="a helm binary to render the charts of stacks not shipped")
     add_project_option(parser)
@@ -74,7 +88,13 @@ def _helm_template(helm: str, release: Release, kube: str) -> str:
         f.flush()
         ref = [f"{chart.repo}/{chart.name}"] if chart.oci else [chart.name, "--repo", chart.repo]
         cmd = [helm, "template", release.name, *ref, "--version", chart.version, "-n", chart.namespace, "-f", f.name]
-        return subprocess.run(cmd + ["--kube-version", f"{kube}.0"], check=True, capture_output=True, text=True).stdout
+        try:
+            done = subprocess.run(cmd + ["--kube-version", f"{kube}.0"], check=True, capture_output=True, text=True)
+        except subprocess.CalledProcessError as err:  # e.g. a chart repository it cannot reach
+            raise InputError(
+                f"helm template of chart {chart.name} {chart.version} ({chart.repo}) failed: {err.stderr.strip()}"
+            ) from None
+        return done.stdout
 
 
 def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Project) -> list[str]:
@@ -86,12 +106,14 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
     from mlplatform_core.model.config import read_stack_document
     from mlplatform_core.model.validation import validate_stack
 
+    from ..documents import shown_path
     from ..engine import run_stack
     from ..reports.workload_layer import kubernetes_section
 
     root = project.root
-    document = read_stack_document(path, str(path))
-    valid = validate_stack(document.config, stack, str(path), document)
+    shown = shown_path(path, root)  # as plan and check name the stack file
+    document = read_stack_document(path, shown)
+    valid = validate_stack(document.config, stack, shown, document)
     cfg, layout = valid.config, valid.layout
     at_deploy = DeployTimeValues(cfg.region, cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas)
     # Charts first: a stale committed rendering is refused before the (slower) program run.
@@ -117,30 +139,30 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
 
 
 def run(args: argparse.Namespace) -> int:
-    from mlplatform_core.model.config import ConfigError
-
     from ..project import find_project
-    from ..stacks import resolve_stack
+    from ..stacks import resolve_stack, select_stacks
 
     project = find_project(args.project_dir)
     assert project is not None
-    names = args.stacks
-    if args.all:
-        names = project.stack_names()
-    if not names:
-        print("mlplatform manifests: name a stack or give --all", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    if not args.stacks and not args.all and not args.config_file:
+        raise InputError("name a stack (e.g. dev), give --all or --config-file PATH")
+    names = []
+    if args.stacks or args.all:
+        names = [t.stack for t in select_stacks(project, args.stacks, None, args.all)]  # as plan and check take them
+    helm = args.helm
+    if helm is not None and not (Path(helm).is_file() and os.access(helm, os.X_OK)):
+        raise InputError(f"--helm {helm}: not an executable file; give the path of a helm binary")
     out = Path(args.out)
-    try:
-        for stack in names:
-            name, path = resolve_stack(project, stack, None)
-            for note in write_stack(name, path, out, args.helm, project):
-                print(note, file=sys.stderr)
-    except (ConfigError, StaleRendering) as err:
-        print(err, file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except subprocess.CalledProcessError as err:
-        print(f"helm template failed: {err.stderr.strip()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    print(f"wrote {', '.join(names)} into {out}")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: is a file, not a folder; give a folder to write <stack>/*.yaml into")
+    stacks = [resolve_stack(project, stack, None) for stack in names]  # every name is bad input before any runs
+    stacks += [resolve_stack(project, None, path) for path in args.config_file]
+    for name, path in stacks:
+        try:
+            notes = write_stack(name, path, out, helm, project)
+        except OSError as err:  # the folder cannot be written
+            raise InputError(f"--out {out}: cannot write {err.filename}: {err.strerror or err}") from None
+        for note in notes:
+            print(note, file=sys.stderr)
+    print(f"wrote {', '.join(name for name, _ in stacks)} into {out}")
     return EXIT_OK

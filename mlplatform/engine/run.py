@@ -21,6 +21,8 @@ from typing import Any
 
 import pulumi
 
+from mlplatform_core.errors import InputError
+
 from ..project import Project, project_root
 from .collector_and_pump import Freezer, Pump, young_collections_only
 from .mocks import Mocks
@@ -123,6 +125,21 @@ def run_stack(
     return StackRun.of((cluster, kubernetes))
 
 
+def _input_error_in(err: BaseException) -> InputError | None:
+    """The user's error a program raised inside an apply (e.g. a node group's availabilityZone with no subnet of
+    the stack), under the SDK's "While processing input" wrappers (pulumi/runtime/rpc.py serialize_properties,
+    resource.py do_register: `raise ValueError(...) from e`): `pulumi up` stops with its message, so the plan
+    reports it as input (exit 2), not as a bug of the toolkit."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, InputError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def execute(
     stack: str,
     pulumi_config: Mapping[str, str],
@@ -170,7 +187,10 @@ def execute(
         try:
             with young_collections_only():
                 runpy.run_path(str(program), run_name="__main__")
-                wait_for_registrations(loop)
+                try:
+                    wait_for_registrations(loop)
+                except Exception as err:
+                    raise _input_error_in(err) or err from None
                 root = pulumi.runtime.get_root_resource()
                 exports: dict[str, Any] = {}
                 secrets: set[str] = set()

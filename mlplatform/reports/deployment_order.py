@@ -177,4 +177,7 @@ def render_order(doc: dict[str, Any], console: Console) -> None:
     print_table(console, table, narrow=Group(*narrow))
     if doc["criticalPath"]:
         chain = " -> ".join(f"{r['name']} ({short_type(r['type'])})" for r in doc["criticalPath"])
-        console.print(f"  critical path: {escape(chain)}")
+        # Wrapped with a hanging indent, so the chain never runs into the next section's margin.
+        lines = Text(f"critical path: {chain}").wrap(console, max(20, console.width - 6))
+        for i, line in enumerate(lines):
+            console.print(Text("  " if i == 0 else "      ") + line, soft_wrap=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -74,15 +75,17 @@ def node_group_table(groups: list[dict[str, Any]]) -> Table:
 def output_lines(key: str, value: Any, show: Callable[[str], str], width: int) -> list[str]:
     """One stack output: `key: value`, or a mapping or list one item per line when it is wider than `width`;
     a mapping of long values (the MLRun settings, which the tables above show in full) as its keys."""
-    text = show(str(value))
+    # A structured output as JSON, as `pulumi stack output` prints it (never Python's repr with single quotes).
+    text = show(value if isinstance(value, str) else json.dumps(value))
     items: list[str] = []
     if isinstance(value, dict) and all(isinstance(v, str) and len(v) <= 60 for v in value.values()):
         items = [f"{k}={show(v)}" for k, v in value.items()]  # e.g. nodeGroups
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):  # e.g. nodePools
         items = [show(v) for v in value]
-    elif isinstance(value, dict) and len(text) > 120:
+    elif isinstance(value, dict) and len(f"  {key}: {text}") > width:
         keys = ", ".join(value)
-        text = f"{len(value)} entries" + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
+        entries = f"{len(value)} {'entry' if len(value) == 1 else 'entries'}"
+        text = entries + (f" ({keys})" if len(keys) <= 80 else "") + "; full values with --json"
     if not items:
         return [f"  {key}: {text}"]
     line = f"  {key}: {', '.join(items)}"

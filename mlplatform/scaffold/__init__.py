@@ -137,7 +137,11 @@ def write_project(folder: Path, name: str | None, region: str, pin: str | None =
     written = []
     for rel, text in files.items():
         path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as err:  # a folder it may not write (permissions, read-only, /proc): bad input, not a bug
+            done = f"; it wrote {len(written)} of {len(files)} files before" if written else ""
+            raise InputError(f"cannot write {err.filename or path}: {err.strerror or err}{done}") from None
         written.append(path)
     return written

@@ -134,12 +134,14 @@ def node_group_changes(
 def node_pool_changes(
     before: Mapping[str, Any], after: Mapping[str, Any], changes: Sequence[ResourceChange]
 ) -> list[dict[str, Any]]:
-    """The same for Karpenter NodePools (nodesAtMost is unknown: Karpenter sizes them by demand)."""
+    """The same for Karpenter NodePools: Karpenter sizes them by demand, so nodesAtMost is the pool's node limit
+    before the change (`limits.nodes`, the group's maxSize), or None (unknown) for a pool without one."""
     old, new = _pools(before), _pools(after)
     names = list(new) + [n for n in old if n not in new]
     entries = [_entry(n, _pool_change(changes, n), old.get(n), new.get(n), before, after, set()) for n in names]
     disrupted = {e["name"] for e in entries if e["action"] in DISRUPTING}
     for e in entries:
-        e["nodesAtMost"] = None if e["action"] in DISRUPTING else 0
+        limit = (old.get(e["name"]) or {}).get("limits", {}).get("nodes")
+        e["nodesAtMost"] = (int(limit) if str(limit).isdigit() else None) if e["action"] in DISRUPTING else 0
         e["displaced"] = displaced(e["name"], e["action"], before, after, disrupted)
     return entries

@@ -31,6 +31,7 @@ PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 # Karpenter: a change to a NodePool's template or to an EC2NodeClass drifts the nodes made from it.
 DRIFTING = {NODE_POOL: ("spec.template",), NODE_CLASS: ("spec",)}
+REQUIREMENTS = "spec.template.spec.requirements"  # compared whole (a list): drifts only when narrowed
 
 
 @dataclass
@@ -101,7 +102,7 @@ def _carried(after: Mapping[str, Any], decided: Mapping[str, ResourceChange]) ->
             elif dep.action == UPDATE and dep.type == LAUNCH_TEMPLATE:
                 value = after["inputs"].get(prop)
                 out.append(f"{prop}.version" if isinstance(value, Mapping) and "version" in value else prop)
-    return out
+    return list(dict.fromkeys(out))  # once each: an input may read several replaced resources (subnetIds)
 
 
 def _replacement(type_: str, before: Mapping[str, Any], inputs: Mapping[str, Any], options: Mapping[str, Any]) -> tuple:
@@ -135,11 +136,36 @@ def _cost(type_: str, fixed_name: Any, options: Mapping[str, Any]) -> str:
     return f"{why}; {cost}"
 
 
-def _rolls(type_: str, paths: Sequence[str]) -> bool:
+def _rolls(type_: str, paths: Sequence[str], before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """A node group's version inputs, or a Karpenter template: changed in place, every node replaced."""
     if type_ == NODE_GROUP and any(overlaps(p, r) for p in paths for r in ROLLING_INPUTS):
         return True
-    return any(p.startswith(d) for p in paths for d in DRIFTING.get(type_, ()))
+    drifting = [p for p in paths if any(p.startswith(d) for d in DRIFTING.get(type_, ()))]
+    if type_ == NODE_POOL and REQUIREMENTS in drifting:
+        drifting.remove(REQUIREMENTS)
+        if _narrowed(_get(before, REQUIREMENTS) or [], _get(after, REQUIREMENTS) or []):
+            return True
+    return bool(drifting)
+
+
+def _narrowed(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a node the old requirements allowed may break the new ones. Karpenter leaves requirements out of
+    the NodePool's drift hash (`hash:"ignore"`, kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim.go) and drifts a
+    node only when its labels are not compatible with them (pkg/controllers/nodeclaim/disruption/drift.go
+    areRequirementsDrifted): allowing more types, families or zones drifts nothing; a value taken away, or a new
+    key, may. A requirement that is not `In` counts as narrowed unless it is unchanged."""
+    old = {r.get("key"): r for r in before}
+    for req in after:
+        was = old.get(req.get("key"))
+        if was is None:
+            return True
+        if was == req:
+            continue
+        if req.get("operator") != "In" or was.get("operator") != "In":
+            return True
+        if not set(was.get("values") or []) <= set(req.get("values") or []):
+            return True
+    return False
 
 
 def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Sequence[str]) -> ResourceChange:
@@ -163,7 +189,7 @@ def classify(before: Mapping[str, Any], after: Mapping[str, Any], carried: Seque
     if forced:
         change.action, change.forced_by = REPLACE, forced
         change.order, change.note = _replacement(type_, before["inputs"], after["inputs"], after)
-    elif _rolls(type_, paths):
+    elif _rolls(type_, paths, before["inputs"], after["inputs"]):
         change.action = ROLL
     else:
         change.action = UPDATE

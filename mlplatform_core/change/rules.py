@@ -1,6 +1,6 @@
 """The change rules `mlplatform check STACK --against BEFORE` adds to the policy results.
 
-- change-foundation-replaced (prod, mandatory): replacing the EKS cluster, the KMS key or the VPC destroys
+- change-foundation-replaced (prod, mandatory): replacing (or deleting) the EKS cluster, the KMS key or the VPC destroys
   every workload and its data path; it is never an incidental side effect of a merge.
 - change-capacity-gap (mandatory in prod, advisory in dev): replacing or deleting a node group that is the only
   one serving its role while workloads run there leaves them Pending; a stack allows it for named groups in
@@ -37,7 +37,7 @@ class ChangeRule:
 RULES = (
     ChangeRule(
         "change-foundation-replaced",
-        "In prod, an update never replaces the EKS cluster, its secrets KMS key or the VPC (offline only: "
+        "In prod, an update never replaces or deletes the EKS cluster, its secrets KMS key or the VPC (offline only: "
         "`check --against`).",
         "Revert the input that forces the replacement (see `mlplatform diff`), or build a new stack and migrate.",
     ),
@@ -134,6 +134,8 @@ def change_violations(
                 r["type"],
                 r["name"],
             )
+        elif r["action"] == DELETE and r["type"] in FOUNDATION:  # e.g. a renamed resource: worse than a replace
+            add("change-foundation-replaced", f"deletes {FOUNDATION[r['type']]} {r['name']}", r["type"], r["name"])
     groups = {g["name"]: g for g in before.get("nodeGroups", [])}
     disrupted = {g["name"] for g in diff["nodeGroups"] if g["action"] in (REPLACE, DELETE, ROLL)}
     for g in diff["nodeGroups"]:

@@ -20,6 +20,10 @@ CLUSTER_AUTOSCALER = "cluster-autoscaler"
 NVIDIA_DEVICE_PLUGIN = "nvidia-device-plugin"
 KARPENTER = "karpenter"
 KARPENTER_CRD = "karpenter-crd"
+# The GPU capacity charts (issue 21): on EFA groups, MIG groups (the GPU operator as MIG manager), gpuMetrics.
+EFA_DEVICE_PLUGIN = "aws-efa-k8s-device-plugin"
+GPU_OPERATOR = "gpu-operator"
+DCGM_EXPORTER = "dcgm-exporter"
 AL2023_AMI = "al2023Ami"
 DATA_FILE = "mlplatform_core/data/addon_versions.json"
 

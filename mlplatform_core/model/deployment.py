@@ -136,7 +136,7 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     cluster_deploys, kubernetes_deploys = _deploys(layout)
     tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
     admin = (
-        "AWS credentials for the IAM permissions in the README, and Kubernetes cluster-admin: the identity "
+        "AWS credentials for the IAM permissions in docs/deploying.md, and Kubernetes cluster-admin: the identity "
         "that created the cluster (EKS made it admin) or a principal under access.admin"
     )
     endpoint = {
@@ -165,7 +165,7 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
         False,
         (aws, oidc, tools),
         "anywhere with AWS credentials: a laptop, a GitHub-hosted runner",
-        "AWS credentials for the IAM permissions in the README",
+        "AWS credentials for the IAM permissions in docs/deploying.md",
     )
     kubernetes = Program(
         KUBERNETES_PROJECT,

@@ -27,6 +27,7 @@ already runs, and `place` judges one pod on empty nodes).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -41,6 +42,9 @@ DEFAULT_NAMESPACE = "default"
 # Namespaces and priority classes every cluster has: the API server creates them itself
 # (pkg/apis/scheduling/types.go SystemPriorityClasses; pkg/controlplane bootstrap namespaces).
 KUBERNETES_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+# A Namespace's name is a DNS-1123 label (apimachinery ValidateNamespaceName, IsDNS1123Label): no namespace
+# with another name can exist, so the API server answers a pod created into one with NotFound.
+DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 SYSTEM_PRIORITY_CLASSES = MappingProxyType(
     {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
 )
@@ -267,6 +271,12 @@ def admit(
     written = Pod.from_spec(spec, name)  # malformed input is the user's to fix before anything else
     notes: list[str] = []
     ns = namespace or DEFAULT_NAMESPACE
+    if not DNS1123_LABEL.fullmatch(ns):
+        why = (
+            f'namespaces "{ns}" not found: a namespace name is at most 63 lower-case letters, digits and "-", '
+            "starting and ending with a letter or digit, so none has this name"
+        )
+        return Admission(name, ns, spec, written, (f"not found: {why}",), ())
     if namespace is None:
         notes.append(f"no namespace given: the pod goes to {DEFAULT_NAMESPACE!r}, as kubectl creates it without -n")
     elif ns not in cluster.namespaces and ns not in KUBERNETES_NAMESPACES:

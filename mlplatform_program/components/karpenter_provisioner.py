@@ -11,7 +11,7 @@ mlplatform_core.model.addons.karpenter_controller the chart pins, values, IAM do
 Dependencies are also the destroy order: NodePools and EC2NodeClasses go first (Karpenter drains and
 terminates their nodes through its finalizers), then the controller, then its IAM and queue; the other
 way round the instances would be orphaned. Split over two stacks, the Kubernetes layer's stack is
-destroyed before the cluster's (README: destroy).
+destroyed before the cluster's (docs/deploying.md: destroying).
 """
 
 from __future__ import annotations

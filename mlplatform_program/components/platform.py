@@ -223,7 +223,7 @@ class Platform(pulumi.ComponentResource):
         # EFA, MIG and GPU metrics: each DaemonSet on the groups that need it (model/addons/gpu_agents.py). The
         # GPU operator's controller runs on the initial group; its MIG manager on the MIG groups.
         self.gpu_releases: dict[str, k8s.helm.v3.Release] = {}
-        for release in gpu_agents.releases(layout):
+        for release in gpu_agents.releases(layout, at_deploy.image_registry):
             self.gpu_releases[release.name] = self._release(
                 release.name,
                 # Helm names the release after its chart, as for the charts above.

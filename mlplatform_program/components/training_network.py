@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from mlplatform_core.model.config import ConfigError, Problem
 from mlplatform_core.model.layout import Layout, NodeGroupSpec
 
 
@@ -31,16 +32,25 @@ class GroupNetwork:
     cluster_security_group: pulumi.Output[str]
 
 
-def _pick(zones: Sequence[str], subnet_ids: Sequence[str], wanted: str | None, group: str) -> tuple[str, str]:
-    """The subnet in the wanted AZ (the first one without a wish)."""
+def _pick(
+    zones: Sequence[str], subnet_ids: Sequence[str], wanted: str | None, group: str, config_path: str = ""
+) -> tuple[str, str]:
+    """The subnet in the wanted AZ (the first one without a wish). A zone the stack has no private subnet in
+    is the user's to fix (an InputError: `mlplatform plan` exits 2 naming the setting, `pulumi up` stops)."""
     if wanted is None:
         return subnet_ids[0], zones[0]
     for zone, subnet in zip(zones, subnet_ids, strict=True):
         if zone == wanted:
             return subnet, zone
-    raise ValueError(
-        f"node group {group}: availabilityZone {wanted} has no private subnet of this stack (its subnets are in "
-        f"{', '.join(zones)}); choose one of those zones, or give the VPC a subnet there"
+    where = f"{config_path}.availabilityZone" if config_path else f"node group {group}: availabilityZone"
+    raise ConfigError(
+        [
+            Problem(
+                where,
+                f"{wanted} has no private subnet of this stack (its subnets are in {', '.join(zones)}); choose one of "
+                "those zones, or give the VPC a subnet there",
+            )
+        ]
     )
 
 
@@ -76,7 +86,7 @@ class TrainingNetwork(pulumi.ComponentResource):
         chosen = pulumi.Output.all(list(subnet_zones), list(subnet_ids))
         self.groups = {}
         for g in single_zone_groups(layout):
-            picked = chosen.apply(lambda a, g=g: _pick(a[0], a[1], g.availability_zone, g.name))
+            picked = chosen.apply(lambda a, g=g: _pick(a[0], a[1], g.availability_zone, g.name, g.config_path))
             pg = None
             if g.placement_group:
                 pg = aws.ec2.PlacementGroup(

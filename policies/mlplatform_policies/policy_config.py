@@ -16,6 +16,8 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, Policy
 
+from mlplatform_core.model.config.errors import escaped
+
 from . import POLICIES
 
 LEVELS = {lvl.value: lvl for lvl in EnforcementLevel}
@@ -103,10 +105,23 @@ def _schema_errors(value: Any, schema: Mapping[str, Any], where: str) -> list[st
         for k, v in value.items():
             if k not in schema["properties"]:
                 if schema.get("additionalProperties") is False:
-                    errs.append(f"{where}: unknown key {k!r}; valid keys: {', '.join(schema['properties'])}")
+                    errs.append(f"{where}: unknown key {named(k)}; valid keys: {', '.join(schema['properties'])}")
             else:
                 errs += _schema_errors(v, schema["properties"][k], f"{where}.{k}")
     return errs
+
+
+def lookalikes(key: Any) -> str:
+    """` (it contains the non-ASCII character(s) \\u0430)` for a key with a look-alike character, else ""."""
+    text = str(key)
+    odd = ", ".join(dict.fromkeys(escaped(c) for c in text if not c.isascii()))
+    return f" (it contains the non-ASCII character(s) {odd})" if odd else ""
+
+
+def named(key: Any) -> str:
+    """A key of the user's as an error shows it: quoted, a look-alike character escaped and pointed out
+    (`'eks-endpoint-priv\\u0430te'`, a Cyrillic a), so the user sees why it is not the name it resembles."""
+    return f"'{escaped(str(key))}'{lookalikes(key)}"
 
 
 def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] = POLICIES) -> dict[str, Setting]:
@@ -117,7 +132,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] 
     for name in sorted(set(config) - set(by_name) - {"all"}, key=str):
         near = difflib.get_close_matches(str(name), list(by_name), n=1, cutoff=0.6)
         hint = f"did you mean {near[0]}? " if near else ""
-        errors.append(f"unknown policy name {name!r}; {hint}the pack has: {', '.join(by_name)}")
+        errors.append(f"unknown policy name {named(name)}; {hint}the pack has: {', '.join(by_name)}")
     base: EnforcementLevel | None = None
     if "all" in config:
         try:
@@ -142,7 +157,10 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Policy] 
                         valid = ", ".join(schema) or "none (only enforcementLevel)"
                         near = difflib.get_close_matches(str(key), list(schema), n=1, cutoff=0.6)
                         hint = f"did you mean {near[0]}? " if near else ""
-                        errors.append(f"{name}.{key}: not a setting of this policy; {hint}valid settings: {valid}")
+                        errors.append(
+                            f"{name}.{escaped(str(key))}: not a setting of this policy{lookalikes(key)}; {hint}valid "
+                            f"settings: {valid}"
+                        )
                     else:
                         errors += _schema_errors(value, schema[key], f"{name}.{key}")
             elif entry is not None:

@@ -89,3 +89,59 @@ def test_the_diagrams_in_the_docs_are_well_formed():
                 assert {edge.group(1), edge.group(2)} <= declared, line
             elif chain:
                 assert set(re.findall(r"\w+", line)) <= declared, line
+
+
+def test_product_text_points_to_the_docs_page_not_the_readme():
+    """The README is a short overview; what it used to hold (IAM permissions, prices, upstream data, destroy)
+    moved to docs/. Text the tool shows or its code cites points to the page that has it."""
+    stale = re.compile(r"in the README|README[:,] ")
+    found = []
+    for package in ("mlplatform", "mlplatform_core", "mlplatform_program", "policies", "scripts", "stacks", "examples"):
+        for path in (ROOT / package).rglob("*"):
+            if path.suffix not in {".py", ".json", ".yaml", ".txt"} or "scaffold" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in stale.finditer(text)]
+    assert found == []
+    assert "## IAM permissions for whoever runs `pulumi up`" in (ROOT / "docs/deploying.md").read_text()
+    assert "Prices for every region" in (ROOT / "docs/development.md").read_text()
+
+
+def test_the_diff_examples_are_command_outputs():
+    """docs/diff.md's JSON and Markdown examples are what `mlplatform diff` prints for a real edit of the
+    prod stack (generated, so they follow the diff's keys and actions), not hand-written."""
+    page = (ROOT / "docs" / "diff.md").read_text()
+    outside = generate_docs.BLOCK.sub("", page)
+    assert '"nodeGroups"' not in outside and "### mlplatform diff" not in outside  # outputs, not input
+    specs = [m.group("spec") for m in generate_docs.BLOCK.finditer(page)]
+    assert any(s.startswith("diff ") and "--json" in s for s in specs)
+    assert any(s.startswith("diff ") and "--format markdown" in s for s in specs)
+
+
+def test_generated_blocks_can_edit_a_stack_and_save_a_before_document():
+    """`save` and `edit` make the files a command reads in a temporary folder; the output names them as the
+    command does."""
+    spec = (
+        'diff --config-file edited/Pulumi.dev.yaml --against dev.json --json | save dev.json "plan dev --json" '
+        '| edit edited/Pulumi.dev.yaml stacks/Pulumi.dev.yaml "maxSize: 5" "maxSize: 6" | json-keys counts '
+        "resources | fence json"
+    )
+    with generate_docs.fixed_world():
+        body = generate_docs.generate(spec)
+    assert body.startswith("```json\n{")
+    doc = yaml.safe_load(body.removeprefix("```json\n").removesuffix("```\n"))
+    assert doc["counts"]["update"] == 1 and [r["fields"] for r in doc["resources"]] == [["scalingConfig.maxSize"]]
+    assert "/tmp" not in body
+
+
+@pytest.mark.parametrize("stack", ["prod", "dev-automode"])
+def test_json_page_names_every_key_of_a_plan_document(stack):
+    """docs/json.md lists the plan document's keys; a key added to the document is added to the page."""
+    from tests.mlplatform.test_automode_report import document
+
+    page = (ROOT / "docs" / "json.md").read_text()
+    doc = document(stack)
+    support, deployment = doc["kubernetesSupport"], doc["deployment"]
+    keys = set(doc) | {k for g in doc["nodeGroups"][:1] for k in g} | set(doc["resources"][0]) | set(support)
+    keys |= set(support["upgradePolicy"]) | set(deployment) | set(deployment["programs"][0])
+    assert sorted(k for k in keys if f"`{k}`" not in page) == []

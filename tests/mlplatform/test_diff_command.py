@@ -122,3 +122,55 @@ def test_diff_command_outputs_and_bad_before(docs, tmp_path, capsys):
     base.write_text("[]")
     assert main(["diff", "prod", "--against", str(base)]) == 2
     assert "not a plan document" in capsys.readouterr().err
+
+
+def test_a_bad_before_or_change_setting_is_bad_input_said_as_such(docs, tmp_path, capsys):
+    """--against problems read as `error: --against: ...` (not as a stack file's invalid configuration); a
+    change rule's setting that is not the documented `allowedGroups` list is refused on every check (exit 2,
+    never the internal error's 3), and nothing the user wrote is dropped."""
+    base = tmp_path / "before.json"
+    base.write_text(json.dumps(docs[0]["shipped"]))
+    assert main(["diff", "dev", "--against", str(base)]) == 2
+    assert capsys.readouterr().err == "error: --against: before.json is the plan of stack 'prod', not 'dev'\n"
+    config = tmp_path / "policy.json"
+    for setting, words, against in [
+        ({"change-capacity-gap": {"allowedGroups": "gpu"}}, 'got {"allowedGroups": "gpu"}', ["--against", str(base)]),
+        ({"change-capacity-gap": {"allowedGroup": ["gpu"]}}, "unknown key 'allowedGroup'", []),
+        ({"change-capacity-gap": "advisory"}, 'got "advisory"', ["--against", str(base)]),
+        ({"change-node-group-roll": "disabled"}, "change-node-group-roll: the change rules' levels follow", []),
+    ]:
+        config.write_text(json.dumps(setting))
+        args = ["check", "--config-file", docs[1]["gpu"], "--stack", "prod", "--policy-config", str(config)]
+        assert main([*args, *against]) == 2, setting
+        err = capsys.readouterr().err
+        assert err.startswith("error: policy.json: ") and words in err, err
+
+
+def test_before_of_another_project_is_refused_and_a_deleted_foundation_fails_the_gate(docs, tmp_path, capsys):
+    """A BEFORE of the same stack name in another Pulumi project is another stack (every URN differs): bad
+    input, not a diff that deletes and recreates everything. Within the project, a change that deletes the
+    cluster (a logical name that changed) is at least as bad as replacing it: the prod gate fails."""
+    import copy
+
+    from mlplatform_core.change.rules import change_violations
+
+    base = tmp_path / "before.json"
+    other = copy.deepcopy(docs[0]["shipped"])
+    other["deployment"]["programs"][0]["project"] = "someone-else"
+    base.write_text(json.dumps(other))
+    assert main(["diff", "--config-file", docs[1]["shipped"], "--stack", "prod", "--against", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert "of project 'someone-else', but this is project 'ml-platform-eks'" in err
+
+    before = copy.deepcopy(docs[0]["shipped"])
+    for r in before["resources"]:
+        if r["type"] == "aws:eks/cluster:Cluster":
+            r["urn"] = r["urn"].replace(f"::{r['name']}", "::old-cluster")
+            r["name"] = "old-cluster"
+    after = docs[0]["shipped"]
+    diff = diff_document(before, after)
+    assert {(r["name"], r["action"]) for r in diff["resources"] if r["type"] == "aws:eks/cluster:Cluster"} >= {
+        ("old-cluster", "delete")
+    }
+    found = [v for v in change_violations(diff, before, after) if v.rule == "change-foundation-replaced"]
+    assert found and found[0].level == "mandatory" and "deletes the EKS cluster old-cluster" in found[0].message

@@ -45,6 +45,8 @@ def test_init_writes_a_project_that_plans_checks_and_places_under_its_own_name(t
     assert code == 0, err
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == FILES
     assert "cd " in out and "mlplatform plan dev" in out and "pulumi up" in out
+    # The next steps paste into a shell as they are: the folder quoted, the stack created before `pulumi up`.
+    assert f"  cd '{folder}'\n" in out and out.index("pulumi stack init dev") < out.index("pulumi up --stack dev")
     project = find_project(folder)
     assert project.name == "acme-ml" and project.kubernetes_layer.name == "acme-ml-kubernetes"
     assert project.kubernetes_layer.cluster_project == "acme-ml"
@@ -93,3 +95,64 @@ def test_the_written_files_are_what_pulumi_and_github_read(tmp_path, capsys):
     assert "mlplatform check --all --format markdown" in offline and "gh pr comment" in offline
     assert workflow["jobs"]["preview-cluster"]["strategy"]["matrix"]["stack"] == ["dev", "prod"]
     assert json.loads((root / "policies/config/dev.json").read_text()) == {"eks-endpoint-private": "advisory"}
+
+
+def _gate_script(workflow: dict, step_prefix: str) -> str:
+    steps = workflow["jobs"]["change-gate"]["steps"]
+    (run,) = [s["run"] for s in steps if s.get("name", "").startswith(step_prefix)]
+    # The install lines need a network; the test puts a stand-in mlplatform where they would install it.
+    return "\n".join(line for line in run.splitlines() if "pip install" not in line and "git worktree" not in line)
+
+
+def test_init_workflow_gates_a_pull_request_on_the_change_from_the_base_branch(tmp_path, capsys):
+    """docs/diff.md: on a pull request, every stack is planned with the base branch's toolkit (BEFORE), then
+    `diff --against` goes to the job summary and `check --against` gates; the worst exit code fails the job
+    under GitHub's `bash -e`, a stack new on the branch is skipped."""
+    import os
+    import subprocess
+
+    project = tmp_path / "work" / "x"
+    assert run_cli(capsys, "init", str(project))[0] == 0
+    workflow = yaml.safe_load((project / ".github/workflows/infra.yml").read_text())
+    gate = workflow["jobs"]["change-gate"]
+    assert gate["if"] == "github.event_name == 'pull_request'"
+    before_step = next(s["run"] for s in gate["steps"] if s.get("name", "").startswith("BEFORE"))
+    assert "-r ../base/requirements.txt" in before_step  # the base branch's toolkit, not the PR's
+
+    log = tmp_path / "calls.txt"
+    stand_in = (  # records its arguments; `plan` writes a document, diff/check exit with the code asked
+        '#!/bin/bash\necho "$*" >> "$LOG"\n'
+        'case "$1" in plan) echo "{}";; diff) exit "$DIFF_CODE";; check) exit "$CHECK_CODE";; esac\n'
+    )
+    for venv in (project / ".venv", tmp_path / "work" / "base-venv"):
+        (venv / "bin").mkdir(parents=True)
+        (venv / "bin" / "mlplatform").write_text(stand_in)
+        (venv / "bin" / "mlplatform").chmod(0o755)
+    base = tmp_path / "work" / "base" / "stacks"
+    base.mkdir(parents=True)
+    (base / "Pulumi.dev.yaml").write_text("config: {}\n")  # prod is new on the branch: nothing to diff
+
+    def run(step: str, diff_code: int, check_code: int) -> int:
+        env = {**os.environ, "LOG": str(log), "DIFF_CODE": str(diff_code), "CHECK_CODE": str(check_code)}
+        env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
+        script = _gate_script(workflow, step)
+        return subprocess.run(["bash", "-e", "-c", script], cwd=project, env=env, check=False).returncode
+
+    assert run("BEFORE", 0, 0) == 0
+    assert (tmp_path / "work" / "before" / "dev.json").read_text() == "{}\n"
+    assert not (tmp_path / "work" / "before" / "prod.json").exists()
+    assert log.read_text().splitlines() == ["plan dev --json"]
+    log.unlink()
+    assert run("AFTER", 0, 0) == 0
+    assert log.read_text().splitlines() == [
+        "diff dev --against ../before/dev.json --format markdown",
+        "check dev --against ../before/dev.json",
+    ]
+    assert run("AFTER", 0, 1) == 1  # a mandatory change rule fails the pull request
+    assert run("AFTER", 2, 1) == 2  # BEFORE of another schema version: bad input, said by diff
+
+
+def test_init_into_a_folder_it_cannot_write_is_bad_input(tmp_path, capsys):
+    """A folder init may not create or write is the user's to fix: exit 2 naming it, never 3 (a bug)."""
+    code, _, err = run_cli(capsys, "init", "/proc/mlplatform-init-test")
+    assert code == 2 and err.startswith("error: cannot write /proc/mlplatform-init-test"), err

@@ -157,3 +157,22 @@ def test_place_at_100_columns(capsys, monkeypatch):
     assert_fits(out, WIDTH)
     for group in ("initial", "jupyter", "jobs", "spot", "gpu"):
         assert f"│ {group} " in out or f"node group: {group}" in out
+
+
+def test_stack_outputs_are_json_and_the_critical_path_hangs_indented(capsys, monkeypatch):
+    """A structured stack output reads as `pulumi stack output` prints it (JSON, never Python's repr), a
+    summary says `1 entry`, and a wrapped critical path stays indented under its heading."""
+    from mlplatform.reports.plan_view import output_lines
+
+    value = {"workload": {"nodeSelector": {"mlplatform.io/node-role": "workload"}, "tolerations": []}}
+    assert output_lines("polyaxonEnvironments", value, str, 200) == [f"  polyaxonEnvironments: {json.dumps(value)}"]
+    assert output_lines("polyaxonEnvironments", value, str, 100) == [
+        "  polyaxonEnvironments: 1 entry (workload); full values with --json"
+    ]
+    assert output_lines("gpuResources", {}, str, 100) == ["  gpuResources: {}"]
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    _, out, _ = run_cli(capsys, "plan", "prod")
+    assert "{'" not in out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  critical path: "))
+    assert lines[start + 1].startswith("      ")  # the chain continues under its heading, never at column 0

@@ -120,3 +120,17 @@ def test_an_unknown_rule_name_or_setting_gets_a_did_you_mean():
     message = str(info.value)
     assert "unknown policy name 'eks-endpoint-privat'; did you mean eks-endpoint-private?" in message
     assert "no-dev-groups-in-prod.forbiddenRole: not a setting of this policy; did you mean forbiddenRoles?" in message
+
+
+def test_a_look_alike_character_in_a_name_is_shown_escaped():
+    """A Cyrillic `а` in a policy name or a policy's setting reads as `\\u0430`, with the name it resembles:
+    the user sees why `eks-endpoint-privаte` is unknown."""
+    with pytest.raises(policy_config.PolicyConfigError) as info:
+        policy_config.resolve_config(
+            {"eks-endpoint-priv\u0430te": "advisory", "idle-cost-ceiling": {"m\u0430xIdleMonthlyUsd": 5}}
+        )
+    text = str(info.value)
+    assert "unknown policy name 'eks-endpoint-priv\\u0430te' (it contains the non-ASCII character(s) \\u0430)" in text
+    assert "did you mean eks-endpoint-private?" in text
+    assert "idle-cost-ceiling.m\\u0430xIdleMonthlyUsd: not a setting of this policy (it contains" in text
+    assert "did you mean maxIdleMonthlyUsd?" in text and "\u0430" not in text

@@ -141,8 +141,26 @@ def test_a_single_zone_group_takes_the_subnet_of_its_zone_or_says_which_zones_th
     zones, subnets = ["us-east-1a", "us-east-1b"], ["subnet-a", "subnet-b"]
     assert _pick(zones, subnets, None, "train") == ("subnet-a", "us-east-1a")
     assert _pick(zones, subnets, "us-east-1b", "train") == ("subnet-b", "us-east-1b")
-    with pytest.raises(ValueError, match="availabilityZone us-east-1d has no private subnet of this stack"):
+    with pytest.raises(ValueError, match="availabilityZone: us-east-1d has no private subnet of this stack"):
         _pick(zones, subnets, "us-east-1d", "train")
+
+
+def test_a_zone_without_a_subnet_of_the_stack_is_an_input_error_naming_the_setting_not_a_crash(capsys, tmp_path):
+    """The program finds it inside an apply (the subnets' zones are outputs); `plan` exits 2 naming the key."""
+    import yaml
+
+    from tests.conftest import stack_config
+
+    raw = stack_config("dev")
+    raw["ml-platform-eks:additionalNodeGroups"] = [
+        {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "availabilityZone": "us-east-1f"}
+    ]
+    path = tmp_path / "Pulumi.zone-test.yaml"
+    path.write_text(yaml.safe_dump({"config": raw}))
+    assert main(["plan", "--config-file", str(path), "--stack", "zone-test"]) == 2
+    err = capsys.readouterr().err
+    assert "ml-platform-eks:additionalNodeGroups[0].availabilityZone: us-east-1f has no private subnet" in err
+    assert "internal error" not in err
 
 
 def test_karpenter_pools_select_their_placement_group_security_group_zone_and_reservation():

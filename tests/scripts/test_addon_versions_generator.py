@@ -50,6 +50,31 @@ def plugin_chart(version: str) -> dict[str, str]:
     }
 
 
+def efa_chart(version: str, app: str) -> dict[str, str]:
+    base = "stable/aws-efa-k8s-device-plugin"
+    image = "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/efa"
+    return {
+        f"{base}/Chart.yaml": f"name: aws-efa-k8s-device-plugin\nversion: {version}\nappVersion: {app}\n",
+        f"{base}/values.yaml": f"image:\n  repository: {image}\n  tag: {app}\n",
+    }
+
+
+def operator_chart(kube: str) -> dict[str, str]:
+    base = "deployments/gpu-operator"
+    return {
+        f"{base}/Chart.yaml": f'name: gpu-operator\nversion: v1.0.0-devel\nkubeVersion: "{kube}"\n',
+        f"{base}/values.yaml": "operator:\n  repository: nvcr.io/nvidia\n  image: gpu-operator\n"
+        + "".join(f"{k}:\n  repository: nvcr.io/nvidia/{k}\n" for k in ("migManager", "gfd", "validator")),
+    }
+
+
+def dcgm_chart(version: str, image: str) -> dict[str, str]:
+    return {
+        "deployment/Chart.yaml": f'name: dcgm-exporter\nversion: "{version}"\nkubeVersion: ">= 1.19.0-0"\n',
+        "deployment/values.yaml": f"image:\n  repository: nvcr.io/nvidia/k8s/dcgm-exporter\n  tag: {image}\n",
+    }
+
+
 CHANGELOG = """# AMI Release v20260714
 <td>amazon-eks-node-al2023-x86_64-standard-1.36-v20260714</td>
 <td>amazon-eks-node-al2023-x86_64-nvidia-1.36-v20260714</td>
@@ -83,6 +108,24 @@ def upstream(tmp_path: Path) -> list[str]:
         tmp_path / "karpenter",
         [("v1.14.1", {"charts/karpenter/values.yaml": "controller:\n  image:\n    repository: public.ecr.aws/k/c\n"})],
     )
+    # Tags as upstream names them: eks-charts tags the repository (the pin's newest tag is read), the GPU operator
+    # vYY.M.P, the DCGM exporter <dcgm>-<exporter>; tags after the pins' newest are left out.
+    efa = repo(
+        tmp_path / "efa",
+        [("v0.0.241", efa_chart("v0.5.29", "v0.5.20")), ("v0.0.242", efa_chart("v0.5.30", "v0.5.20"))],
+    )
+    operator = repo(
+        tmp_path / "operator",
+        [("v26.3.0", operator_chart(">= 1.16.0-0")), ("v26.7.0", operator_chart(">= 1.30.0-0, < 1.37.0-0"))],
+    )
+    dcgm = repo(
+        tmp_path / "dcgm",
+        [
+            ("4.5.2-4.8.1", dcgm_chart("4.8.1", "4.5.2-4.8.1-distroless")),
+            ("4.5.3-4.8.2", dcgm_chart("4.8.2", "4.5.3-4.8.2-distroless")),
+            ("4.6.0-4.9.0", dcgm_chart("4.9.0", "4.6.0-4.9.0-distroless")),
+        ],
+    )
     calendar = tmp_path / "eks.json"
     row = {"end_of_extended_support": "2028-01-01"}
     ended = {"end_of_extended_support": "2026-01-01"}
@@ -99,6 +142,7 @@ def upstream(tmp_path: Path) -> list[str]:
     )
     args = ["--autoscaler", str(scaler), "--device-plugin", str(plugin), "--eks-ami", str(amis)]
     args += ["--karpenter-repo", str(karpenter), "--eks-ami-ref", "HEAD", "--calendar", str(calendar)]
+    args += ["--efa-charts", str(efa), "--gpu-operator", str(operator), "--dcgm-exporter", str(dcgm)]
     return [*args, "--karpenter", str(snap), "--on", "2026-11-26", "-o", str(tmp_path / "out.json")]
 
 
@@ -130,12 +174,30 @@ def test_each_minor_gets_its_own_line_or_the_newest_older_one(upstream, tmp_path
     assert "al2023Ami" not in minors["1.37"]
 
 
+def test_the_gpu_charts_follow_their_release_tags_and_kube_version_constraints(upstream, tmp_path):
+    gen.main(upstream)
+    minors = json.loads((tmp_path / "out.json").read_text())["minors"]
+    # eks-charts: the chart at the pinned repository tag; no kubeVersion, so every minor.
+    assert {m["aws-efa-k8s-device-plugin"]["chart"] for m in minors.values()} == {"v0.5.30"}
+    assert minors["1.35"]["aws-efa-k8s-device-plugin"]["image"] == "v0.5.20"
+    # The GPU operator's newest release whose chart admits the minor; its version is the tag.
+    assert minors["1.36"]["gpu-operator"] == {"chart": "v26.7.0", "image": "v26.7.0"}
+    assert minors["1.37"]["gpu-operator"] == {"chart": "v26.3.0", "image": "v26.3.0"}
+    # The DCGM exporter at the pin's newest tag (4.6.0-4.9.0 came later), image tag from its values.
+    assert minors["1.35"]["dcgm-exporter"] == {"chart": "4.8.2", "image": "4.5.3-4.8.2-distroless"}
+
+
 def test_the_table_names_where_every_chart_and_image_comes_from(upstream, tmp_path):
     gen.main(upstream)
     doc = json.loads((tmp_path / "out.json").read_text())
     assert doc["charts"]["cluster-autoscaler"]["image"] == "registry.k8s.io/autoscaling/cluster-autoscaler"
     assert doc["charts"]["karpenter"]["image"] == "public.ecr.aws/k/c"
     assert {s["role"] for s in doc["source"]} >= {"autoscaler-charts", "device-plugin-charts", "eks-ami-changelog"}
+    assert {"efa-plugin-chart", "gpu-operator-chart", "dcgm-exporter-chart"} <= {s["role"] for s in doc["source"]}
+    assert doc["charts"]["gpu-operator"]["image"] == "nvcr.io/nvidia/gpu-operator"
+    # The operands the toolkit's values run, whose images a mirror (imageRegistry) moves too.
+    assert doc["charts"]["gpu-operator"]["repositories"]["migManager"] == "nvcr.io/nvidia/migManager"
+    assert doc["charts"]["dcgm-exporter"]["image"] == "nvcr.io/nvidia/k8s/dcgm-exporter"
 
 
 @pytest.mark.parametrize(
@@ -144,3 +206,21 @@ def test_the_table_names_where_every_chart_and_image_comes_from(upstream, tmp_pa
 )
 def test_kube_version_constraints_read_as_helm_does(constraint, minor, admits):
     assert gen.constraint_admits(constraint, minor) is admits
+
+
+def test_the_node_agent_data_reads_the_dcgm_server_of_the_agents_chart():
+    agent = load("generate_node_agent_data")
+    values = (
+        "dcgmAgent:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        nodeSelectorTerms:\n        - matchExpressions:\n"
+        "          - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge, g5.xlarge]}\n"
+        "          - {key: eks.amazonaws.com/compute-type, operator: NotIn, values: [fargate, auto]}\n"
+    )
+    daemonset = 'command: ["/usr/bin/nv-hostengine"]\nports:\n- containerPort: 5555\n  hostPort: 5555\n'
+    assert agent.dcgm_server(values, daemonset) == {
+        "instanceTypes": ["g5.xlarge", "p5.48xlarge"],
+        "notOnComputeTypes": ["auto", "fargate"],
+        "hostPort": 5555,
+    }
+    with pytest.raises(SystemExit):
+        agent.dcgm_server(values, "image: something-else\n")

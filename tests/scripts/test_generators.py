@@ -225,7 +225,15 @@ def test_every_generator_input_is_pinned_to_a_commit():
         assert all(f["url"].startswith("https://aws.amazon.com/") and f["prices"] for f in pin["facts"].values())
     # A repository's release tags are pinned by the newest tag read and its commit.
     tag_lists = {k: p for k, p in pins.items() if "tags" in p}
-    assert set(tag_lists) == {"autoscaler-release-tags", "autoscaler-charts", "device-plugin-charts", "karpenter-chart"}
+    assert set(tag_lists) == {
+        "autoscaler-release-tags",
+        "autoscaler-charts",
+        "device-plugin-charts",
+        "karpenter-chart",
+        "efa-plugin-chart",
+        "gpu-operator-chart",
+        "dcgm-exporter-chart",
+    }
     assert all(len(p["commit"]) == 40 and p["newest"] and p["repo"] for p in tag_lists.values())
     # The helm binary that renders the charts: an npm package pinned by its version.
     (npm,) = [p for p in pins.values() if "npm" in p]

@@ -21,6 +21,9 @@ NAMESPACES = {
     versions.NVIDIA_DEVICE_PLUGIN: DEVICE_PLUGIN_NAMESPACE,
     versions.KARPENTER: KUBE_SYSTEM,  # where the upstream guide installs it
     versions.KARPENTER_CRD: KUBE_SYSTEM,
+    versions.EFA_DEVICE_PLUGIN: KUBE_SYSTEM,
+    versions.GPU_OPERATOR: "gpu-operator",  # NVIDIA's install guide's namespace
+    versions.DCGM_EXPORTER: KUBE_SYSTEM,
 }
 
 
@@ -51,10 +54,14 @@ def chart(name: str, minor: str) -> Chart:
 def image_repository(name: str, registry: str | None) -> str:
     """The chart's image repository, moved onto `registry` (a mirror) when one is set: the path is kept,
     e.g. registry.k8s.io/autoscaling/cluster-autoscaler -> <registry>/autoscaling/cluster-autoscaler."""
-    upstream = versions.chart_source(name)["image"]
+    return moved(versions.chart_source(name)["image"], registry)
+
+
+def moved(repository: str, registry: str | None) -> str:
+    """An image repository with its registry host replaced by `registry` (the path kept), or as is without one."""
     if not registry:
-        return upstream
-    return f"{registry.rstrip('/')}/{upstream.split('/', 1)[1]}"
+        return repository
+    return f"{registry.rstrip('/')}/{repository.split('/', 1)[1]}"
 
 
 def image_tag(name: str, minor: str) -> str:
@@ -63,12 +70,3 @@ def image_tag(name: str, minor: str) -> str:
     if pin is None:
         raise KeyError(f"no pinned {name} image for Kubernetes {minor}")
     return str(pin["image"])
-
-
-# GPU capacity charts (issue 21), pinned by hand until the per-minor chart data covers them:
-# aws/eks-charts stable/aws-efa-k8s-device-plugin/Chart.yaml @ 52396092 (version v0.5.30, app v0.5.20);
-# NVIDIA/dcgm-exporter deployment/Chart.yaml at tag 4.5.3-4.8.2 (chart 4.8.2);
-# NVIDIA/gpu-operator release v26.7.0 (its MIG manager; the chart repository publishes the release tag as version).
-EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts", "kube-system")
-DCGM_EXPORTER = Chart("dcgm-exporter", "4.8.2", "https://nvidia.github.io/dcgm-exporter/helm-charts", "kube-system")
-GPU_OPERATOR = Chart("gpu-operator", "v26.7.0", "https://helm.ngc.nvidia.com/nvidia", "gpu-operator")

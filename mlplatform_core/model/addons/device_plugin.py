@@ -48,7 +48,8 @@ POD_SECURITY_CONTEXT = {"seccompProfile": {"type": "RuntimeDefault"}}
 HOST_NEEDS: Mapping[str, str] = {
     DAEMONSET: (
         "runs as root with host paths: it serves its gRPC socket from the kubelet's root-owned "
-        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node"
+        "/var/lib/kubelet/device-plugins and writes CDI specs to /var/run/cdi on the node; with GPU sharing the "
+        "chart's config-manager init container has no securityContext value (templates/daemonset-device-plugin.yml)"
     ),
     MPS_DAEMONSET: (
         "privileged with the host's PID namespace (the MPS control daemon drives the node's GPUs); it runs on no "
@@ -151,7 +152,8 @@ def _config(flags: dict[str, Any], sharing: dict[str, Any] | None = None) -> str
     doc: dict[str, Any] = {"version": "v1", "flags": flags}
     if sharing:
         doc["sharing"] = sharing
-    return yaml.safe_dump(doc, sort_keys=False)
+    # Without the final newline: the chart writes each config as a `|-` block, so the ConfigMap holds it verbatim.
+    return yaml.safe_dump(doc, sort_keys=False).rstrip("\n")
 
 
 def chart_affinity(layout: Layout) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import addon_versions as versions
 from ..layout import Layout
-from . import charts, coredns, ebs_csi, gpu_agents, node_health, pod_identity
+from . import coredns, ebs_csi, gpu_agents, node_health, pod_identity
 from .affinity import AMD64_ARM64, LINUX, every_node, not_on
 
 
@@ -47,10 +47,10 @@ ADDONS: Mapping[str, str] = {
     ebs_csi.ADDON_NAME: "DaemonSet ebs-csi-node, Deployment ebs-csi-controller on the initial group",
     "vpc-cni": "DaemonSet aws-node (created by pulumi-eks)",
     "kube-proxy": "DaemonSet kube-proxy (created by pulumi-eks; EKS's manifest is not public, not modelled)",
-    charts.EFA_DEVICE_PLUGIN.name: "DaemonSet aws-efa-k8s-device-plugin (EFA groups)",
-    charts.GPU_OPERATOR.name: "the GPU operator on the initial group; DaemonSets nvidia-mig-manager and "
-    "gpu-feature-discovery (MIG groups)",
-    charts.DCGM_EXPORTER.name: "DaemonSet dcgm-exporter (GPU groups, gpuMetrics: true)",
+    versions.EFA_DEVICE_PLUGIN: "DaemonSet aws-efa-k8s-device-plugin (EFA groups; rendered)",
+    versions.GPU_OPERATOR: "the GPU operator on the initial group (rendered); the DaemonSets it creates at runtime, "
+    "nvidia-mig-manager, gpu-feature-discovery and nvidia-operator-validator (MIG groups)",
+    versions.DCGM_EXPORTER: "DaemonSet dcgm-exporter (GPU groups, gpuMetrics: true; rendered)",
     node_health.NODE_MONITORING_ADDON: "DaemonSet eks-node-monitoring-agent (every node, nodeRepair)",
     pod_identity.AGENT_ADDON: "DaemonSet eks-pod-identity-agent (every node, podIdentity: true)",
 }
@@ -97,23 +97,19 @@ def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
 
 
 def _gpu_agents(layout: Layout) -> list[NodeAgent]:
-    """The EFA device plugin, the MIG manager's operands and the DCGM exporter, where the stack has them."""
+    """The GPU operator's operands, which the operator creates at runtime (helm renders only the operator: the EFA
+    device plugin's and the DCGM exporter's DaemonSets are proven as rendered, proof.chart_workloads)."""
     out = []
-    efa = gpu_agents.efa_plugin_placement(layout)
-    if efa is not None:
-        groups = tuple(g.name for g in gpu_agents.efa_groups(layout))
-        efa_chart = charts.EFA_DEVICE_PLUGIN.name
-        out.append(NodeAgent(efa_chart, efa_chart, efa, groups, "advertises vpc.amazonaws.com/efa on EFA groups"))
     mig = gpu_agents.mig_manager_placement(layout)
     if mig is not None:
         groups = tuple(g.name for g in gpu_agents.mig_groups(layout))
         for name, why in (
             ("nvidia-mig-manager", "splits the GPUs into the MIG profile of nvidia.com/mig.config"),
             ("gpu-feature-discovery", "labels MIG-capable GPUs, which the GPU operator deploys the MIG manager by"),
+            # The operator deploys its validator on every GPU node it manages, whatever the ClusterPolicy enables
+            # (NVIDIA/gpu-operator controllers/state_manager.go isStateEnabled: state-operator-validation, true;
+            # assets/state-operator-validation/0500_daemonset.yaml: nvidia.com/gpu.deploy.operator-validator).
+            ("nvidia-operator-validator", "validates the node's driver and toolkit before the operands start"),
         ):
-            out.append(NodeAgent(name, charts.GPU_OPERATOR.name, mig, groups, why))
-    dcgm = gpu_agents.dcgm_exporter_placement(layout, layout.gpu_metrics)
-    if dcgm is not None:
-        groups = tuple(g.name for g in layout.gpu_groups)
-        out.append(NodeAgent("dcgm-exporter", charts.DCGM_EXPORTER.name, dcgm, groups, "GPU metrics (gpuMetrics)"))
+            out.append(NodeAgent(name, versions.GPU_OPERATOR, mig, groups, why))
     return out

@@ -10,7 +10,9 @@ Every Helm release of the stack (releases.py) is rendered from its chart version
 - resources: every container requests CPU and memory (from the chart's values, or a LimitRange default in the
   release's namespace); a controller (a Deployment) has a memory limit equal to its request;
 - securityContext: non-root, no privilege escalation, read-only root filesystem, every capability dropped, not
-  privileged; what a workload needs beyond that is stated by its add-on (`stated_needs`), never silently exempt.
+  privileged; what a workload needs beyond that is stated by its add-on (`stated_needs`), never silently exempt;
+- GPU sharing: the device plugin's configs, as the chart renders them, give each sharing group what the layout
+  promises (sharing_proof.py).
 
 A failure is a problem of the stack's `kubernetesVersion` (the charts follow it) and refuses the stack before
 anything is created; the rendered workloads feed the placement proof (placement/profiles.py).
@@ -28,12 +30,16 @@ from ..charts import rbac
 from ..charts.render import Rendering, render
 from ..layout import Layout
 from ..quantity import QuantityError, parse_quantity
-from . import device_plugin, releases
+from . import device_plugin, gpu_agents, releases
 from .core_services import core_services_groups
 from .releases import DeployTimeValues, Release
+from .sharing_proof import sharing_problems
 
 # What an add-on's workloads need beyond the baseline, by chart: workload -> why.
-STATED_NEEDS: Mapping[str, Mapping[str, str]] = {versions.NVIDIA_DEVICE_PLUGIN: device_plugin.HOST_NEEDS}
+STATED_NEEDS: Mapping[str, Mapping[str, str]] = {
+    versions.NVIDIA_DEVICE_PLUGIN: device_plugin.HOST_NEEDS,
+    **gpu_agents.HOST_NEEDS,
+}
 
 
 @dataclass(frozen=True)
@@ -218,6 +224,8 @@ def prove(
         for value in item.rendering.unproven:
             problems.append(f"{item.release.name}: the chart facts cannot prove the value {value}")
         problems += _rbac_problems(layout, item)
+        if chart.name == versions.NVIDIA_DEVICE_PLUGIN:
+            problems += sharing_problems(layout, item.rendering)
         defaulted = (namespace_defaults or {}).get(chart.namespace, frozenset())
         for workload in item.rendering.workloads:
             problems += _resource_problems(item.release.name, workload, defaulted)
@@ -233,7 +241,7 @@ def chart_workloads(layout: Layout, rendered: Sequence[RenderedRelease] | None =
     placement proof flags it wherever it lands."""
     rendered = rendered_releases(layout) if rendered is None else rendered
     initial = core_services_groups(layout)
-    daemons = device_plugin.daemonset_groups(layout)
+    daemons = {**device_plugin.daemonset_groups(layout), **gpu_agents.daemonset_groups(layout)}
     out = []
     for item in rendered:
         if item.rendering is None:

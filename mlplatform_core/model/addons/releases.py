@@ -15,7 +15,7 @@ from typing import Any
 from .. import addon_versions as versions
 from ..config.karpenter_settings import NODE_GROUPS
 from ..layout import Layout
-from . import autoscaler, charts, device_plugin, node_health
+from . import autoscaler, charts, device_plugin, gpu_agents, node_health
 from . import karpenter_controller as karpenter
 from .charts import Chart
 
@@ -61,6 +61,7 @@ def addons_of(layout: Layout) -> tuple[str, ...]:
         names.append(versions.CLUSTER_AUTOSCALER)
     if device_plugin.plugin_groups(layout):
         names.append(versions.NVIDIA_DEVICE_PLUGIN)
+    names += [chart for _, chart, _, _ in gpu_agents.wanted(layout)]
     return tuple(names)
 
 
@@ -106,7 +107,14 @@ def stack_releases(layout: Layout, at_deploy: DeployTimeValues | None = None) ->
         out.append(autoscaler_release(layout, at_deploy))
     if (plugin := device_plugin_release(layout, at_deploy)) is not None:
         out.append(plugin)
+    out += gpu_releases(layout, at_deploy.image_registry)
     return tuple(out)
+
+
+def gpu_releases(layout: Layout, image_registry: str | None = None) -> list[Release]:
+    """The EFA device plugin, the GPU operator and the DCGM exporter (gpu_agents.py), released under their charts'
+    names like the others (the charts' resource names follow the release's)."""
+    return [Release(r.chart.name, r.chart, r.values) for r in gpu_agents.releases(layout, image_registry)]
 
 
 def namespace_defaults(layout: Layout) -> dict[str, frozenset[str]]:

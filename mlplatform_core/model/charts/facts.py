@@ -4,6 +4,8 @@ Written by scripts/render_charts.py from a real `helm template` of the chart at 
 - `workloads`: every Deployment and DaemonSet, with its pod's placement and security fields (`pod`) and its
   containers and init containers (`image`, `resources`, `securityContext`), as rendered with `values.base`;
 - `rbac`: the rules of every Role and ClusterRole bound to a workload's service account;
+- `configMaps` (where `recorded` asks for them, and more container fields such as `env`): the ConfigMaps the
+  release renders, with their `data` (the device plugin's GPU sharing configs);
 - `values`: which release values change them: `bindings` (the value lands verbatim, or into a string
   `template`, at a field of a workload), `affects` (a value that changes facts in a way not recorded as a
   binding: a release must then set it as `base` does), `presence` (values whose absence changes the facts: a
@@ -29,6 +31,8 @@ class Binding:
     workload: str  # Kind/name
     field: str  # a JSON Pointer into the workload's facts, e.g. /pod/nodeSelector, /containers/0/resources
     template: str | None = None  # the field is this string with {path} filled in
+    path: str = ""  # the value sits below the field, at this JSON Pointer into it
+    tail: int | None = None  # the value is the list at `path` from this index on (the chart's own items before)
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class ChartFacts:
     namespace: str
     workloads: Sequence[Mapping[str, Any]]
     rbac: Sequence[Mapping[str, Any]]
+    config_maps: Sequence[Mapping[str, Any]]
+    recorded: Mapping[str, Any]  # what was recorded beyond workloads and RBAC (scripts/render_charts.py EXTRA_FACTS)
     base: Mapping[str, Any]  # the leaf values the facts were rendered with
     defaults: Mapping[str, Any]
     bindings: Sequence[Binding]
@@ -82,6 +88,8 @@ def from_json(raw: Mapping[str, Any]) -> ChartFacts:
         namespace=raw["namespace"],
         workloads=tuple(raw["workloads"]),
         rbac=tuple(raw["rbac"]),
+        config_maps=tuple(raw.get("configMaps", [])),
+        recorded=raw.get("recorded", {}),
         base=values["base"],
         defaults=values["defaults"],
         bindings=tuple(Binding(**b) for b in values["bindings"]),

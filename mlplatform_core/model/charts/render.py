@@ -21,6 +21,7 @@ from .helm_values import MISSING, coalesce, empty, leaf_paths
 class Rendering:
     facts: ChartFacts
     workloads: tuple[dict[str, Any], ...]  # the facts' workload shape, values applied
+    config_maps: tuple[dict[str, Any], ...]  # {kind: ConfigMap, name, data}, values applied
     unproven: tuple[str, ...]  # values the facts cannot account for
 
 
@@ -36,6 +37,20 @@ def _set(doc: dict[str, Any], pointer: str, value: Any) -> None:
         node.pop(last, None)
     else:
         node[last] = value
+
+
+def _set_inside(doc: dict[str, Any], pointer: str, tail: int | None, value: Any) -> None:
+    """Set a value below a recorded field: at `pointer`, or as the list there from index `tail` on."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.strip("/").split("/")]
+    node: Any = doc
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    last: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
+    value = [] if value is MISSING or value is None else copy.deepcopy(value)
+    if tail is None:
+        node[last] = value
+    else:
+        node[last] = [*node[last][:tail], *value]
 
 
 def _fill(template: str, values: Mapping[str, Any]) -> str:
@@ -76,13 +91,24 @@ def _render(facts: ChartFacts, values: Mapping[str, Any]) -> Rendering:
     effective = {
         b.value: coalesce(facts.defaults.get(b.value, MISSING), leaves.get(b.value, MISSING)) for b in facts.bindings
     }
-    by_name = {f"{w['kind']}/{w['name']}": copy.deepcopy(dict(w)) for w in facts.workloads}
-    for b in facts.bindings:
+    objects = (*facts.workloads, *facts.config_maps)
+    by_name = {f"{w['kind']}/{w['name']}": copy.deepcopy(dict(w)) for w in objects}
+    # Whole fields first, then values that sit inside a field (bound below it).
+    for b in sorted(facts.bindings, key=lambda b: bool(b.path) or b.tail is not None):
+        if b.path or b.tail is not None:
+            _set_inside(by_name[b.workload], b.field + b.path, b.tail, effective[b.value])
+            continue
         value = effective[b.value]
         if b.template is not None:
             value = _fill(b.template, {p: effective.get(p, facts.defaults.get(p, "")) for p in _names(b.template)})
         _set(by_name[b.workload], b.field, None if value is MISSING else copy.deepcopy(value))
-    return Rendering(facts, tuple(by_name.values()), tuple(unproven_values(facts, leaves)))
+    rendered = tuple(by_name.values())
+    return Rendering(
+        facts,
+        tuple(w for w in rendered if w["kind"] != "ConfigMap"),
+        tuple(w for w in rendered if w["kind"] == "ConfigMap"),
+        tuple(unproven_values(facts, leaves)),
+    )
 
 
 def _names(template: str) -> list[str]:

@@ -15,9 +15,10 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from ..regions import partition_of
 from .base import SettingsModel
-from .errors import show
-from .karpenter_settings import NodePoolSettings
+from .errors import Problem, key_path, show
+from .karpenter_settings import AUTO_MODE, NodePoolSettings
 
 SYSTEM_POOL, MANAGED_NODE_GROUP = "systemPool", "managedNodeGroup"
 INITIAL_GROUP_CHOICES = (SYSTEM_POOL, MANAGED_NODE_GROUP)
@@ -27,6 +28,43 @@ KMS_KEY = (
     r"^(arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/[A-Za-z0-9/_-]+"
     r"|alias/[A-Za-z0-9/_-]+|(mrk-)?[0-9a-f-]{32,36})$"
 )
+
+
+# Regions EKS Auto Mode is not offered in: "EKS Auto Mode isn't available in the ap-southeast-7 or mx-central-1
+# AWS Regions" (EKS user guide, automode/create-auto.adoc, read 2026-11-26). The API refuses computeConfig there.
+NO_AUTO_MODE_REGIONS = ("ap-southeast-7", "mx-central-1")
+
+
+def auto_mode_region_problems(provisioner: str, region: str) -> list[Problem]:
+    """An Auto Mode stack in a region without Auto Mode fails at cluster creation: refused at plan instead."""
+    if provisioner != AUTO_MODE or region not in NO_AUTO_MODE_REGIONS:
+        return []
+    return [
+        Problem(
+            key_path("provisioner"),
+            f"autoMode, but EKS Auto Mode is not available in {region} (EKS user guide, create-auto.adoc: not in "
+            f"{' or '.join(NO_AUTO_MODE_REGIONS)}); use provisioner: karpenter or nodeGroups there",
+        )
+    ]
+
+
+def storage_key_problems(key: str | None, region: str) -> list[Problem]:
+    """A key ARN of another partition or region cannot encrypt this region's volumes (KMS keys are regional;
+    an EBS volume takes a key of its own region): refused before Auto Mode fails to launch any node."""
+    parts = (key or "").split(":")
+    if len(parts) < 4 or parts[0] != "arn":
+        return []  # a key id or alias name: resolved in the stack's own account and region
+    partition, key_region = parts[1], parts[3]
+    if partition == partition_of(region) and key_region == region:
+        return []
+    return [
+        Problem(
+            key_path("autoMode", "ephemeralStorageKmsKey"),
+            f"{show(key)} is a key of {key_region} ({partition}), but the stack's nodes are in {region} "
+            f"({partition_of(region)}); a volume is encrypted with a key of its own region: use a key (or alias) "
+            f"in {region}",
+        )
+    ]
 
 
 class AutoModeSettings(SettingsModel):

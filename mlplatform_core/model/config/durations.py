@@ -1,6 +1,6 @@
 """Durations in the settings (Karpenter's consolidateAfter and expireAfter, and any later one): Go's grammar, bounded.
 
-Karpenter's CRDs check durations with a pattern only (`^([0-9]+(s|m|h))+$`, NodePool CRD @ the pinned
+Karpenter's CRDs check durations with a pattern only (`^(([0-9]+(s|m|h))+|Never)$`, NodePool CRD @ the pinned
 release); the controller then reads them with Go's time.ParseDuration, which refuses anything beyond
 int64 nanoseconds (about 292 years) with "invalid duration": a NodePool the API server stores but the
 controller cannot read. Each setting also has a maximum that makes sense for it, so a typo such as
@@ -39,8 +39,11 @@ def spoken(total: int) -> str:
 
 def duration_error(text: str, maximum: int, *, never: bool = False, positive: bool = False) -> str | None:
     """Why `text` is not a duration this setting takes, or None."""
-    if never and text == NEVER:
-        return None
+    if text == NEVER:
+        # Karpenter's CRDs take Never for consolidateAfter too (`^(([0-9]+(s|m|h))+|Never)$`): say why it is refused.
+        if never:
+            return None
+        return f"{show(text)} is not taken here: write a duration of at most {spoken(maximum)} in {UNITS}"
     if not _GRAMMAR.match(text):
         also = f", or {NEVER}" if never else ""
         return f"{show(text)} is not a duration: write {UNITS}{also}"

@@ -9,7 +9,7 @@ without a word. Such keys are errors, with the nearest known namespace as a sugg
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .errors import PROJECT, REGION_KEY, show
@@ -30,13 +30,22 @@ def _nearest(word: str, choices: tuple[str, ...] | list[str]) -> str | None:
     return lowered[close[0]] if close else None
 
 
-def namespace_error(key: str) -> str | None:
-    """Why a namespaced key is read by nobody (None when this project or a provider reads it)."""
+def namespace_error(key: str, settings: Collection[str] = ()) -> str | None:
+    """Why a namespaced key is read by nobody (None when this project or a provider reads it). `settings`: the
+    toolkit's own setting names, so that `<project>:kubernetesVersion` (what `pulumi config set` writes without
+    a namespace, in a project of another name) is pointed to ml-platform-eks:kubernetesVersion."""
     namespace, _, name = key.partition(":")
     if namespace in KNOWN_NAMESPACES:
         return None
+    known = (
+        f"the toolkit's ({PROJECT}, whatever the project is called) nor a provider's ({', '.join(PROVIDER_NAMESPACES)})"
+    )
+    if name in settings:
+        return (
+            f"namespace {show(namespace)} is neither {known}; did you mean {PROJECT}:{name}? (`pulumi config set` "
+            "without a namespace writes the project's own)"
+        )
     near = _nearest(namespace, KNOWN_NAMESPACES)
-    known = f"this project's ({PROJECT}) nor a provider's ({', '.join(PROVIDER_NAMESPACES)})"
     if near is not None:
         return f"namespace {show(namespace)} is neither {known}; did you mean {near}:{name}?"
     return f"namespace {show(namespace)} is neither {known}, so nothing would read this setting"

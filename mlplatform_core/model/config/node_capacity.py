@@ -32,7 +32,8 @@ def _date(value: Any) -> Any:
         raise ValueError(f"{show(value)} is not a date such as 2026-12-01 or 2026-12-01T11:30:00Z") from None
 
 
-EndDate = Annotated[datetime.date, BeforeValidator(_date)]
+# datetime first: pydantic takes a datetime for a date only at midnight (a Capacity Block ends at e.g. 11:30 UTC).
+EndDate = Annotated[datetime.datetime | datetime.date, BeforeValidator(_date)]
 
 
 class CapacityReservationSettings(SettingsModel):

@@ -18,7 +18,7 @@ from .. import eks_versions, regions
 from ..scheduling import DEFAULT_SPOT_TAINT
 from . import cluster_name
 from .access import AccessSettings, access_problems
-from .automode import AutoModeSettings
+from .automode import AutoModeSettings, auto_mode_region_problems, storage_key_problems
 from .base import Count, SettingsModel
 from .errors import PROJECT, REGION_KEY, ConfigError, Problem, escaped, key_path, show
 from .images import image_registry_problems, registry_error
@@ -164,6 +164,14 @@ _CROSS_CHECKS: tuple[tuple[frozenset[str], Callable[[StackConfig], list[Problem]
         lambda cfg: image_registry_problems(cfg.image_registry, cfg.region, _installs_charts(cfg)),
     ),
     (
+        frozenset({"autoMode", "region"}),
+        lambda cfg: storage_key_problems(cfg.auto_mode.ephemeral_storage_kms_key, cfg.region),
+    ),
+    (
+        frozenset({"provisioner", "region"}),
+        lambda cfg: auto_mode_region_problems(cfg.provisioner, cfg.region),
+    ),
+    (
         frozenset({"upgradePolicy", "environment"}),
         lambda cfg: upgrade_policy_problems(cfg.upgrade_policy, cfg.environment),
     ),
@@ -250,6 +258,9 @@ _TOP_LEVEL_KINDS = {
 }
 
 
+_SETTING_NAMES = frozenset(f.alias or n for n, f in StackConfig.model_fields.items())
+
+
 def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     """The project's settings (namespace removed, JSON text decoded, top-level booleans and numbers read from
     the text Pulumi writes for them: pulumi_format.py) and the problems of the keys themselves: keys without
@@ -271,7 +282,7 @@ def split_keys(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
             problems.append(
                 Problem(escaped(key), f"config keys need a namespace; did you mean {PROJECT}:{escaped(key)}?")
             )
-        elif err := namespace_error(key):
+        elif err := namespace_error(key, _SETTING_NAMES):
             problems.append(Problem(escaped(key), err))
         # Other namespaces (aws:profile, kubernetes:..., pulumi:tags) belong to their providers.
     return data, problems

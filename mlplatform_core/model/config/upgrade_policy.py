@@ -15,7 +15,6 @@ from typing import Literal
 from .base import SettingsModel
 from .errors import Problem, key_path
 
-SUPPORT_TYPES = ("STANDARD", "EXTENDED")
 DEV_DEFAULT = "STANDARD"
 SupportType = Literal["STANDARD", "EXTENDED"]
 

@@ -39,7 +39,7 @@ from .prices import (
 
 CONTROL_PLANE = "EKS control plane"
 
-# Billed by use, not by the hour the stack exists: outside every total (README: "What the estimate leaves out").
+# Billed by use, not by the hour the stack exists: outside every total (docs/cost.md: what the estimate leaves out).
 NOT_INCLUDED = (
     "data transfer (internet egress, cross-AZ traffic, NAT gateway data processing per GB)",
     "CloudWatch Logs for the control-plane logs (billed per GB ingested and stored)",

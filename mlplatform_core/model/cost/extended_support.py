@@ -59,4 +59,15 @@ def upgrade_policy_view(cfg: StackConfig, on: datetime.date) -> dict[str, Any]:
     )
     if on >= effect and support == "EXTENDED":
         view["note"] += "; in effect now"
+    elif on >= effect:
+        # "You cannot disable extended support once your cluster has entered it. You can only disable extended
+        # support for clusters on standard support." (EKS user guide, versioning/disable-extended-support.adoc)
+        cal = eks_versions.calendar()
+        standard_minors = [m for m in later if cal[m].end_of_standard_support >= on]
+        view["note"] += (
+            f"; but {cfg.kubernetes_version} is already in extended support, and EKS does not let a cluster in "
+            "extended support switch to STANDARD (disable-extended-support.adoc): upgrade (one minor at a time) "
+            f"to {standard_minors[0] if standard_minors else 'a minor in standard support'} or set "
+            "upgradePolicy.supportType: EXTENDED"
+        )
     return view

@@ -35,6 +35,7 @@ from ..scheduling import (
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
+from .gpu_metrics import host_engine_problems
 from .sharing import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_OPERATOR_OPERANDS_LABEL,
@@ -388,6 +389,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     managed = [g for g in groups if not g.karpenter] + list(retained)
     quota_problems([(g, paths[g.name]) for g in managed], cfg.quotas, errs.add)
+    host_engine_problems(cfg.gpu_metrics, cfg.node_repair, groups, errs.add)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint

@@ -122,6 +122,16 @@ def _reservation(
             f"{show(list(types))}: a capacity reservation is for one instance type, which the launch template "
             "names; list only the reservation's type",
         )
+    # Capacity Blocks sell accelerated instances only (EC2 API reference, CapacityBlock: "Reserve powerful GPU
+    # instances ... for your short duration machine learning (ML) workloads"; P and Trainium types).
+    plain = [t for t in types if (i := instances.lookup(t)) is not None and i.known and not i.accelerated]
+    if block and plain:
+        add(
+            path + ("instanceTypes",),
+            f"{', '.join(plain)}: capacity-block, but Capacity Blocks for ML are sold for GPU and Trainium "
+            "types only (e.g. p5.48xlarge, p4d.24xlarge, trn1.32xlarge); for other types use an On-Demand "
+            "Capacity Reservation (type: on-demand)",
+        )
     min_size, max_size = sizes
     if block and role == INITIAL:
         add(rpath + ("type",), "capacity-block: the initial group must always run, and a Capacity Block ends")

@@ -146,3 +146,32 @@ def test_only_the_cluster_has_a_fixed_aws_name(prod_run, dev_run):
     for run in (prod_run, dev_run):
         fixed = {r.type for r in run.resources if r.type in NAME_PROPERTIES and r.inputs.get(NAME_PROPERTIES[r.type])}
         assert fixed == {"aws:eks/cluster:Cluster"}
+
+
+def test_an_input_reading_several_replaced_resources_is_named_once():
+    """subnetIds reads every private subnet: a new VPC CIDR replaces all three, the field is one changed input."""
+    subnet = "aws:ec2/subnet:Subnet"
+    subnets = [f"private-{i}" for i in range(3)]
+    ng = res(NG, "gpu", {"subnetIds": ["s"]}, {"subnetIds": [res(subnet, s, {})["urn"] for s in subnets]})
+    before = [*(res(subnet, s, {"cidrBlock": f"10.0.{i}.0/24"}) for i, s in enumerate(subnets)), ng]
+    after = [*(res(subnet, s, {"cidrBlock": f"10.9.{i}.0/24"}) for i, s in enumerate(subnets)), ng]
+    assert actions(before, after)["gpu"][:2] == ("replace", ["subnetIds"])
+
+
+def test_a_node_pool_rolls_when_its_requirements_narrow_not_when_they_widen():
+    """Karpenter drifts a node only when its labels break the new requirements (drift.go areRequirementsDrifted;
+    requirements are `hash:"ignore"`): more instance types drift nothing, a type taken away rolls the pool."""
+    pool = "kubernetes:karpenter.sh/v1:NodePool"
+
+    def jobs(types, **extra):
+        reqs = [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": types}]
+        reqs += [{"key": k, "operator": "In", "values": v} for k, v in extra.items()]
+        return res(pool, "nodepool-jobs", {"spec": {"template": {"spec": {"requirements": reqs}}}})
+
+    def action(before, after):
+        return actions([before], [after])["nodepool-jobs"][0]
+
+    assert action(jobs(["m5.2xlarge"]), jobs(["m5.2xlarge", "m5.4xlarge"])) == "update"
+    assert action(jobs(["m5.2xlarge", "m5.4xlarge"]), jobs(["m5.4xlarge"])) == "roll"
+    assert action(jobs(["m5.2xlarge"]), jobs(["m5.2xlarge"], zone=["us-east-1a"])) == "roll"  # a new key
+    assert action(jobs(["m5.2xlarge"], zone=["us-east-1a"]), jobs(["m5.2xlarge"])) == "update"  # a key dropped

@@ -8,6 +8,7 @@ import re
 import pytest
 import yaml
 
+from mlplatform_core.model import addon_versions as versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, irsa
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
@@ -164,11 +165,13 @@ def test_a_minor_without_an_autoscaler_release_has_no_image_rather_than_a_neighb
         autoscaler.autoscaler_image_tag("1.39")
 
 
-def test_the_gpu_add_on_charts_are_pinned():
-    for chart in (charts.EFA_DEVICE_PLUGIN, charts.DCGM_EXPORTER, charts.GPU_OPERATOR):
-        # aws-efa-k8s-device-plugin and gpu-operator publish their versions with a leading v (v0.5.30, v26.7.0).
-        assert re.fullmatch(r"v?\d+\.\d+\.\d+", chart.version), chart
-        assert chart.repo.startswith("https://")
+def test_the_gpu_add_on_charts_are_pinned_per_minor_from_the_generated_data():
+    for minor in versions.snapshot()["minors"]:
+        for name in (versions.EFA_DEVICE_PLUGIN, versions.DCGM_EXPORTER, versions.GPU_OPERATOR):
+            chart = charts.chart(name, minor)
+            # aws-efa-k8s-device-plugin and gpu-operator publish their versions with a leading v (v0.5.30, v26.7.0).
+            assert re.fullmatch(r"v?\d+\.\d+\.\d+", chart.version), chart
+            assert chart.repo.startswith("https://") and chart.version == versions.pinned(name, minor)["chart"]
 
 
 def test_priority_config_map_keys_are_integers_as_the_expander_unmarshals_them():

@@ -150,6 +150,33 @@ def test_what_auto_mode_owns_is_refused_by_key():
     assert "NodeClasses refuse it" in found["ml-platform-eks:tags.kubernetes.io/cluster/x"]
 
 
+@pytest.mark.parametrize("region", ["mx-central-1", "ap-southeast-7"])
+def test_a_region_without_auto_mode_is_refused_naming_the_provisioner(region):
+    """EKS user guide, create-auto.adoc: Auto Mode "isn't available in the ap-southeast-7 or mx-central-1" Regions."""
+    raw = config()
+    raw["aws:region"] = region
+    with pytest.raises(ConfigError) as exc:
+        parse(raw)
+    found = {p.path: p.message for p in exc.value.problems}
+    assert f"EKS Auto Mode is not available in {region}" in found["ml-platform-eks:provisioner"]
+    parse({**stack_config("dev-karpenter"), "aws:region": region})  # the other provisioners run there
+
+
+def test_a_node_volume_key_of_another_region_or_partition_is_refused():
+    """KMS keys are regional: a key ARN of another region or partition cannot encrypt the nodes' volumes."""
+    key = "arn:aws:kms:us-west-2:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    for region in ("us-east-1", "us-gov-west-1"):
+        raw = config(autoMode=auto_mode_settings(ephemeralStorageKmsKey=key))
+        raw["aws:region"] = region
+        with pytest.raises(ConfigError) as exc:
+            parse(raw)
+        (problem,) = [p for p in exc.value.problems if p.path.endswith("ephemeralStorageKmsKey")]
+        assert f"is a key of us-west-2 (aws), but the stack's nodes are in {region}" in problem.message
+    same = config(autoMode=auto_mode_settings(ephemeralStorageKmsKey=key.replace("us-west-2", "us-east-1")))
+    assert parse(same).auto_mode.ephemeral_storage_kms_key.startswith("arn:aws:kms:us-east-1")
+    assert parse(config(autoMode=auto_mode_settings(ephemeralStorageKmsKey="alias/nodes"))).auto_mode
+
+
 def test_names_of_built_in_pools_and_the_default_node_class_are_refused():
     raw = config()
     raw[f"{P}additionalNodeGroups"] = [

@@ -150,8 +150,8 @@ def test_the_facts_predict_what_helm_rendered_for_the_shipped_stacks(stack):
     for name, entry in index.items():
         item = rendered[name]
         objects = [d for d in yaml.safe_load_all((RENDERED / stack / f"{name}.yaml").read_text()) if d]
-        workloads, grants = renderer.facts_of(objects, entry["namespace"])
-        assert list(item.rendering.workloads) == workloads, name
+        workloads, grants = renderer.facts_of(objects, entry["namespace"], dict(item.rendering.facts.recorded))
+        assert [*item.rendering.workloads, *item.rendering.config_maps] == workloads, name
         assert list(item.rendering.facts.rbac) == grants, name
 
 

@@ -301,3 +301,18 @@ def test_while_migrating_the_retained_node_groups_are_priced_next_to_the_pools()
     kinds = {x.label for x in migrating.lines if x.unit == "node"}
     assert {"node group jobs", "node pool jobs", "node group initial"} <= kinds
     assert migrating.idle_floor.usd_per_month >= stack_cost("dev").idle_floor.usd_per_month
+
+
+def test_standard_on_a_minor_already_in_extended_support_says_eks_will_not_switch_it():
+    """disable-extended-support.adoc: a cluster in extended support cannot be switched to STANDARD."""
+    from mlplatform_core.model.cost.extended_support import upgrade_policy_view
+    from tests.conftest import stack_config
+
+    day = datetime.date(2026, 11, 26)
+    old = parse({**stack_config("dev"), "ml-platform-eks:kubernetesVersion": "1.32"})
+    assert eks_versions.calendar()["1.32"].end_of_standard_support < day
+    view = upgrade_policy_view(old, day)
+    assert view["supportType"] == "STANDARD" and "does not let a cluster in extended support switch" in view["note"]
+    assert "to 1.34 or set upgradePolicy.supportType: EXTENDED" in view["note"]  # 1.33 is in extended support too
+    current = upgrade_policy_view(parse(stack_config("dev")), day)  # 1.35: in standard support that day
+    assert "does not let" not in current["note"]

@@ -139,6 +139,25 @@ def test_reserved_capacity_is_paid_whether_used_or_not():
     assert any("block" in u for u in cost.idle_floor.unknown)  # the idle floor is a lower bound, and says why
 
 
+@pytest.mark.parametrize(
+    "written", ["2030-01-15T11:30:00Z", datetime.datetime(2030, 1, 15, 11, 30, tzinfo=datetime.UTC)]
+)
+def test_a_reservation_may_end_at_a_moment_as_the_reference_says(written):
+    """Capacity Blocks end at 11:30 UTC: endDate takes "a date or a moment" (quoted text, or YAML's timestamp)."""
+    block = {**BLOCK, "endDate": written}
+    lay = layout_of(group("block", ["p5.48xlarge"], availabilityZone="us-east-1b", capacityReservation=block))
+    assert lay.group("block").reservation.end == "2030-01-15T11:30:00+00:00"
+
+
+def test_a_capacity_block_of_a_type_without_accelerators_is_refused():
+    """Capacity Blocks for ML sell GPU and Trainium instances only; an ODCR serves any type."""
+    cpu = {"name": "cpu", "instanceTypes": ["m5.xlarge"], "availabilityZone": "us-east-1a"}
+    (found,) = problems({**cpu, "capacityReservation": BLOCK})
+    assert "additionalNodeGroups[0].instanceTypes: m5.xlarge: capacity-block" in found and "on-demand" in found
+    odcr = {**BLOCK, "type": "on-demand"}
+    assert layout_of({**cpu, "capacityReservation": odcr}).group("cpu").reservation.type == "on-demand"
+
+
 # --- GPU sharing ---------------------------------------------------------------------------------------------
 
 
@@ -240,10 +259,10 @@ def test_the_pod_identity_trust_is_scoped_to_one_service_account_of_the_cluster(
 
 def test_gpu_metrics_puts_the_dcgm_exporter_on_every_gpu_group():
     lay = layout_of(group("more", ["g6.xlarge"]), gpuMetrics=True)
-    agents = {a.name: a for a in node_agents.node_agents(lay)}
-    assert set(agents["dcgm-exporter"].groups) == {"gpu", "more"}
+    daemons = gpu_agents.daemonset_groups(lay)
+    assert set(daemons["dcgm-exporter"][0]) == {"gpu", "more"}
     assert gpu_agents.dcgm_exporter_values(lay, True)["serviceMonitor"] == {"enabled": False}
-    assert "dcgm-exporter" not in {a.name for a in node_agents.node_agents(layout_of())}
+    assert "dcgm-exporter" not in gpu_agents.daemonset_groups(layout_of())
 
 
 # --- EKS service quotas --------------------------------------------------------------------------------------

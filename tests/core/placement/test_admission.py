@@ -232,3 +232,12 @@ def test_hugepages_fit_nowhere_on_the_eks_amis():
     result = verdict(spec(container(requests=pages, limits=pages), tolerations=[{"operator": "Exists"}]), "x")[1]
     assert result.reachable == ()
     assert all("Insufficient hugepages-2Mi" in g.reasons[-1].message for g in result.groups)
+
+
+@pytest.mark.parametrize("namespace", ["Bad_NS", "mlrun.jobs", "-x", "x" * 64])
+def test_a_namespace_no_namespace_can_have_is_not_found(namespace):
+    """A Namespace's name is a DNS-1123 label: a pod sent to another name is refused (NotFound), never
+    taken to land in a namespace "assumed to exist"."""
+    a = admit(spec(), cluster("dev"), "Pod/p", namespace)
+    assert not a.admitted and a.rejected[0].startswith(f'not found: namespaces "{namespace}" not found')
+    assert admit(spec(), cluster("dev"), "Pod/p", "x" * 63).admitted
