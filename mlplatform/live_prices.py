@@ -4,9 +4,12 @@ The AWS Price List Query API (boto3's `pricing` client, endpoint us-east-1: AWS 
 "Using the AWS Price List Query API") answers GetProducts with product/terms JSON documents, the same
 shape as the offer files (scripts/price_list.py). The products taken are the offer files' (Karpenter's
 on-demand filter for instances; the NAT gateway, EBS gp3 and KMS rows; the public IPv4 address row of
-AmazonVPC), priced from their on-demand terms in USD. Answers are cached per region with the day they
-were read (~/.cache/mlplatform/prices, or MLPLATFORM_PRICE_CACHE), reused for MAX_AGE_DAYS, and the plan
-says where its prices came from. Needs AWS credentials (any principal may call pricing:GetProducts).
+AmazonVPC; AmazonEKS's cluster-hour and extended-support rows where the snapshot has no control-plane price
+(GovCloud), and its Auto Mode fee per instance type, eksproducttype AutoMode, for Auto Mode stacks), priced
+from their on-demand terms in USD. The China regions are not in this API (their own price list, in CNY).
+Answers are cached per region with the day they were read (~/.cache/mlplatform/prices, or
+MLPLATFORM_PRICE_CACHE), reused for MAX_AGE_DAYS, and the plan says where its prices came from. Needs AWS
+credentials (any principal may call pricing:GetProducts).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mlplatform_core.model.config import ConfigError, Problem
-from mlplatform_core.model.cost.prices import LivePrices
+from mlplatform_core.model.cost.prices import LivePrices, control_plane
 from mlplatform_core.model.cost.prices import charge as snapshot_charge
 
 MAX_AGE_DAYS = 7
@@ -53,7 +56,17 @@ CHARGE_QUERIES = {
     "public_ipv4_hour": _Query(
         "AmazonVPC", {"productFamily": "VPC Public IPv4 Address"}, r"(^|-)PublicIPv4:InUseAddress$", "Hrs"
     ),
+    # Asked only where the snapshot has no control-plane price (another partition): see _wanted.
+    "eks_cluster_hour": _Query("AmazonEKS", {}, r"(^|-)AmazonEKS-Hours:perCluster$"),
+    "eks_extended_support_hour": _Query("AmazonEKS", {}, r"(^|-)AmazonEKS-Hours:extendedSupport$"),
 }
+
+
+def _wanted(region: str, key: str) -> bool:
+    """A charge the snapshot does not price in the region (the control plane: no price of its own at all)."""
+    if key.startswith("eks_"):
+        return not control_plane(region, False).known
+    return not snapshot_charge(region, key).known
 
 
 def cache_dir() -> Path:
@@ -103,22 +116,23 @@ def read_live(
     client: Any = None,
     folder: Path | None = None,
     today: datetime.date | None = None,
+    auto_mode_types: Iterable[str] = (),
 ) -> LivePrices:
-    """Live prices of `instance_types` and the charges in `region`: from the cache when it is recent enough,
-    else from the Price List API (and then cached). Raises ConfigError when AWS cannot be asked."""
+    """Live prices of `instance_types`, the Auto Mode fee of `auto_mode_types` and the charges in `region`:
+    from the cache when it is recent enough, else from the Price List API (and then cached). Raises
+    ConfigError when AWS cannot be asked."""
     today = today or datetime.date.today()
     path = (folder or cache_dir()) / f"{region}.json"
     cached = _read_cache(path, today)
     on_demand = {k: Decimal(v) for k, v in cached.get("on_demand", {}).items()}
     charges = {k: Decimal(v) for k, v in cached.get("charges", {}).items()}
-    missing = [t for t in dict.fromkeys(instance_types) if t not in on_demand and t not in cached.get("none", [])]
-    todo = [
-        k
-        for k in CHARGE_QUERIES
-        if k not in charges and k not in cached.get("none", []) and not snapshot_charge(region, k).known
-    ]
-    if not missing and not todo and cached:
-        return LivePrices(region, cached["date"], on_demand, charges, f"cached in {path}")
+    fees = {k: Decimal(v) for k, v in cached.get("auto_mode", {}).items()}
+    none_before = set(cached.get("none", []))
+    missing = [t for t in dict.fromkeys(instance_types) if t not in on_demand and t not in none_before]
+    fees_missing = [t for t in dict.fromkeys(auto_mode_types) if t not in fees and f"auto_mode:{t}" not in none_before]
+    todo = [k for k in CHARGE_QUERIES if k not in charges and k not in none_before and _wanted(region, k)]
+    if not missing and not fees_missing and not todo and cached:
+        return LivePrices(region, cached["date"], on_demand, charges, f"cached in {path}", fees)
     from botocore.exceptions import BotoCoreError, ClientError
 
     client = client or _client()
@@ -130,6 +144,12 @@ def read_live(
                 on_demand[itype] = usd
             else:
                 none.append(itype)
+        for itype in fees_missing:
+            filters = {"regionCode": region, "eksproducttype": "AutoMode", "instancetype": itype}
+            if (usd := _query(client, "AmazonEKS", filters, None, None)) is not None:
+                fees[itype] = usd
+            else:
+                none.append(f"auto_mode:{itype}")
         for key in todo:
             q = CHARGE_QUERIES[key]
             if (usd := _query(client, q.service, {"regionCode": region, **q.filters}, q.usagetype, q.unit)) is not None:
@@ -155,13 +175,14 @@ def read_live(
                 "region": region,
                 "on_demand": {k: str(v) for k, v in sorted(on_demand.items())},
                 "charges": {k: str(v) for k, v in sorted(charges.items())},
+                "auto_mode": {k: str(v) for k, v in sorted(fees.items())},
                 "none": sorted(set(none)),
             },
             indent=1,
         ),
         encoding="utf-8",
     )
-    return LivePrices(region, date, on_demand, charges, f"read from the AWS Price List API, cached in {path}")
+    return LivePrices(region, date, on_demand, charges, f"read from the AWS Price List API, cached in {path}", fees)
 
 
 def _client() -> Any:

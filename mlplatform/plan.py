@@ -14,8 +14,9 @@ from functools import cached_property
 from mlplatform_core.model.addons.proof import ChartProof, prove
 from mlplatform_core.model.addons.releases import DeployTimeValues
 from mlplatform_core.model.config import StackConfig, kubernetes_layer_of, read_stack_document
+from mlplatform_core.model.config.karpenter_settings import AUTO_MODE
 from mlplatform_core.model.cost.capacity import stack_capacity
-from mlplatform_core.model.cost.prices import LivePrices, on_demand
+from mlplatform_core.model.cost.prices import LivePrices, auto_mode_fee, on_demand
 from mlplatform_core.model.deployment import Deployment, deployment
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.validation import validate_stack
@@ -100,5 +101,13 @@ def _live_prices(region: str, layout: Layout) -> LivePrices:
     """Live answers for what the snapshot does not price in the region: its unpriced instance types, charges."""
     from .live_prices import read_live  # boto3 is imported only when live prices are asked for
 
-    types = {t for cap in stack_capacity(layout) for t in cap.instance_types}
-    return read_live(region, sorted(t for t in types if not on_demand(region, t).known))
+    capacity = stack_capacity(layout)
+    types = {t for cap in capacity for t in cap.instance_types}
+    # Auto Mode bills its fee per instance of a NodePool (mlplatform_core.model.cost.auto_mode_fee)
+    auto_mode = layout.provisioner == AUTO_MODE
+    pools = {t for cap in capacity if auto_mode and cap.kind == "node pool" for t in cap.instance_types}
+    return read_live(
+        region,
+        sorted(t for t in types if not on_demand(region, t).known),
+        auto_mode_types=sorted(t for t in pools if not auto_mode_fee(region, t).known),
+    )

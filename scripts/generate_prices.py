@@ -12,6 +12,10 @@ Standard library only. Sources (pinned in scripts/upstream.json):
                                index.json, or all regions'): EC2 on-demand prices with Karpenter's filter, NAT
                                gateway per hour and per GB processed, EBS gp3 per GB-month (scripts/price_list.py)
   aws-price-list-kms           optional, --price-list: offer files of awskms: a KMS key per month
+  aws-price-list-eks           optional, --price-list: offer files of AmazonEKS: the control plane per cluster-hour
+                               and its extended-support charge, the Auto Mode management fee per instance type
+  aws-price-list-cn            optional, --price-list: the China regions' offer files (AmazonEC2, awskms,
+                               AmazonEKS), in CNY: kept apart from USD (`ec2_on_demand_cny`, `charges_cny`)
   aws-pricing-pages            prices only AWS's pricing pages state (NAT gateway, public IPv4, EBS gp3, KMS key),
                                recorded in scripts/upstream.json as dated facts with each page's URL; an offer
                                file of the same region replaces them
@@ -51,7 +55,8 @@ import upstream
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "mlplatform_core" / "data" / "prices.json"
 ITEMS = "on_demand_usd_per_hour"
-OFFER_ROLES = {"AmazonEC2": "aws-price-list-ec2", "awskms": "aws-price-list-kms"}  # scripts/upstream.json
+OFFER_ROLES = {"AmazonEC2": "aws-price-list-ec2", "awskms": "aws-price-list-kms", "AmazonEKS": "aws-price-list-eks"}
+CN_ROLE = "aws-price-list-cn"  # any offer file of the China regions' price list (CNY)
 
 UNKNOWN = {
     "ec2_spot": "no authoritative dataset commits spot prices (Karpenter seeds none and reads them live from "
@@ -67,14 +72,24 @@ UNKNOWN = {
     "need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
     "kms_key": "the AWS KMS pricing page (aws-pricing-pages) states it for the regions in `charges`; others "
     "need an AWS Price List offer file (awskms) or `plan --prices live`",
-    "ec2_cny": "China regions are priced in CNY (Karpenter's cn-north-1 table); CNY is shown as CNY and never "
-    "added to USD totals",
+    "ec2_cny": "China regions are priced in CNY by their own price list (Karpenter's cn-north-1 table; the China "
+    "offer files, offers/v1.0/cn); CNY is shown as CNY and never added to USD totals",
     "eks_control_plane_other_partitions": "the AWS statement gives one list price for the commercial "
     "partition; GovCloud, China (CNY) and ISO regions have their own price lists",
-    "eks_auto_mode": "EKS bills a fee per instance Auto Mode launches, by instance type and region (EKS user "
-    'guide automode/auto-mng.adoc, "Pricing": "a separate fee, in addition to the standard EC2 instance '
-    'charges"; aws.amazon.com/eks/pricing); only the AWS Price List offer file AmazonEKS has it per type and '
-    "region, and no dated copy of it is committed",
+    "eks_control_plane_aws-us-gov": "the AWS statement (eks-control-plane-pricing) prices the commercial "
+    "partition only; AWS GovCloud (US) has its own price list: the AmazonEKS offer file of the region "
+    "(--price-list) or `plan --prices live` answers it",
+    "eks_control_plane_aws-cn": "the AWS statement (eks-control-plane-pricing) prices the commercial partition "
+    "only; the China regions are priced in CNY by their own price list (pricing.cn-north-1.amazonaws.com.cn): "
+    "an AmazonEKS offer file of the region (--price-list) answers it, the Price List API of us-east-1 does not",
+    "charges_aws-cn": "the China regions have their own price list, in CNY (pricing.cn-north-1.amazonaws.com.cn, "
+    "offers/v1.0/cn): an offer file of the region (--price-list) answers it, the AWS Price List API of us-east-1 "
+    "(`plan --prices live`) does not",
+    "eks_auto_mode": "EKS bills a management fee per instance Auto Mode launches, by instance type and region "
+    '(EKS user guide automode/auto-mng.adoc, "Pricing": "a separate fee, in addition to the standard EC2 '
+    'instance charges"); only the AWS Price List has it (offer AmazonEKS, eksproducttype AutoMode, one '
+    "product per instance type): give its offer file to scripts/generate_prices.py --price-list, or ask "
+    "`plan --prices live`",
 }
 
 
@@ -131,6 +146,8 @@ CHARGE_UNITS = {
     "ebs_gp3_gb_month": "USD per GB-month of EBS gp3 storage (provisioned size)",
     "kms_key_month": "USD per KMS key-month (a customer managed key)",
     "public_ipv4_hour": "USD per public IPv4 address-hour (a NAT gateway's Elastic IP)",
+    "eks_cluster_hour": "USD per EKS cluster-hour in standard support (AmazonEKS offer file)",
+    "eks_extended_support_hour": "USD per EKS cluster-hour billed on top of it in extended support (AmazonEKS)",
 }
 PAGES_ROLE = "aws-pricing-pages"
 
@@ -173,11 +190,35 @@ def build(
     # The pages' facts first: an offer file of the same region (machine-readable, versioned) replaces them.
     charges: dict[str, dict[str, float]] = {region: dict(found) for region, found in (pages or {}).items()}
     read: dict[tuple[str, str], str] = {}  # (offer, region) -> file: two files for one region are refused
+    cny_tables = dict(cny[2]) if cny is not None else {}
+    cny_regions = {r: {"from": cny[0]["role"], "price_list_generated_at": cny[1]} for r in cny_tables} if cny else {}
+    charges_cny: dict[str, dict[str, float]] = {}
+    auto_mode: dict[str, dict] = {"regions": {}, "prices": {}, "prices_cny": {}}
     for offer in offers:
         for region in offer.regions:
             if (offer.offer, region) in read:
                 raise SystemExit(f"{offer.offer} {region} is in both {read[offer.offer, region]} and {offer.file}")
             read[offer.offer, region] = offer.file
+        for region, fees in sorted(offer.auto_mode.items()):
+            auto_mode["regions"][region] = {
+                "from": offer_role(offer),
+                "price_list_generated_at": offer.publication_date,
+                "offer_version": offer.version,
+                "currency": offer.currency,
+                "instance_types": len(fees),
+            }
+            auto_mode["prices_cny" if offer.currency == "CNY" else "prices"][region] = dict(sorted(fees.items()))
+        if offer.currency == "CNY":  # the China price list: CNY, never among the USD rows and charges
+            for region, prices in sorted(offer.ec2.items()):
+                cny_tables[region] = prices
+                cny_regions[region] = {
+                    "from": CN_ROLE,
+                    "price_list_generated_at": offer.publication_date,
+                    "offer_version": offer.version,
+                }
+            for region, found in offer.charges.items():
+                charges_cny.setdefault(region, {}).update(found)
+            continue
         for region, prices in sorted(offer.ec2.items()):
             regions[region] = {
                 "from": OFFER_ROLES[offer.offer],
@@ -210,34 +251,49 @@ def build(
             "partition": "aws",
             "note": "the extended-support price is the total per cluster-hour, not a surcharge on the standard one",
         },
-        "ec2_on_demand_cny": _cny_block(cny),
+        "ec2_on_demand_cny": _cny_block(cny_regions, cny_tables),
         "charges": {
             "what": "on-demand prices of what a stack creates besides instances, per region: AWS Price List offer "
             "files, else the pricing pages' dated facts (aws-pricing-pages)",
             "units": CHARGE_UNITS,
             "regions": charges,
         },
+        "charges_cny": {
+            "what": "the same charges in the China regions, in CNY (their own price list): never added to USD",
+            "units": {k: v.replace("USD", "CNY", 1) for k, v in CHARGE_UNITS.items()},
+            "regions": charges_cny,
+        },
+        "eks_auto_mode": {
+            "what": "the EKS Auto Mode management fee per instance Auto Mode launches, on top of the instance's "
+            "EC2 price (AmazonEKS offer files, eksproducttype AutoMode)",
+            "unit": "USD per instance-hour (prices_cny: CNY per instance-hour)",
+            **auto_mode,
+        },
         "unknown": UNKNOWN,
     }
     return head, rows
 
 
-def _cny_block(cny: tuple[dict, str, dict[str, dict[str, float]]] | None) -> dict:
+def _cny_block(regions: dict[str, dict], by_region: dict[str, dict[str, float]]) -> dict:
     """The China partition's table, apart: CNY per instance-hour, never mixed with the USD rows."""
-    if cny is None:
+    if not by_region:
         return {"unit": "CNY per instance-hour", "regions": {}, "prices": {}}
-    source, stamp, by_region = cny
     return {
         "what": "EC2 on-demand price in the China partition, Linux, shared tenancy (Karpenter's Price List filter)",
         "unit": "CNY per instance-hour",
-        "regions": {r: {"from": source["role"], "price_list_generated_at": stamp} for r in sorted(by_region)},
+        "regions": {r: regions[r] for r in sorted(by_region)},
         "prices": {r: dict(sorted(p.items())) for r, p in sorted(by_region.items())},
     }
 
 
+def offer_role(offer: price_list.OfferPrices) -> str:
+    """The scripts/upstream.json pin an offer file is read under: its offer's, or the China price list's."""
+    return CN_ROLE if offer.currency == "CNY" else OFFER_ROLES[offer.offer]
+
+
 def offer_source(offer: price_list.OfferPrices) -> dict:
     """An offer file's provenance record: its pin, the file's own version, publication date and regions."""
-    role = OFFER_ROLES[offer.offer]
+    role = offer_role(offer)
     pin = upstream.manifest()[role]
     return {
         "role": role,
@@ -246,6 +302,7 @@ def offer_source(offer: price_list.OfferPrices) -> dict:
         "version": offer.version,
         "publication_date": offer.publication_date,
         "regions": offer.regions,
+        **({"currency": offer.currency} if offer.currency != "USD" else {}),
         "license": pin["license"],
     }
 

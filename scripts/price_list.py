@@ -20,6 +20,14 @@ What is taken, per region, and only from on-demand terms:
                   and <prefix->NatGateway-Bytes (per GB processed)
   EBS gp3         offer AmazonEC2, productFamily "Storage", volumeApiName gp3: per GB-month of provisioned storage
   KMS key         offer awskms, productFamily "Encryption Key", usage type <prefix->KMS-Keys: per key-month
+  EKS             offer AmazonEKS: the control plane per cluster-hour (usage type <prefix>-AmazonEKS-Hours:perCluster)
+                  and the extended-support charge billed on top of it (<prefix>-AmazonEKS-Hours:extendedSupport);
+                  the Auto Mode management fee per instance-hour, one product per instance type
+                  (eksproducttype "AutoMode", instancetype <type>; productFamily "Compute", unit "hours"), as
+                  vantage-sh/ec2instances.info's scraper reads it (scraper/aws/ec2/eks_auto_mode.go and its test);
+                  a zero fee is a placeholder and dropped, as there
+Currency: the AWS price list prices in USD; the China regions' price list (pricing.cn-north-1.amazonaws.com.cn,
+offers/v1.0/cn/...) prices in CNY. A file whose regions are all China regions is read in CNY, every other in USD.
 Only products located in an AWS Region count (locationType "AWS Region" where the file says): Local Zones,
 Wavelength zones and Outposts have their own products and prices. A price list whose rows no longer single
 out one price per item stops the generator instead of picking one.
@@ -36,8 +44,10 @@ from typing import Any
 from json_reader import Reader, open_text
 
 OFFER_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/{offer}/{version}/{where}index.json"
-OFFERS = {"amazonec2": "AmazonEC2", "awskms": "awskms"}  # offerCode (case as AWS writes it in URLs)
+OFFER_URL_CN = "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/{offer}/{version}/{where}index.json"
+OFFERS = {"amazonec2": "AmazonEC2", "awskms": "awskms", "amazoneks": "AmazonEKS"}  # offerCode as AWS writes it
 EC2 = "ec2"
+AUTO_MODE = "eks_auto_mode"
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,7 @@ class Charge:
     """One priced item besides instances: where it is in the price list and the unit its price is per."""
 
     offer: str  # lower-case offerCode
-    family: str  # productFamily
+    family: str | None  # productFamily; None: not checked (the usage type singles the row out)
     usagetype: str  # a regex on the usage type, whose region prefix varies (none in us-east-1, "EU-" ...)
     unit: str | None  # the price dimension's unit; None: not checked
     attributes: Mapping[str, str] = field(default_factory=dict)
@@ -59,7 +69,12 @@ CHARGES = {
     ),
     # KMS's unit name is not pinned by a fixture taken from a real file: the usage type singles the row out.
     "kms_key_month": Charge("awskms", "Encryption Key", r"(^|-)KMS-Keys$", None),
+    # EKS: usage types as Cost and Usage Reports and the Price List name them (USE1-AmazonEKS-Hours:perCluster);
+    # units and families not pinned by a real file: the usage type singles each row out.
+    "eks_cluster_hour": Charge("amazoneks", None, r"(^|-)AmazonEKS-Hours:perCluster$", None),
+    "eks_extended_support_hour": Charge("amazoneks", None, r"(^|-)AmazonEKS-Hours:extendedSupport$", None),
 }
+AUTO_MODE_TYPE = "AutoMode"  # AmazonEKS products' eksproducttype of the Auto Mode management fee
 # Karpenter's on-demand filter: the attributes every priced instance product has ...
 EC2_ATTRIBUTES = {"operatingSystem": "Linux", "preInstalledSw": "NA", "capacitystatus": "Used"}
 # ... and the tenancy that goes with each product family (bare metal is listed as Dedicated).
@@ -76,16 +91,20 @@ class OfferPrices:
     file: str
     ec2: dict[str, dict[str, float]] = field(default_factory=dict)
     charges: dict[str, dict[str, float]] = field(default_factory=dict)
+    auto_mode: dict[str, dict[str, float]] = field(default_factory=dict)  # region -> instance type -> fee per hour
+    currency: str = "USD"  # CNY for the China regions' price list
 
     @property
     def regions(self) -> list[str]:
-        return sorted({*self.ec2, *self.charges})
+        return sorted({*self.ec2, *self.charges, *self.auto_mode})
 
     def url(self) -> str:
         """The file's address at its own version (a `current` URL moves; this one does not)."""
         regions = self.regions
         where = f"{regions[0]}/" if len(regions) == 1 else ""
-        return OFFER_URL.format(offer=self.offer, version=self.version, where=where)
+        return (OFFER_URL_CN if self.currency == "CNY" else OFFER_URL).format(
+            offer=self.offer, version=self.version, where=where
+        )
 
 
 # --- which products are priced ------------------------------------------------------------------
@@ -112,9 +131,11 @@ def product_key(product: Mapping[str, Any]) -> tuple[str, str, str] | None:
         if all(attrs.get(k) == v for k, v in wanted.items()) and attrs.get("marketoption", "OnDemand") == "OnDemand":
             return (region, EC2, attrs["instanceType"]) if attrs.get("instanceType") else None
         return None
+    if attrs.get("eksproducttype") == AUTO_MODE_TYPE:
+        return (region, AUTO_MODE, attrs["instancetype"]) if attrs.get("instancetype") else None
     for key, charge in CHARGES.items():
         if (
-            charge.family == family
+            charge.family in (None, family)
             and re.search(charge.usagetype, str(attrs.get("usagetype", "")))
             and all(attrs.get(k) == v for k, v in charge.attributes.items())
         ):
@@ -122,13 +143,16 @@ def product_key(product: Mapping[str, Any]) -> tuple[str, str, str] | None:
     return None
 
 
-def on_demand_usd(terms: Mapping[str, Any], unit: str | None, label: str, drop_zero: bool = False) -> float | None:
-    """The USD price in one SKU's on-demand terms: the first tier (beginRange 0) of every dimension, in the
-    expected unit; None when there is none. Different prices for one SKU stop the generator."""
+def on_demand_usd(
+    terms: Mapping[str, Any], unit: str | None, label: str, drop_zero: bool = False, currency: str = "USD"
+) -> float | None:
+    """The price in one SKU's on-demand terms (USD, or the file's currency): the first tier (beginRange 0)
+    of every dimension, in the expected unit; None when there is none. Different prices for one SKU stop the
+    generator."""
     found = set()
     for term in terms.values():
         for dim in (term.get("priceDimensions") or {}).values():
-            usd = (dim.get("pricePerUnit") or {}).get("USD")
+            usd = (dim.get("pricePerUnit") or {}).get(currency)
             if usd is None or dim.get("beginRange", "0") not in ("0", "0.0"):
                 continue
             if unit is not None and dim.get("unit") != unit:
@@ -187,16 +211,23 @@ def _prices(
     if code not in OFFERS:
         raise SystemExit(f"{path}: offerCode {head['offerCode']!r}; this generator reads {', '.join(OFFERS.values())}")
     out = OfferPrices(OFFERS[code], str(head["version"]), str(head["publicationDate"]), path.name)
+    # The China regions' price list is in CNY: a file of China regions alone is read in CNY.
+    located_regions = {region for region, _, _ in keys.values()}
+    if located_regions and all(r.startswith("cn-") for r in located_regions):
+        out.currency = "CNY"
     chosen: dict[tuple[str, str, str], tuple[float, str]] = {}
     for sku, key in sorted(keys.items()):
         region, what, name = key
-        if (CHARGES[what].offer if what != EC2 else "amazonec2") != code:
+        if ({EC2: "amazonec2", AUTO_MODE: "amazoneks"}.get(what) or CHARGES[what].offer) != code:
             continue
         label = f"{path.name} {region} {name} (SKU {sku})"
+        money = out.currency
         if what == EC2:  # a zero on-demand rate is a placeholder, not a price (Karpenter's onDemandPage drops it)
-            usd = on_demand_usd(terms.get(sku) or {}, "Hrs", label, drop_zero=True)
+            usd = on_demand_usd(terms.get(sku) or {}, "Hrs", label, drop_zero=True, currency=money)
+        elif what == AUTO_MODE:  # likewise a zero fee (vantage-sh's scraper drops it too)
+            usd = on_demand_usd(terms.get(sku) or {}, None, label, drop_zero=True, currency=money)
         else:
-            usd = on_demand_usd(terms.get(sku) or {}, CHARGES[what].unit, label)
+            usd = on_demand_usd(terms.get(sku) or {}, CHARGES[what].unit, label, currency=money)
         if usd is None:
             continue
         if key in chosen and chosen[key][0] != usd:
@@ -205,7 +236,7 @@ def _prices(
                 f"(SKU {sku}): the filter no longer singles out one product"
             )
         chosen[key] = (usd, sku)
-        table = out.ec2 if what == EC2 else out.charges
+        table = {EC2: out.ec2, AUTO_MODE: out.auto_mode}.get(what, out.charges)
         table.setdefault(region, {})[name] = usd
     if not located:  # a file of Local Zones or Wavelength zones only: nothing of an AWS Region to price
         return out
@@ -213,4 +244,8 @@ def _prices(
         raise SystemExit(f"{path}: no Linux on-demand instance price in this AmazonEC2 offer file: the format changed")
     if code == "awskms" and not out.charges:
         raise SystemExit(f"{path}: no KMS key price in this awskms offer file: the format changed")
+    if code == "amazoneks" and not (out.charges or out.auto_mode):
+        raise SystemExit(
+            f"{path}: no EKS cluster-hour or Auto Mode price in this AmazonEKS offer file: the format changed"
+        )
     return out

@@ -107,7 +107,7 @@ def cost_section(cost: StackCost) -> dict[str, Any]:
         "livePrices": None
         if cost.live is None
         else {"date": cost.live.date, "how": cost.live.how, "instanceTypes": sorted(cost.live.on_demand)}
-        | {"charges": sorted(cost.live.charges)},
+        | {"charges": sorted(cost.live.charges), "autoModeFees": sorted(cost.live.auto_mode)},
         "lines": [_line(line) for line in cost.lines],
         "totals": {TOTALS[s]: _total(cost.total(s)) for s in SIZES},
         # Lines priced only in another currency (China: CNY), per month, never added to the USD totals.

@@ -93,5 +93,5 @@ def test_plan_tables_say_what_aws_runs(tmp_path):
     assert "EKS Auto Mode NodePools" in out and "image and IMDS: Auto Mode's" in out
     assert "Node groups: none" in out and "Add-ons: none installed by the stack" in out
     assert "EKS Auto Mode launches them for pending pods" in out
-    assert "EKS Auto Mode management fee" in out
+    assert "EKS Auto Mode fee, NodePool jupyter" in out  # one fee line per NodePool, named unknown below
     assert "dev-automode: 0 node groups, 4 NodePools" in out

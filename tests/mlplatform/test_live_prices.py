@@ -94,7 +94,7 @@ def stubbed(types: list[str], keys: list[str]):
 
 
 def test_live_prices_fill_what_the_snapshot_lacks_and_are_cached_with_their_date(tmp_path):
-    keys = list(CHARGE_QUERIES)
+    keys = [k for k in CHARGE_QUERIES if not k.startswith("eks_")]  # the commercial control plane is known
     client, stub = stubbed(["m5.xlarge"], keys)
     with stub:
         live = read_live("eu-west-1", ["m5.xlarge"], client=client, folder=tmp_path, today=DAY)
@@ -192,3 +192,56 @@ def test_plan_prices_live_says_where_its_prices_came_from(tmp_path, monkeypatch,
     doc = json.loads(capsys.readouterr().out)["cost"]
     assert doc["livePrices"]["date"] == cache["date"] and "cached in" in doc["livePrices"]["how"]
     assert doc["totals"]["idleFloor"]["unknown"] == []
+
+
+def eks_row(attributes: dict, usd: str) -> str:
+    doc = json.loads(product("Compute", attributes, usd, "Hrs"))
+    doc["serviceCode"] = "AmazonEKS"
+    return json.dumps(doc)
+
+
+def test_live_prices_answer_govclouds_control_plane_and_auto_mode_fees(tmp_path):
+    # us-gov-west-1: EC2 and the charges aside, the snapshot has no control plane of its own (the commercial
+    # statement is not GovCloud's price) and no Auto Mode fee: AmazonEKS answers both.
+    client = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(client)
+    fee = {"eksproducttype": "AutoMode", "instancetype": "m5.2xlarge", "regionCode": "us-gov-west-1"}
+    stub.add_response(
+        "get_products",
+        {"PriceList": [eks_row({**fee, "usagetype": "UGW1-AutoMode-m5.2xlarge"}, "0.0580000000")]},
+        {
+            "ServiceCode": "AmazonEKS",
+            "Filters": [
+                {"Type": "TERM_MATCH", "Field": "regionCode", "Value": "us-gov-west-1"},
+                {"Type": "TERM_MATCH", "Field": "eksproducttype", "Value": "AutoMode"},
+                {"Type": "TERM_MATCH", "Field": "instancetype", "Value": "m5.2xlarge"},
+            ],
+        },
+    )
+    for key in [k for k in CHARGE_QUERIES if not k.startswith("eks_")]:
+        stub.add_response(
+            "get_products", {"PriceList": []}, {"ServiceCode": CHARGE_QUERIES[key].service, "Filters": ANY}
+        )
+    cluster = eks_row({"usagetype": "UGW1-AmazonEKS-Hours:perCluster"}, "0.1200000000")
+    extended = eks_row({"usagetype": "UGW1-AmazonEKS-Hours:extendedSupport"}, "0.6000000000")
+    for _ in ("eks_cluster_hour", "eks_extended_support_hour"):  # both rows answer each query: the regex picks
+        stub.add_response(
+            "get_products", {"PriceList": [cluster, extended]}, {"ServiceCode": "AmazonEKS", "Filters": ANY}
+        )
+    with stub:
+        live = read_live("us-gov-west-1", [], client=client, folder=tmp_path, today=DAY, auto_mode_types=["m5.2xlarge"])
+    stub.assert_no_pending_responses()
+    assert live.auto_mode == {"m5.2xlarge": Decimal("0.058")}
+    assert live.charges["eks_cluster_hour"] == Decimal("0.12")
+    assert live.charges["eks_extended_support_hour"] == Decimal("0.6")
+    assert json.loads((tmp_path / "us-gov-west-1.json").read_text())["auto_mode"] == {"m5.2xlarge": "0.0580000000"}
+    # the estimate takes them: the control plane and the fee of the jupyter pool of an Auto Mode stack
+    raw = stack_config("dev-automode")
+    raw["aws:region"] = "us-gov-west-1"
+    cfg = parse(raw)
+    with priced_with(live):
+        cost = estimate(cfg, build_layout(cfg, "dev-automode"))
+    plane = next(x for x in cost.lines if x.name == "EKS control plane")
+    assert plane.price.usd_per_hour == Decimal("0.12")
+    jupyter = next(x for x in cost.lines if x.name == "EKS Auto Mode fee, NodePool jupyter")
+    assert jupyter.price.usd_per_hour == Decimal("0.058") and "AWS Price List API, 2026-11-26" in jupyter.basis

@@ -38,6 +38,7 @@ PROJECT = "ml-platform-eks"
 ENGINE_ADDRESS = "127.0.0.1:1"
 TIMEOUT = 30  # seconds for one RPC
 START_TIMEOUT = 120  # seconds until the pack prints its port (importing pulumi on a busy machine)
+STOP_TIMEOUT = 90  # seconds for its server to stop on SIGINT (20 was too short with other suites running)
 
 LEVELS = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "disabled": proto.DISABLED}
 LEVELS["remediate"] = proto.REMEDIATE
@@ -246,7 +247,7 @@ class PolicyPack:
             if self.process.poll() is None:
                 self.process.send_signal(signal.SIGINT)
             try:
-                self.process.communicate(timeout=20)
+                self.process.communicate(timeout=STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.communicate(timeout=10)

@@ -247,7 +247,10 @@ def test_every_generator_input_is_pinned_to_a_commit():
     # The AWS Price List is pinned by its region index; each offer file read records its own version and date
     # in the snapshot (the shipped one reads none, so no date here).
     lists = {k: p for k, p in pins.items() if k.startswith("aws-price-list-")}
-    assert set(lists) == {"aws-price-list-ec2", "aws-price-list-kms"}
+    assert set(lists) == {"aws-price-list-ec2", "aws-price-list-kms", "aws-price-list-eks", "aws-price-list-cn"}
+    china = lists.pop("aws-price-list-cn")  # the China regions' own price list (CNY): its offer index
+    assert china["url"] == "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/index.json"
+    assert china["license"] and china["date"] is None
     for p in lists.values():
         assert p["url"].startswith("https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/")
         assert p["url"].endswith("/current/region_index.json") and p["license"] and p["date"] is None

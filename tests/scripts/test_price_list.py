@@ -227,3 +227,67 @@ def test_the_shipped_snapshot_is_what_the_generator_writes_from_its_karpenter_so
     head, rows = gen.build(tables, eks, data["source"], generated=data["generated"], pages=pages, cny=cny)
     upstream.write_json(tmp_path / "prices.json", head, gen.ITEMS, rows)
     assert (tmp_path / "prices.json").read_bytes() == SNAPSHOT.read_bytes()
+
+
+EKS_FILE = FIXTURES / "AmazonEKS-eu-west-1.json"
+EKS_CN_FILE = FIXTURES / "AmazonEKS-cn-north-1.json"
+# The fixture's Auto Mode rows (eksproducttype AutoMode, one per instancetype), read by eye.
+EU_AUTO_MODE = {
+    "g5.2xlarge": 0.1624,
+    "g5.xlarge": 0.1348,
+    "m5.2xlarge": 0.0514,
+    "m5.4xlarge": 0.1027,
+    "m6i.2xlarge": 0.0514,
+}
+
+
+def test_an_eks_offer_file_yields_the_control_plane_and_the_auto_mode_fee_per_type(price_list):
+    offer = price_list.read_offer(EKS_FILE)
+    assert (offer.offer, offer.currency) == ("AmazonEKS", "USD")
+    # the cluster-hour and the extended-support charge on top of it; not Hybrid Nodes' or Fargate's rows
+    assert offer.charges == {"eu-west-1": {"eks_cluster_hour": 0.11, "eks_extended_support_hour": 0.55}}
+    # m5.large's only fee is a zero placeholder; the Local Zone's m5.2xlarge (0.0617) is not the Region's
+    assert offer.auto_mode == {"eu-west-1": EU_AUTO_MODE}
+    assert offer.url().endswith("/offers/v1.0/aws/AmazonEKS/20261118000000/eu-west-1/index.json")
+
+
+def test_a_china_offer_file_is_read_in_cny(price_list):
+    offer = price_list.read_offer(EKS_CN_FILE)
+    assert offer.currency == "CNY"
+    assert offer.charges == {"cn-north-1": {"eks_cluster_hour": 0.688, "eks_extended_support_hour": 3.44}}
+    assert offer.auto_mode == {"cn-north-1": {"m5.2xlarge": 0.3129}}
+    assert offer.url() == (
+        "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEKS/20261117000000/cn-north-1/index.json"
+    )
+
+
+def test_an_eks_file_without_its_rows_stops_the_generator(price_list, tmp_path):
+    text = EKS_FILE.read_text().replace('"eksproducttype" : "AutoMode"', '"eksproducttype" : "Renamed"')
+    text = text.replace("AmazonEKS-Hours", "AmazonEKS-Hrs")
+    path = tmp_path / "eks.json"
+    path.write_text(text)
+    with pytest.raises(SystemExit, match="no EKS cluster-hour or Auto Mode price"):
+        price_list.read_offer(path)
+
+
+def test_eks_and_china_offer_files_fill_the_snapshot_apart_from_usd(tmp_path):
+    data = _snapshot(tmp_path, EKS_FILE, EKS_CN_FILE)
+    assert data["charges"]["regions"]["eu-west-1"] == {"eks_cluster_hour": 0.11, "eks_extended_support_hour": 0.55}
+    assert "cn-north-1" not in data["charges"]["regions"]  # CNY never among the USD charges
+    assert data["charges_cny"]["regions"] == {
+        "cn-north-1": {"eks_cluster_hour": 0.688, "eks_extended_support_hour": 3.44}
+    }
+    auto = data["eks_auto_mode"]
+    assert auto["prices"] == {"eu-west-1": EU_AUTO_MODE} and auto["prices_cny"] == {
+        "cn-north-1": {"m5.2xlarge": 0.3129}
+    }
+    assert auto["regions"]["eu-west-1"] == {
+        "from": "aws-price-list-eks",
+        "price_list_generated_at": "2026-11-18T00:00:00Z",
+        "offer_version": "20261118000000",
+        "currency": "USD",
+        "instance_types": len(EU_AUTO_MODE),
+    }
+    assert auto["regions"]["cn-north-1"]["from"] == "aws-price-list-cn"
+    (cn,) = [s for s in data["source"] if s["role"] == "aws-price-list-cn"]
+    assert cn["currency"] == "CNY" and cn["url"].startswith("https://pricing.cn-north-1.amazonaws.com.cn/")

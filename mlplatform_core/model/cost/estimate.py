@@ -17,14 +17,14 @@ import datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Literal, NamedTuple
 
 from .. import eks_versions
 from ..config import StackConfig
-from ..config.karpenter_settings import AUTO_MODE
 from ..layout import Layout
 from ..network import DEFAULT_ZONES, nat_per_az
+from .auto_mode_fee import auto_mode_lines
 from .capacity import Capacity, stack_capacity
+from .lines import SIZES, Bound, Line, Sizes, pick
 from .prices import (
     HOURS_PER_MONTH,
     LivePrices,
@@ -37,9 +37,7 @@ from .prices import (
     unknown_reason,
 )
 
-Bound = Literal["exact", "upper"]
 CONTROL_PLANE = "EKS control plane"
-SIZES = ("min", "desired", "max")
 
 # Billed by use, not by the hour the stack exists: outside every total (docs/cost.md: what the estimate leaves out).
 NOT_INCLUDED = (
@@ -48,49 +46,6 @@ NOT_INCLUDED = (
     "load balancers, EBS volumes (PVCs) and other AWS resources that workloads create",
     "savings plans, reserved instances, credits and taxes",
 )
-
-
-class Sizes(NamedTuple):
-    min: int
-    desired: int
-    max: int
-
-
-@dataclass(frozen=True)
-class Line:
-    """One billed thing: its quantity at each size, its price per unit and how sure that price is."""
-
-    kind: str  # control plane, node group, NAT gateway, ...
-    name: str
-    unit: str  # what one quantity is: cluster, node, gateway, address, GiB, key
-    per: str  # what the price is per: hour, GiB-month, key-month
-    quantity: Sizes
-    price: Price
-    bound: Bound = "exact"
-    basis: str = ""  # what was priced, for people: "m5.xlarge on-demand", "standard support"
-    price_range: tuple[Decimal, Decimal] | None = None  # per node over the group's priced types
-    unpriced_types: tuple[str, ...] = ()
-    note: str | None = None
-    instance_types: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        return f"{self.kind} {self.name}" if self.unit == "node" else self.name
-
-    def usd_per_hour(self, size: str) -> Decimal | None:
-        """At one size: 0 when nothing runs (even unpriced), None when the price is unknown. A price per
-        month (GiB-month, key-month) is spread over the month's hours, as AWS prorates it."""
-        qty = getattr(self.quantity, size)
-        if qty == 0:
-            return Decimal(0)
-        usd = self.price.usd_per_hour
-        if usd is None:
-            return None
-        if self.per == "hour":
-            return qty * usd
-        if self.per.endswith("-month"):
-            return qty * usd / HOURS_PER_MONTH
-        raise ValueError(f"{self.label}: a price per {self.per} is neither hourly nor monthly")
 
 
 @dataclass(frozen=True)
@@ -133,9 +88,10 @@ class StackCost:
         out: dict[str, Decimal] = {}
         for line in self.lines:
             qty = getattr(line.quantity, size)
-            if line.price.other is not None and qty and line.per == "hour":
+            if line.price.other is not None and qty:
                 currency, amount = line.price.other
-                out[currency] = out.get(currency, Decimal(0)) + qty * amount
+                hourly = amount if line.per == "hour" else amount / HOURS_PER_MONTH  # a price per month, prorated
+                out[currency] = out.get(currency, Decimal(0)) + qty * hourly
         return out
 
     @property
@@ -184,24 +140,9 @@ def control_plane_line(cfg: StackConfig, on: datetime.date) -> Line:
 def _node_price(
     cap: Capacity, region: str
 ) -> tuple[Price, Bound, str, str | None, tuple[Decimal, Decimal] | None, tuple[str, ...]]:
-    prices = {t: on_demand(region, t) for t in cap.instance_types}
-    known = {t: p.usd_per_hour for t, p in prices.items() if p.usd_per_hour is not None}
-    unpriced = tuple(t for t in cap.instance_types if t not in known)
-    price_range = (min(known.values()), max(known.values())) if known else None
     if not cap.instance_types:  # a provisioner that names no candidates: nothing to price
         return Price(None, f"{cap.kind} {cap.name} names no instance types"), "exact", "", None, None, ()
-    if cap.priced_by == "first":
-        chosen = cap.instance_types[0]
-        price, bound = prices[chosen], "exact"
-    elif unpriced:
-        chosen = unpriced[0]
-        reason = prices[chosen].reason or ""
-        if known:  # some types priced: their maximum is no bound for the unpriced ones
-            reason = f"no upper bound while a type is unpriced: {reason}"
-        price, bound = Price(None, reason), "upper"
-    else:
-        chosen = max(known, key=lambda t: (known[t], t))
-        price, bound = prices[chosen], "upper"
+    price, bound, chosen, price_range, unpriced = pick(cap, {t: on_demand(region, t) for t in cap.instance_types})
     note = None
     if cap.spot:
         # Spot prices are not in the data; a spot node never costs more than the on-demand price (the
@@ -327,44 +268,6 @@ def storage_lines(capacity: Iterable[Capacity], region: str) -> list[Line]:
     ]
 
 
-def auto_mode_lines(layout: Layout, nodes: Sequence[Capacity]) -> list[Line]:
-    """EKS Auto Mode's own charges: its built-in pools' nodes (sized by Auto Mode to the pods they run: no
-    count or type to price before they run) and the management fee per instance it launches (unknown:
-    prices.json `eks_auto_mode` names the missing source)."""
-    if layout.provisioner != AUTO_MODE:
-        return []
-    lines = [
-        Line(
-            "built-in pool",
-            f"nodes of Auto Mode's built-in {g.name} pool",
-            "pool",
-            "hour",
-            Sizes(1, 1, 1),
-            Price(
-                None,
-                "Auto Mode sizes a built-in pool to the pods that land on it (on-demand C, M or R types of "
-                "generation 5 or newer) and it takes no limits: its nodes are known only once they run",
-            ),
-        )
-        for g in layout.groups
-        if g.builtin
-    ]
-    # Every node Auto Mode launches for the stack's pools (the built-in pools' have their own line above).
-    pools = [c for c in nodes if c.kind == "node pool"]
-    count = Sizes(*(sum(getattr(c, f"{s}_nodes") for c in pools) for s in SIZES))
-    lines.append(
-        Line(
-            "EKS Auto Mode",
-            "EKS Auto Mode management fee (NodePools' nodes)",
-            "instance",
-            "hour",
-            count,
-            Price(None, unknown_reason("eks_auto_mode")),
-        )
-    )
-    return lines
-
-
 def estimate(
     cfg: StackConfig,
     layout: Layout,
@@ -378,7 +281,7 @@ def estimate(
     lines = [
         control_plane_line(cfg, on),
         *(node_line(c, cfg.region) for c in nodes),
-        *auto_mode_lines(layout, nodes),
+        *auto_mode_lines(layout, nodes, cfg.region),
         *network_lines(cfg),
         *storage_lines(nodes, cfg.region),
     ]

@@ -119,9 +119,13 @@ def test_a_managed_initial_group_keeps_the_node_add_ons_on_it_only():
 def test_the_cost_prices_pools_and_names_what_it_cannot_price():
     cfg, layout = stack("dev-automode")
     lines = {line.name: line for line in estimate(cfg, layout).lines}
-    fee = lines["EKS Auto Mode management fee (NodePools' nodes)"]
-    assert fee.price.usd_per_hour is None and "AmazonEKS" in fee.price.reason
-    assert fee.quantity.max == sum(p.max_nodes for p in layout.node_pools) and fee.quantity.min == 0
+    # One management-fee line per NodePool, as many instances as the pool's nodes; the shipped snapshot has
+    # no AmazonEKS offer file, so each fee is unknown and names that source.
+    fees = {line.name: line for line in lines.values() if line.kind == "EKS Auto Mode fee"}
+    assert set(fees) == {f"EKS Auto Mode fee, NodePool {p.name}" for p in layout.node_pools}
+    assert all(f.price.usd_per_hour is None and "AmazonEKS" in f.price.reason for f in fees.values())
+    assert sum(f.quantity.max for f in fees.values()) == sum(p.max_nodes for p in layout.node_pools)
+    assert all(f.quantity.min == 0 for f in fees.values())
     system = lines["nodes of Auto Mode's built-in system pool"]
     assert system.price.usd_per_hour is None and "no limits" in system.price.reason
     assert estimate(cfg, layout).ceiling.lower_bound
