@@ -198,13 +198,6 @@ def _where(document: int, item: str, kind: str | None, obj: Mapping[str, Any]) -
     return f"document {document}" + (f" {item}" if item else "") + (f" ({escaped(what)})" if what else "")
 
 
-def _custom_group(api_version: str) -> bool:
-    """A group with a dot that is not one of Kubernetes' own (*.k8s.io): a CustomResourceDefinition's. The core
-    group (v1) and the dotless built-in groups (apps, batch, policy, autoscaling) are never a custom resource's."""
-    group = api_version.rpartition("/")[0]
-    return "." in group and not group.endswith(".k8s.io")
-
-
 class _Reader:
     def __init__(self, schema: KubernetesSchema | None = None) -> None:
         self.pods: list[ManifestPod] = []
@@ -214,34 +207,17 @@ class _Reader:
         self.unchecked: dict[str, int] = {}  # custom resources: kind -> count
 
     def check(self, obj: Mapping[str, Any], kind: str | None, document: int, item: str) -> str:
-        """ "refused" when the API server would refuse `obj` for its fields (each problem recorded), "custom" for a
-        custom resource (a group of its own, which the built-in schema does not know: recorded as unchecked),
-        else "ok"."""
+        """The verdict on `obj`'s fields: "refused" when the API server would refuse them (each problem recorded),
+        "custom" for a custom resource (a group of its own, which the built-in schema does not know: counted as
+        unchecked), else "ok"."""
         schema = self.schema
         if schema is None:
             return "ok"
+        found = schema.refusals(obj, kind)
+        if found is None:
+            self.unchecked[escaped(str(kind))] = self.unchecked.get(escaped(str(kind)), 0) + 1
+            return "custom"
         where = _where(document, item, kind or "PodSpec", obj)
-        if kind is None:  # a bare PodSpec
-            found = [str(p) for p in schema.problems(obj, "PodSpec", None)]
-        else:
-            api_version = obj.get("apiVersion")
-            if not isinstance(api_version, str) or not api_version:
-                served = schema.served_versions(kind)
-                use = f"; a {kind} is {' or '.join(served)}" if served else ""
-                wrong = "is not set" if api_version in (None, "") else f"must be text, not {show(api_version)}"
-                found = [f"apiVersion: {wrong} (kubectl apply refuses the object){use}"]
-            elif schema.knows(kind, api_version):
-                found = [str(p) for p in schema.problems(obj, kind, api_version)]
-            elif _custom_group(api_version):
-                self.unchecked[kind] = self.unchecked.get(kind, 0) + 1
-                return "custom"
-            else:
-                served = schema.served_versions(kind)
-                use = f"; use {' or '.join(served)}" if served else ""
-                found = [
-                    f"apiVersion: Kubernetes {schema.version} serves no {escaped(kind)} at {show(api_version)} "
-                    f"(kubectl: no matches for kind){use}"
-                ]
         self.problems.extend(f"{where}: {problem}" for problem in found)
         return "refused" if found else "ok"
 

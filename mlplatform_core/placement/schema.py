@@ -64,6 +64,13 @@ def pick_minor(wanted: str, shipped: Iterable[tuple[int, int]]) -> tuple[tuple[i
     )
 
 
+def custom_group(api_version: str) -> bool:
+    """A group with a dot that is not one of Kubernetes' own (*.k8s.io): a CustomResourceDefinition's. The core
+    group (v1) and the dotless built-in groups (apps, batch, policy, autoscaling) are never a custom resource's."""
+    group = api_version.rpartition("/")[0]
+    return "." in group and not group.endswith(".k8s.io")
+
+
 def _schema_file(kind: str, api_version: str) -> str:
     # kubernetes-validate's file naming (kubernetes_validate/utils.py validate()): <kind>-<group>-<version>.json,
     # the group cut at its first dot (rbac.authorization.k8s.io/v1 -> rbac-v1), the core group bare (v1).
@@ -103,6 +110,28 @@ class KubernetesSchema:
     def served_versions(self, kind: str) -> list[str]:
         """The apiVersions this minor serves `kind` at (apps/v1 for a Deployment), newest file names last."""
         return _served(self.minor, kind.lower())
+
+    def refusals(self, obj: Mapping[str, Any], kind: str | None) -> list[str] | None:
+        """What the API server would refuse in `obj`, an object of `kind` (None: a bare PodSpec); None for a custom
+        resource, whose schema is in its CustomResourceDefinition."""
+        if kind is None:
+            return [str(p) for p in self.problems(obj, "PodSpec", None)]
+        api_version = obj.get("apiVersion")
+        if not isinstance(api_version, str) or not api_version:
+            served = self.served_versions(kind)
+            use = f"; a {escaped(kind)} is {' or '.join(served)}" if served else ""
+            wrong = "is not set" if api_version in (None, "") else f"must be text, not {show(api_version)}"
+            return [f"apiVersion: {wrong} (kubectl apply refuses the object){use}"]
+        if self.knows(kind, api_version):
+            return [str(p) for p in self.problems(obj, kind, api_version)]
+        if custom_group(api_version):
+            return None
+        served = self.served_versions(kind)
+        use = f"; use {' or '.join(served)}" if served else ""
+        return [
+            f"apiVersion: Kubernetes {self.version} serves no {escaped(kind)} at {show(api_version)} "
+            f"(kubectl: no matches for kind){use}"
+        ]
 
     def problems(self, obj: Mapping[str, Any], kind: str, api_version: str | None) -> list[FieldProblem]:
         """Every unknown field and wrongly typed value of `obj`, a `kind` at `api_version` this minor serves
