@@ -58,6 +58,7 @@ def cluster_program() -> None:
             eks_cluster_name=cluster.eks_cluster_name,  # waits for the control plane; never for other groups
             depends_on=cluster.node_role_policies,  # destroy detaches the node policies after the nodes are gone
             network=network.groups.get(spec.name) if network else None,
+            autoscaler=layout.runs_cluster_autoscaler,  # kept groups of a migration: no autoscaler, no tags
         )
         for spec in layout.managed_groups
     }

@@ -512,7 +512,8 @@ MEANINGS: dict[str, Doc] = {
         "karpenter: {replicas: 1}",
     ),
     "karpenter.keepNodeGroups": Doc(
-        "Keep the managed node groups while migrating to Karpenter.",
+        "Keep the managed node groups while migrating to Karpenter, until drained; no autoscaler runs: they keep "
+        "the nodes they have.",
         "karpenter: {keepNodeGroups: true}",
     ),
     "karpenter.nodePools": Doc(
@@ -575,7 +576,8 @@ MEANINGS: dict[str, Doc] = {
         "none: the account's aws/ebs key",
     ),
     "autoMode.keepNodeGroups": Doc(
-        "Keep the managed node groups (and the initial one) while migrating to Auto Mode, until drained.",
+        "Keep the managed node groups (and the initial one) while migrating to Auto Mode, until drained; no "
+        "autoscaler runs: they keep the nodes they have.",
         "autoMode: {keepNodeGroups: true}",
     ),
     "autoMode.keepKarpenter": Doc(

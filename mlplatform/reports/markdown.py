@@ -79,7 +79,8 @@ def _node_groups(doc: dict[str, Any]) -> list[str]:
             g["role"],
             g["capacityType"],
             ", ".join(g["instanceTypes"]),
-            f"{g['minSize']}/{g['desiredSize']}/{g['maxSize']}" + (" (autoscaled)" if g["desiredSizeIgnored"] else ""),
+            f"{g['minSize']}/{g['desiredSize']}/{g['maxSize']}"
+            + (" (autoscaled)" if g["autoscaled"] else " (not autoscaled: keeps its nodes)" if g["desiredSizeIgnored"] else ""),
             g["amiType"],
             "\n".join(
                 f"`{t['key']}={t['value']}:{t['effect']}`" if t.get("value") else f"`{t['key']}:{t['effect']}`"

@@ -32,10 +32,12 @@ def _by_parent(run: ProgramRun, *types: str) -> dict[tuple[str | None, str], lis
     return index
 
 
-def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[str, Any]]:
+def node_groups(run: ProgramRun, order: list[str] | None = None, autoscaler: bool = True) -> list[dict[str, Any]]:
     """Every registered aws.eks.NodeGroup with the ASG tags and launch template of its component.
 
-    Registration order is asynchronous; `order` (the layout's) keeps the output stable.
+    Registration order is asynchronous; `order` (the layout's) keeps the output stable. `autoscaler`: whether
+    the Cluster Autoscaler runs (layout.runs_cluster_autoscaler): without it no group is `autoscaled`, though
+    `pulumi up` still leaves the desired size of a kept group alone (`desiredSizeIgnored`).
     """
     out = []
     rank = {name: i for i, name in enumerate(order or [])}
@@ -59,6 +61,7 @@ def node_groups(run: ProgramRun, order: list[str] | None = None) -> list[dict[st
                 "maxSize": scaling.get("maxSize"),
                 "desiredSize": scaling.get("desiredSize"),
                 "desiredSizeIgnored": "scalingConfig.desiredSize" in ng.ignore_changes,
+                "autoscaled": autoscaler and scaling.get("minSize") != scaling.get("maxSize"),
                 # Nodes replaced at a time when EKS rolls the group (UpdateNodegroupVersion).
                 "maxUnavailable": i.get("updateConfig", {}).get("maxUnavailable"),
                 "labels": dict(sorted(i.get("labels", {}).items())),
@@ -86,7 +89,9 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "kubernetesSupport": support_section(plan),
         "deployment": deployment_section(plan, auto_mode_section(plan)),
         "access": access_section(plan),
-        "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups]),
+        "nodeGroups": node_groups(
+            plan.run, [g.name for g in plan.layout.groups], plan.layout.runs_cluster_autoscaler
+        ),
         "provisioner": cfg.provisioner,
         "nodePools": karpenter_node_pools(plan.run, plan.layout),
         "resourceCount": len(plan.run.resources),

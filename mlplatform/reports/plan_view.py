@@ -57,8 +57,10 @@ def node_group_table(groups: list[dict[str, Any]]) -> Table:
         table.add_column(col)
     for g in groups:
         sizes = f"{g['minSize']}/{g['desiredSize']}/{g['maxSize']}"
-        if g["desiredSizeIgnored"]:
+        if g["autoscaled"]:
             sizes += "\n(autoscaled)"
+        elif g["desiredSizeIgnored"]:  # a group a migration keeps: no autoscaler moves it, pulumi up leaves it
+            sizes += "\n(not autoscaled:\nkeeps its nodes)"
         table.add_row(
             g["name"],
             g["role"],

@@ -71,6 +71,7 @@ class NodeGroup(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         eks_cluster_name: pulumi.Input[str] | None = None,
         network: GroupNetwork | None = None,
+        autoscaler: bool = True,
     ):
         """`eks_cluster_name`: the cluster's name as an Output of the EKS cluster (default `cluster_name`).
         `depends_on`: what the aws.eks.NodeGroup itself waits for besides (a component's own depends_on is not
@@ -79,6 +80,9 @@ class NodeGroup(pulumi.ComponentResource):
 
         Only the EKS node group waits for the control plane: the launch template and the component itself are
         created alongside the cluster.
+
+        `autoscaler`: whether the Cluster Autoscaler runs (layout.runs_cluster_autoscaler); without it, as for
+        the groups a Karpenter or Auto Mode migration keeps, the group gets none of the autoscaler's tags.
 
         `network`: a single-zone group's subnet, placement group and security groups (components/training_network.py).
         """
@@ -123,7 +127,8 @@ class NodeGroup(pulumi.ComponentResource):
             **training,
         )
 
-        # The autoscaler owns the desired size of autoscaled groups; `pulumi up` must not reset it.
+        # The autoscaler owns the desired size of autoscaled groups; `pulumi up` must not reset it. Nor once a
+        # migration to Karpenter or Auto Mode removes the autoscaler: the kept group holds the nodes it has.
         ignore = ["scalingConfig.desiredSize"] if spec.autoscaled else []
         self.node_group = aws.eks.NodeGroup(
             spec.name,
@@ -154,7 +159,7 @@ class NodeGroup(pulumi.ComponentResource):
         # EKS does not copy node-group labels and taints to the Auto Scaling group, where the autoscaler reads
         # what an empty group's nodes look like. The discovery tags are EKS's own: never created here.
         asg_name = self.node_group.resources.apply(lambda res: res[0].autoscaling_groups[0].name)
-        for key, value in autoscaler_tags(spec, cluster_name).items():
+        for key, value in (autoscaler_tags(spec, cluster_name) if autoscaler else {}).items():
             aws.autoscaling.Tag(
                 f"{spec.name}-asg-{key}",
                 autoscaling_group_name=asg_name,

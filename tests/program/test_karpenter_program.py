@@ -7,6 +7,7 @@ import json
 import pytest
 
 from mlplatform.engine import run_stack
+from mlplatform.reports.plan_document import node_groups as plan_node_groups
 from mlplatform_core.model.addons import karpenter_controller as addon
 from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.config import parse
@@ -16,6 +17,7 @@ from tests.conftest import shipped_run, stack_config
 
 STACK = "dev-karpenter"
 NG = "aws:eks/nodeGroup:NodeGroup"
+ASG_TAG = "aws:autoscaling/tag:Tag"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -195,7 +197,8 @@ def test_the_aws_side_is_the_cluster_programs_and_the_kubernetes_side_the_layers
 
 
 def test_migrating_keeps_the_node_groups_unchanged_next_to_the_pools():
-    """Step 1 of a migration (karpenter.keepNodeGroups): the dev stack's node groups stay exactly as they are."""
+    """Step 1 of a migration (karpenter.keepNodeGroups): the dev stack's node groups stay exactly as they are, but
+    no autoscaler runs next to Karpenter, so the autoscaler's scale-from-zero tags go (and the plan says so)."""
     raw = stack_config("dev")
     raw["ml-platform-eks:provisioner"] = "karpenter"
     raw["ml-platform-eks:karpenter"] = {"keepNodeGroups": True}
@@ -203,12 +206,17 @@ def test_migrating_keeps_the_node_groups_unchanged_next_to_the_pools():
 
     def node_groups(run):
         return {
-            (r.type, r.name): r.inputs
+            (r.type, r.name): (r.inputs, r.ignore_changes)
             for r in run.resources
-            if r.type in (NG, "aws:ec2/launchTemplate:LaunchTemplate", "aws:autoscaling/tag:Tag")
+            if r.type in (NG, "aws:ec2/launchTemplate:LaunchTemplate")
         }
 
-    assert node_groups(migrating) == node_groups(before)
+    assert node_groups(migrating) == node_groups(before)  # desired sizes still left alone: no node goes
+    assert before.of_type(ASG_TAG) and not migrating.of_type(ASG_TAG)
+    layout = build_layout(parse(raw), "dev")
+    shown = {g["name"]: g for g in plan_node_groups(migrating, autoscaler=layout.runs_cluster_autoscaler)}
+    assert shown["jobs"]["desiredSizeIgnored"] and not shown["jobs"]["autoscaled"]
+    assert all(g["autoscaled"] == g["desiredSizeIgnored"] for g in plan_node_groups(before))
     assert [r.inputs["metadata"]["name"] for r in migrating.of_type(NODE_POOL)] == ["jupyter", "jobs", "spot", "gpu"]
     assert "cluster-autoscaler" not in {r.name for r in migrating.of_type(RELEASE)}  # Karpenter serves pending pods
     # Step 3: without keepNodeGroups the drained groups go (and a pool's minSize is refused again).

@@ -114,8 +114,16 @@ def stack_capacity(layout: Layout) -> list[Capacity]:
         dataclasses.replace(node_pool_capacity(pool, layout.group(pool.name)), kind="Karpenter pool (kept)")
         for pool in layout.retained_pools
     ]
+    retained = {id(g) for g in layout.retained_groups}
+
+    def group(g: NodeGroupSpec) -> Capacity:
+        # No autoscaler runs next to the pools: a kept group holds the nodes it had (between its min and max)
+        # until it is drained and removed.
+        capacity = node_group_capacity(g)
+        return dataclasses.replace(capacity, kind="node group (kept, not autoscaled)") if id(g) in retained else capacity
+
     return (
-        [node_group_capacity(g) for g in layout.managed_groups]
+        [group(g) for g in layout.managed_groups]
         + [node_pool_capacity(pool, layout.group(pool.name)) for pool in layout.node_pools]
         + kept
     )

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..config.karpenter_settings import NODE_GROUPS
 from ..config.stack import DEFAULT_KUBERNETES_VERSION
 from ..karpenter.spec import NodePoolSpec
 from ..scheduling import Taint
@@ -157,6 +158,17 @@ class Layout:
         if any(p is spec for p in self.retained_pools):
             return KEPT_KARPENTER_POOL.format(spec.name)  # type: ignore[attr-defined]
         return spec.name  # type: ignore[attr-defined]
+
+    @property
+    def runs_cluster_autoscaler(self) -> bool:
+        """Only node-group stacks run the Cluster Autoscaler: next to Karpenter or Auto Mode two autoscalers would
+        launch nodes for the same pending pods (addons/releases.addons_of). So the managed node groups a migrating
+        stack keeps scale no more: they hold the nodes they have until drained and removed."""
+        return self.provisioner == NODE_GROUPS
+
+    def autoscaled(self, group: NodeGroupSpec) -> bool:
+        """Whether something moves the group's size between its min and max: the autoscaler, where it runs."""
+        return group.autoscaled and self.runs_cluster_autoscaler
 
     @property
     def spot_groups(self) -> tuple[NodeGroupSpec, ...]:

@@ -115,3 +115,14 @@ def test_cost_and_the_plan_matrix_see_every_provisioner_of_a_migrating_stack():
     templates = {t["name"]: t for t in section["nodeTemplates"]}
     assert templates["gpu (kept Karpenter pool)"]["kept"] and templates["gpu (kept Karpenter pool)"]["source"] == "gpu"
     assert section["ok"]
+
+
+def test_no_autoscaler_runs_next_to_auto_mode_so_no_kept_group_is_autoscaled():
+    """The kept groups' sizes range (spot 0..10) but nothing moves them: Auto Mode stacks run no Cluster
+    Autoscaler, so the plan, the tags (none of the autoscaler's) and the cost say `not autoscaled`."""
+    _, layout, _ = from_node_groups()
+    spot = next(g for g in layout.retained_groups if g.name == "spot")
+    assert spot.autoscaled and not layout.runs_cluster_autoscaler and not layout.autoscaled(spot)
+    assert "node group (kept, not autoscaled)" in {c.kind for c in stack_capacity(layout) if c.name == "spot"}
+    _, dev = automode_stack("dev")
+    assert dev.runs_cluster_autoscaler and dev.autoscaled(dev.group("spot"))
