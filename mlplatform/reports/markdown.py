@@ -72,6 +72,13 @@ def _line_usd(line: Any, size: str) -> str:
     return f"≤ {text}" if line.bound == "upper" and hourly else text
 
 
+def _scaling(group: dict[str, Any]) -> str:
+    """Autoscaled, or (a group a migration keeps, with no autoscaler) holding the nodes it has."""
+    if group["autoscaled"]:
+        return " (autoscaled)"
+    return " (not autoscaled: keeps its nodes)" if group["desiredSizeIgnored"] else ""
+
+
 def _node_groups(doc: dict[str, Any]) -> list[str]:
     rows = [
         (
@@ -79,8 +86,7 @@ def _node_groups(doc: dict[str, Any]) -> list[str]:
             g["role"],
             g["capacityType"],
             ", ".join(g["instanceTypes"]),
-            f"{g['minSize']}/{g['desiredSize']}/{g['maxSize']}"
-            + (" (autoscaled)" if g["autoscaled"] else " (not autoscaled: keeps its nodes)" if g["desiredSizeIgnored"] else ""),
+            f"{g['minSize']}/{g['desiredSize']}/{g['maxSize']}" + _scaling(g),
             g["amiType"],
             "\n".join(
                 f"`{t['key']}={t['value']}:{t['effect']}`" if t.get("value") else f"`{t['key']}:{t['effect']}`"

@@ -89,9 +89,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "kubernetesSupport": support_section(plan),
         "deployment": deployment_section(plan, auto_mode_section(plan)),
         "access": access_section(plan),
-        "nodeGroups": node_groups(
-            plan.run, [g.name for g in plan.layout.groups], plan.layout.runs_cluster_autoscaler
-        ),
+        "nodeGroups": node_groups(plan.run, [g.name for g in plan.layout.groups], plan.layout.runs_cluster_autoscaler),
         "provisioner": cfg.provisioner,
         "nodePools": karpenter_node_pools(plan.run, plan.layout),
         "resourceCount": len(plan.run.resources),

@@ -120,7 +120,8 @@ def stack_capacity(layout: Layout) -> list[Capacity]:
         # No autoscaler runs next to the pools: a kept group holds the nodes it had (between its min and max)
         # until it is drained and removed.
         capacity = node_group_capacity(g)
-        return dataclasses.replace(capacity, kind="node group (kept, not autoscaled)") if id(g) in retained else capacity
+        kept = id(g) in retained
+        return dataclasses.replace(capacity, kind="node group (kept, not autoscaled)") if kept else capacity
 
     return (
         [group(g) for g in layout.managed_groups]
