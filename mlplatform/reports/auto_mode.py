@@ -2,7 +2,8 @@
 
 `auto_mode_section` is `deployment.autoMode` in `mlplatform plan --json` (absent for the other provisioners):
 the three capabilities (compute, block storage, load balancing), the built-in pools asked for, the node
-role and who makes its access entry, and what AWS runs in the stack's place. `render_auto_mode` prints it.
+role and who makes its access entry, what AWS runs in the stack's place, and where the core services run (the
+system pool, or while a migration keeps the initial group, that group). `render_auto_mode` prints it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from mlplatform_core.model.addons.core_services import core_services_sources
 from mlplatform_core.model.addons.run_by_aws import on_auto_mode, run_by_aws
 from mlplatform_core.model.automode import cluster as auto_mode
 
@@ -40,6 +42,8 @@ def auto_mode_section(plan: Plan) -> dict[str, Any] | None:
         if role
         else f"this stack creates it ({entry}): with no built-in pool the cluster names no node role",
         "runByAws": run_by_aws(plan.layout),
+        # The proof's names: "initial (kept node group)" while keepNodeGroups holds, though the system pool exists.
+        "coreServicesOn": list(core_services_sources(plan.layout)),
     }
 
 
@@ -62,6 +66,10 @@ def render_auto_mode(section: dict[str, Any], console: Console, show: Any = str)
     )
     role = show(str(section["nodeRoleArn"])) if section["nodeRoleArn"] else "named by the NodeClasses only"
     console.print(escape(f"  node role: {role}; its access entry: {section['nodeRoleAccessEntry']}"))
+    core = ", ".join(section["coreServicesOn"]) or "none"
+    kept = "system" in section["builtInNodePools"] and "system" not in section["coreServicesOn"]
+    until = ": they select its role until you give them the system pool's selector" if kept else ""
+    console.print(escape(f"  core services (CoreDNS, the EBS CSI controller, the MLRun API) run on: {core}{until}"))
     console.print("  run by AWS, not by this stack:")
     for what, instead in section["runByAws"].items():
         console.print(escape(f"    {what}: {instead}"))

@@ -12,8 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.deployment import VPC_CIDR_AT_DEPLOY, private_api_cidrs
+from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
@@ -49,6 +51,16 @@ def _network(cfg: StackConfig) -> str:
         f"new VPC {net.vpc_cidr or '10.0.0.0/16'} across {net.availability_zone_count or 3} AZs, "
         f"NAT: {'one per AZ' if nat == 'perAz' else 'single'}"
     )
+
+
+def _managed_nodes(layout: Layout) -> str:
+    """The managed node groups an Auto Mode stack keeps are NodeGroup steps of the cluster program's waves; the core
+    add-ons run on (and, in one program, wait for) a kept initial group while a migration holds, not the system pool."""
+    if not layout.managed_groups:
+        return ""
+    groups = ", ".join(g.name for g in layout.managed_groups)
+    core = ", ".join(core_services_groups(layout))
+    return f"; the managed node groups ({groups}) are the cluster program's NodeGroup steps; core add-ons run on {core}"
 
 
 def node_group_table(groups: list[dict[str, Any]]) -> Table:
@@ -152,7 +164,7 @@ def render(plan: Plan, console: Console) -> None:
     if auto_mode:
         console.print(
             "  nodes: none in the waves; EKS Auto Mode launches them for pending pods once the cluster (built-in "
-            "pools) and the NodePools exist"
+            "pools) and the NodePools exist" + _managed_nodes(plan.layout)
         )
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():

@@ -45,5 +45,17 @@ def core_services_sources(layout: Layout) -> tuple[str, ...]:
 
 
 def core_services_groups(layout: Layout) -> tuple[str, ...]:
-    """The groups core add-ons run on (what core_services_placement selects): their deployment waits for these only."""
+    """The groups (by the layout's names, as the programs key node groups) the core add-ons run on: their deployment
+    waits for these only. Where the stack keeps a managed initial group (a migration's keepNodeGroups with the
+    system pool in its place), CoreDNS, the EBS CSI controller and a kept Karpenter select it by role (as
+    core_services_sources): the kept group, not the system pool."""
+    if needs_node_addons(layout):
+        kept = tuple(g.name for g in layout.retained_groups if g.is_initial)
+        return tuple(g.name for g in layout.groups if g.is_initial and not g.builtin) + kept
+    return placement_groups(layout)
+
+
+def placement_groups(layout: Layout) -> tuple[str, ...]:
+    """The groups core_services_placement(layout) selects: the system pool in the initial group's place, or that
+    group (what an add-on placed by the layout, like the GPU operator's controller, runs on)."""
     return tuple(g.name for g in layout.groups if g.is_initial)

@@ -39,7 +39,7 @@ from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
 from ..scheduling import EFA_LABEL, GPU_PRESENT_LABEL, Toleration
 from . import charts
 from .affinity import expression, required
-from .core_services import core_services_groups, core_services_placement
+from .core_services import core_services_placement, placement_groups
 
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
@@ -243,6 +243,6 @@ def releases(layout: Layout, image_registry: str | None = None) -> list[Release]
     DCGM exporter (gpuMetrics), each chart pinned for the cluster's minor."""
     out = []
     for name, chart_name, values, groups in wanted(layout, image_registry):
-        hosts = tuple(g.name for g in groups) or core_services_groups(layout)
+        hosts = tuple(g.name for g in groups) or placement_groups(layout)  # the operator: core_services_placement
         out.append(Release(name, charts.chart(chart_name, layout.kubernetes_version), values, hosts))
     return out

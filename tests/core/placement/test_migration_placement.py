@@ -5,7 +5,9 @@ drained, so pods land on them too and the proof offers them, by names that say t
 from __future__ import annotations
 
 from mlplatform.reports.placement import placement_section
+from mlplatform_core.model.addons import core_services
 from mlplatform_core.model.cost.capacity import stack_capacity
+from mlplatform_core.model.layout import INITIAL
 from mlplatform_core.placement.filters import place_spec
 from mlplatform_core.placement.invariants import stack_report
 from mlplatform_core.placement.templates import node_templates
@@ -126,3 +128,18 @@ def test_no_autoscaler_runs_next_to_auto_mode_so_no_kept_group_is_autoscaled():
     assert "node group (kept, not autoscaled)" in {c.kind for c in stack_capacity(layout) if c.name == "spot"}
     _, dev = automode_stack("dev")
     assert dev.runs_cluster_autoscaler and dev.autoscaled(dev.group("spot"))
+
+
+def test_while_the_initial_group_is_kept_the_core_add_ons_wait_for_it_not_for_the_system_pool():
+    """The system pool replaces the initial group, but while keepNodeGroups holds CoreDNS and the EBS CSI controller
+    select the kept group's role: the platform waits for that node group, and the plan says they run there."""
+    _, layout, report = from_node_groups()
+    assert core_services.core_services_groups(layout) == (INITIAL,)
+    assert core_services.core_services_sources(layout) == (f"{INITIAL} (kept node group)",)
+    assert {p.name: r.reachable for p, r in report.placements}[
+        "core-platform-service"
+    ] == core_services.core_services_sources(layout)
+    # Once the groups are gone, the system pool runs them (and what the layout places, like the GPU operator, too).
+    _, done, _ = stack("dev-automode")
+    assert core_services.core_services_groups(done) == core_services.placement_groups(done) == ("system",)
+    assert core_services.placement_groups(layout) == ("system",)
