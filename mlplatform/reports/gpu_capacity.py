@@ -1,5 +1,6 @@
 """The plan's GPU-capacity section: training groups (AZ, placement group, EFA), reservations, GPU sharing, what
-each node advertises, node health, Pod Identity and the EKS quotas the stack is checked against."""
+each node advertises, node health, Pod Identity and the EKS quotas the stack is checked against. A migrating stack's
+kept node groups and Karpenter pools are listed too, by the placement proof's names."""
 
 from __future__ import annotations
 
@@ -22,10 +23,16 @@ def _special(g: NodeGroupSpec) -> bool:
     return g.gpu or g.single_zone
 
 
-def _group(g: NodeGroupSpec) -> dict[str, Any]:
+def _provisioner(g: NodeGroupSpec) -> str:
+    return "autoMode" if g.auto_mode else "karpenter" if g.karpenter else "nodeGroups"
+
+
+def _group(g: NodeGroupSpec, name: str, autoscaler: bool) -> dict[str, Any]:
+    """`name`: the placement proof's (layout.node_sources), so a kept group or pool says it is the kept one.
+    `autoscaler`: whether the Cluster Autoscaler runs, the only reader of the scale-from-zero tags."""
     out: dict[str, Any] = {
-        "name": g.name,
-        "provisioner": "karpenter" if g.karpenter else "nodeGroups",
+        "name": name,
+        "provisioner": _provisioner(g),
         "capacityType": g.capacity_type,
         "availabilityZone": g.availability_zone or ("the stack's first AZ" if g.single_zone else None),
         "placementGroup": g.placement_group,
@@ -37,7 +44,7 @@ def _group(g: NodeGroupSpec) -> dict[str, Any]:
         out["reservation"] = {"id": r.id, "type": r.type, "instanceCount": r.instance_count, "endDate": r.end}
     if g.gpu:
         out["gpuResources"] = group_resources(g)
-        if not g.karpenter:
+        if not g.karpenter and autoscaler:
             out["scaleFromZero"] = template_resources(g)
     return out
 
@@ -47,7 +54,8 @@ def gpu_capacity_section(plan: Plan) -> dict[str, Any]:
     managed = layout.managed_groups
     applied = {q: quotas.quota(q, cfg.quotas).applied for q in (quotas.MANAGED_NODE_GROUPS, quotas.NODES_PER_GROUP)}
     return {
-        "groups": [_group(g) for g in layout.groups if _special(g)],
+        # While a stack migrates, its kept GPU node groups and Karpenter pools still launch GPU nodes.
+        "groups": [_group(g, name, layout.runs_cluster_autoscaler) for name, g in layout.node_sources if _special(g)],
         "nodeRepair": layout.node_repair,
         "podIdentity": layout.pod_identity,
         "gpuMetrics": layout.gpu_metrics,

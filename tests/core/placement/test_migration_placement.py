@@ -4,6 +4,9 @@ drained, so pods land on them too and the proof offers them, by names that say t
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+from mlplatform.reports.gpu_capacity import gpu_capacity_section
 from mlplatform.reports.placement import placement_section
 from mlplatform_core.model.addons import core_services
 from mlplatform_core.model.cost.capacity import stack_capacity
@@ -143,3 +146,24 @@ def test_while_the_initial_group_is_kept_the_core_add_ons_wait_for_it_not_for_th
     _, done, _ = stack("dev-automode")
     assert core_services.core_services_groups(done) == core_services.placement_groups(done) == ("system",)
     assert core_services.placement_groups(layout) == ("system",)
+
+
+def test_the_gpu_capacity_report_lists_the_kept_gpu_groups_and_pools_by_the_proofs_names():
+    """Kept GPU node groups and Karpenter pools still launch GPU nodes while a stack migrates: the plan's GPU
+    capacity lists them as the proof names them (no scale-from-zero tags: no autoscaler reads them)."""
+
+    def capacity(cfg, layout):
+        return {g["name"]: g for g in gpu_capacity_section(SimpleNamespace(layout=layout, config=cfg))["groups"]}
+
+    groups = capacity(*from_node_groups()[:2])
+    assert set(groups) == {"gpu", "gpu (kept node group)"}
+    assert groups["gpu"]["provisioner"] == "autoMode" and groups["gpu (kept node group)"]["provisioner"] == "nodeGroups"
+    assert "scaleFromZero" not in groups["gpu (kept node group)"]
+    assert groups["gpu (kept node group)"]["gpuResources"]["resource"] == "nvidia.com/gpu"
+    groups = capacity(*from_karpenter()[:2])
+    assert (
+        set(groups) == {"gpu", "gpu (kept Karpenter pool)"}
+        and groups["gpu (kept Karpenter pool)"]["provisioner"] == "karpenter"
+    )
+    cfg, layout = automode_stack("dev")
+    assert capacity(cfg, layout)["gpu"]["scaleFromZero"] == {"nvidia.com/gpu": 1}  # read by the autoscaler
