@@ -166,10 +166,6 @@ class Layout:
         stack keeps scale no more: they hold the nodes they have until drained and removed."""
         return self.provisioner == NODE_GROUPS
 
-    def autoscaled(self, group: NodeGroupSpec) -> bool:
-        """Whether something moves the group's size between its min and max: the autoscaler, where it runs."""
-        return group.autoscaled and self.runs_cluster_autoscaler
-
     @property
     def spot_groups(self) -> tuple[NodeGroupSpec, ...]:
         return tuple(g for g in self.groups if g.preemptible)
