@@ -20,6 +20,7 @@ import yaml
 from ..model.config.errors import escaped, show
 from .admission import Admission, ClusterObjects, admit
 from .pods import Pod, PodSpecError
+from .validation import pod_spec_problems
 
 if TYPE_CHECKING:
     from .schema import KubernetesSchema
@@ -191,6 +192,12 @@ def _dig(obj: Any, path: tuple[str, ...], document: int, kind: str, item: str) -
     return node
 
 
+def _at(obj: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        obj = obj.get(part) if isinstance(obj, Mapping) else None
+    return obj
+
+
 def _where(document: int, item: str, kind: str | None, obj: Mapping[str, Any]) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     name = meta.get("name") or meta.get("generateName")
@@ -217,6 +224,11 @@ class _Reader:
         if found is None:
             self.unchecked[escaped(str(kind))] = self.unchecked.get(escaped(str(kind)), 0) + 1
             return "custom"
+        if not found and (kind is None or kind in POD_SPEC_PATHS):  # well-typed: now the values the proof reads
+            path = () if kind is None else POD_SPEC_PATHS[kind]
+            spec = _at(obj, path)
+            if isinstance(spec, Mapping):
+                found = [f"{'.'.join((*path, str(p)))}" for p in pod_spec_problems(spec, kind)]
         where = _where(document, item, kind or "PodSpec", obj)
         self.problems.extend(f"{where}: {problem}" for problem in found)
         return "refused" if found else "ok"
