@@ -92,7 +92,10 @@ def _restart_policies(spec: Mapping[str, Any], kind: str | None) -> list[FieldPr
     out = []
     policy = spec.get("restartPolicy")
     allowed = KIND_RESTART_POLICIES.get(kind or "", POD_RESTART_POLICIES)
-    if isinstance(policy, str) and (policy or kind in ("Job", "CronJob")) and policy not in allowed:
+    if policy in (None, "") and kind in ("Job", "CronJob"):  # SetDefaults_PodSpec makes it Always
+        why = f"is not set, so the API server defaults it to Always, which a {kind}'s pods may not use"
+        out.append(FieldProblem("restartPolicy", f"{why}; set {' or '.join(allowed)}"))
+    elif isinstance(policy, str) and policy and policy not in allowed:
         if policy in POD_RESTART_POLICIES:  # a valid pod policy the workload does not allow
             out.append(FieldProblem("restartPolicy", f"{show(policy)}: a {kind}'s pods use {' or '.join(allowed)}"))
         else:
