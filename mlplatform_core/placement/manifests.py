@@ -122,14 +122,15 @@ class ManifestError(ValueError):
 
 
 class SchemaError(ManifestError):
-    """Fields the API server would refuse (unknown, of the wrong type, missing), in every document at once."""
+    """Fields the API server would refuse (unknown, of the wrong type, missing; values its validation refuses), in
+    every document at once."""
 
     def __init__(self, problems: list[str], schema: KubernetesSchema | None, then: str | None = None):
         self.problems = problems
         version = f"the Kubernetes {schema.version} schema" if schema is not None else "the schema"
         lines = [
             f"{len(problems)} field problem(s) the API server would refuse (kubectl apply validates fields "
-            f"strictly), checked against {version}:"
+            f"strictly), checked against {version} and the API server's validation of the fields placement reads:"
         ]
         lines += [f"  - {p}" for p in problems]
         if then:
