@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="MANIFEST",
         help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs; "
-        "every object is first checked against the stack's Kubernetes schema, as kubectl apply checks it; "
+        "every object is first checked against the stack's Kubernetes schema and the API server's validation of "
+        "the fields placement reads, as kubectl apply checks it; "
         "objects without pods (Services, ConfigMaps, custom resources, ...) are skipped ('-' reads standard input)",
     )
     parser.add_argument(
@@ -115,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     templates = node_templates(layout)
-    # Every object is checked against the OpenAPI schema of the stack's minor, as the API server checks it.
+    # Every object is checked against the OpenAPI schema of the stack's minor, then the values placement reads
+    # against the API server's validation (placement/validation.py), as kubectl apply would have them checked.
     schema = KubernetesSchema.for_version(cfg.kubernetes_version)
     unplaceable = _Unplaceable()
     manifest = None

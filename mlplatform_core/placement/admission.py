@@ -35,8 +35,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model.quantity import QuantityError, parse_quantity
-from ..model.scheduling import qualified_name_error
 from .pods import Pod
+from .validation import requirements_problems
 
 DEFAULT_NAMESPACE = "default"
 # Namespaces and priority classes every cluster has: the API server creates them itself
@@ -48,8 +48,6 @@ DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 SYSTEM_PRIORITY_CLASSES = MappingProxyType(
     {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
 )
-STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-HUGEPAGES_PREFIX = "hugepages-"
 _FIELDS = ("min", "max", "default", "defaultRequest", "maxLimitRequestRatio")
 
 
@@ -163,62 +161,6 @@ def _resources(container: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
         if not isinstance(res.get(key), dict):
             res[key] = {}
     return res["requests"], res["limits"]
-
-
-def _is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def _overcommit_allowed(name: str) -> bool:
-    """helper.IsOvercommitAllowed: native resources except hugepages may have requests below limits."""
-    return _is_native(name) and not name.startswith(HUGEPAGES_PREFIX)
-
-
-def _resource_name_error(name: str) -> str | None:
-    """validateContainerResourceName."""
-    if "/" not in name:
-        if name in STANDARD_CONTAINER_RESOURCES or name.startswith(HUGEPAGES_PREFIX):
-            return None
-        return "must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>)"
-    if qualified_name_error(name) is not None:
-        return "is not a valid resource name"
-    if not _is_native(name) and (name.startswith("requests.") or qualified_name_error("requests." + name)):
-        return "doesn't follow extended resource name standard"
-    return None
-
-
-def _validate_requirements(path: str, requests: Mapping[str, Any], limits: Mapping[str, Any]) -> list[str]:
-    """ValidateResourceRequirements (v1.20) for one container, or for `overhead` (limits only)."""
-    errs: list[str] = []
-    cpu_or_memory = hugepages = False
-    for kind, values in (("limits", limits), ("requests", requests)):
-        for name, value in values.items():
-            where = f"{path}.{kind}.{name}"
-            if err := _resource_name_error(str(name)):
-                errs.append(f"{where}: {err}")
-                continue
-            amount = _q(value)
-            if amount is not None and not _is_native(name) and amount.denominator != 1:
-                errs.append(f"{where}: {value} must be an integer")
-            cpu_or_memory |= name in ("cpu", "memory")
-            hugepages |= name.startswith(HUGEPAGES_PREFIX)
-    for name, value in requests.items():
-        if _resource_name_error(str(name)):
-            continue
-        req = _q(value)
-        if name in limits:
-            lim = _q(limits[name])
-            if req is None or lim is None:
-                continue
-            if req != lim and not _overcommit_allowed(name):
-                errs.append(f"{path}.requests: {value} must be equal to {name} limit {limits[name]}")
-            elif req > lim:
-                errs.append(f"{path}.requests: {value} must be less than or equal to {name} limit {limits[name]}")
-        elif not _overcommit_allowed(name):
-            errs.append(f"{path}.limits: {name}: Limit must be set for non overcommitable resources")
-    if hugepages and not cpu_or_memory:
-        errs.append(f"{path}: HugePages require cpu or memory")
-    return errs
 
 
 def _limit_range_errors(items: Iterable[Mapping[str, Any]], containers: list[tuple[str, dict]]) -> list[str]:
@@ -341,10 +283,10 @@ def admit(
     errors: list[str] = []
     for path, c in containers:
         requests, limits = _resources(c)
-        errors += _validate_requirements(f"{path}.resources", requests, limits)
+        errors += [str(p) for p in requirements_problems(f"{path}.resources", requests, limits)]
     overhead = admitted.get("overhead")
     if isinstance(overhead, dict):
-        errors += _validate_requirements("spec.overhead", {}, overhead)
+        errors += [str(p) for p in requirements_problems("spec.overhead", {}, overhead)]
     # The spec as written is the pod unless admission filled something in (then it is read again).
     pod = Pod.from_spec(admitted, name) if defaulted or filled else written
     errors += pod.invalid

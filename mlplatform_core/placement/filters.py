@@ -30,9 +30,10 @@ from typing import Any
 from ..model.layout import Layout
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, ROLE_LABEL, Taint, Toleration
-from .admission import HUGEPAGES_PREFIX, Admission
+from .admission import Admission
 from .pods import Pod, is_extended_resource
 from .templates import EPHEMERAL_STORAGE, PER_NODE_LABELS, NodeTemplate, NodeVariant, node_templates
+from .validation import HUGEPAGES_PREFIX
 
 _NATIVE_PREFIX = "kubernetes.io/"
 

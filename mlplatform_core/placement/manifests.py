@@ -20,6 +20,7 @@ import yaml
 from ..model.config.errors import escaped, show
 from .admission import Admission, ClusterObjects, admit
 from .pods import Pod, PodSpecError
+from .validation import pod_spec_problems
 
 if TYPE_CHECKING:
     from .schema import KubernetesSchema
@@ -121,14 +122,15 @@ class ManifestError(ValueError):
 
 
 class SchemaError(ManifestError):
-    """Fields the API server would refuse (unknown, of the wrong type, missing), in every document at once."""
+    """Fields the API server would refuse (unknown, of the wrong type, missing; values its validation refuses), in
+    every document at once."""
 
     def __init__(self, problems: list[str], schema: KubernetesSchema | None, then: str | None = None):
         self.problems = problems
         version = f"the Kubernetes {schema.version} schema" if schema is not None else "the schema"
         lines = [
             f"{len(problems)} field problem(s) the API server would refuse (kubectl apply validates fields "
-            f"strictly), checked against {version}:"
+            f"strictly), checked against {version} and the API server's validation of the fields placement reads:"
         ]
         lines += [f"  - {p}" for p in problems]
         if then:
@@ -191,6 +193,12 @@ def _dig(obj: Any, path: tuple[str, ...], document: int, kind: str, item: str) -
     return node
 
 
+def _at(obj: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        obj = obj.get(part) if isinstance(obj, Mapping) else None
+    return obj
+
+
 def _where(document: int, item: str, kind: str | None, obj: Mapping[str, Any]) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     name = meta.get("name") or meta.get("generateName")
@@ -217,6 +225,11 @@ class _Reader:
         if found is None:
             self.unchecked[escaped(str(kind))] = self.unchecked.get(escaped(str(kind)), 0) + 1
             return "custom"
+        if not found and (kind is None or kind in POD_SPEC_PATHS):  # well-typed: now the values the proof reads
+            path = () if kind is None else POD_SPEC_PATHS[kind]
+            spec = _at(obj, path)
+            if isinstance(spec, Mapping):
+                found = [f"{'.'.join((*path, str(p)))}" for p in pod_spec_problems(spec, kind)]
         where = _where(document, item, kind or "PodSpec", obj)
         self.problems.extend(f"{where}: {problem}" for problem in found)
         return "refused" if found else "ok"

@@ -3,8 +3,7 @@
 Every malformed field becomes a PodSpecError naming its path; what the API server's validation would
 reject but can still be read (an unknown operator, a toleration with an empty key) is recorded on the
 Pod as `invalid` (admission.py turns it into a rejection), what only limits the check as a warning.
-Validation rules follow kube-apiserver v1.20 (pkg/apis/core/validation/validation.go: ValidateTolerations,
-validateNodeSelectorRequirement, validatePreferredSchedulingTerms).
+The validation rules themselves live in validation.py (`place` also refuses them as bad input).
 """
 
 from __future__ import annotations
@@ -15,9 +14,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model.quantity import QuantityError, int_value, milli_value
-from ..model.scheduling import CPU, EFFECTS, Toleration, label_value_error, qualified_name_error
-
-OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+from ..model.scheduling import CPU, Toleration
+from .validation import scheduling_problems
 
 
 class PodSpecError(ValueError):
@@ -144,7 +142,6 @@ class _PodReader:
     def __init__(self, name: str):
         self.name = name
         self.warnings: list[str] = []
-        self.invalid: list[str] = []
 
     # -- small typed accessors: every malformed field becomes a PodSpecError naming its path
     @staticmethod
@@ -205,7 +202,7 @@ class _PodReader:
             requests=MappingProxyType(requests),
             extended_resources=frozenset(extended),
             warnings=tuple(self.warnings),
-            invalid=tuple(self.invalid),
+            invalid=tuple(f"spec.{problem}" for problem in scheduling_problems(spec)),
         )
 
     # -- affinity
@@ -217,16 +214,6 @@ class _PodReader:
             self._string(v, f"{path}.values[{i}]")
             for i, v in enumerate(self._list(raw.get("values"), f"{path}.values"))
         )
-        if err := qualified_name_error(key):
-            self.invalid.append(f"{path}.key: {key!r} {err}")
-        if op not in OPERATORS:
-            self.invalid.append(f"{path}.operator: {op!r} is not one of {', '.join(OPERATORS)}")
-        elif op in ("In", "NotIn") and not values:
-            self.invalid.append(f"{path}.values: must be specified when `operator` is 'In' or 'NotIn'")
-        elif op in ("Exists", "DoesNotExist") and values:
-            self.invalid.append(f"{path}.values: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
-        elif op in ("Gt", "Lt") and len(values) != 1:
-            self.invalid.append(f"{path}.values: must be specified single value when `operator` is 'Lt' or 'Gt'")
         return Requirement(key, op, values)
 
     def _term(self, raw: Any, path: str) -> SelectorTerm:
@@ -251,8 +238,6 @@ class _PodReader:
         if raw is None:
             return None
         terms = self._list(self._mapping(raw, path).get("nodeSelectorTerms"), f"{path}.nodeSelectorTerms")
-        if not terms:
-            self.invalid.append(f"{path}.nodeSelectorTerms: must have at least one node selector term")
         return tuple(self._term(t, f"{path}.nodeSelectorTerms[{i}]") for i, t in enumerate(terms))
 
     def _preferred(self, affinity: Mapping) -> tuple[PreferredTerm, ...]:
@@ -263,8 +248,6 @@ class _PodReader:
             weight = raw.get("weight", 0)
             if isinstance(weight, bool) or not isinstance(weight, int):
                 raise PodSpecError(f"{path}[{i}].weight", f"must be an integer 1-100 (got {weight!r})")
-            if not 1 <= weight <= 100:
-                self.invalid.append(f"{path}[{i}].weight: {weight} must be in the range 1-100")
             out.append(PreferredTerm(weight, self._term(raw.get("preference"), f"{path}[{i}].preference")))
         return tuple(out)
 
@@ -278,25 +261,6 @@ class _PodReader:
         seconds = raw.get("tolerationSeconds")
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
             raise PodSpecError(f"{path}.tolerationSeconds", f"must be an integer (got {seconds!r})")
-        # ValidateTolerations (v1.20), check for check.
-        if key and (err := qualified_name_error(key)):
-            self.invalid.append(f"{path}.key: {key!r} {err}")
-        if not key and op != "Exists":
-            self.invalid.append(
-                f'{path}.operator: an empty key needs operator Exists, which means "match all values and all keys"'
-            )
-        if seconds is not None and effect != "NoExecute":
-            self.invalid.append(f"{path}.effect: must be 'NoExecute' when `tolerationSeconds` is set")
-        if op in ("", "Equal"):
-            if err := label_value_error(value):
-                self.invalid.append(f"{path}.value: {value!r} {err}")
-        elif op == "Exists":
-            if value:
-                self.invalid.append(f"{path}.operator: value must be empty when `operator` is 'Exists'")
-        else:
-            self.invalid.append(f"{path}.operator: {op!r} is not supported; use Equal or Exists")
-        if effect and effect not in EFFECTS:
-            self.invalid.append(f"{path}.effect: {effect!r} is not one of {', '.join(EFFECTS)}")
         # Keep the operator as written ("" stays ""): Toleration.tolerates treats "" like Equal.
         return Toleration(key=key, operator=op, value=value, effect=effect)
 

@@ -184,7 +184,7 @@ def test_a_list_item_that_cannot_be_read_is_named(capsys, tmp_path):
     )
     code, out, err = run_place(capsys, "dev", "-f", str(path))
     assert code == 2 and out == ""
-    assert "document 1 items[1] (Pod): Pod/p: spec.containers[0].resources.requests.cpu" in err
+    assert "document 1 items[1] (Pod/p): spec.containers[0].resources.requests.cpu: 'lots' is not a quantity" in err
 
 
 def test_every_documented_key_of_a_rejected_pod(capsys):
