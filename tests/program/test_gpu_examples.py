@@ -81,6 +81,10 @@ def test_a_capacity_block_plans_capacity_block_with_its_launch_template_in_the_b
     assert lt["capacityReservationSpecification"] == {
         "capacityReservationTarget": {"capacityReservationId": "cr-0a1b2c3d4e5f60718"}
     }
+    # A block's instances are placed close together by EC2 and the block is in no placement group of the stack:
+    # the EFA group gets none, so launches into the block can succeed (EC2 user guide capacity-blocks-using).
+    assert "placement" not in lt
+    assert not any(r.type == "aws:ec2/placementGroup:PlacementGroup" and "train-block" in r.name for r in p.run.resources)
     # The subnet of us-east-1b: the created VPC's second private subnet.
     (subnet,) = node_group.inputs["subnetIds"]
     second = one_in(p, "aws:ec2/subnet:Subnet", "cluster-vpc-private-1")
@@ -88,6 +92,7 @@ def test_a_capacity_block_plans_capacity_block_with_its_launch_template_in_the_b
     doc = plan_document(p)
     block = next(g for g in doc["placement"]["gpuCapacity"]["groups"] if g["name"] == "train-block")
     assert block["reservation"]["type"] == "capacity-block" and block["availabilityZone"] == "us-east-1b"
+    assert block["placementGroup"] is False
     line = next(line for line in doc["cost"]["lines"] if line.get("name") == "train-block")
     assert "Capacity Block" in json.dumps(line)
 

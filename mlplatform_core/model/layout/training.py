@@ -12,7 +12,8 @@ and the Karpenter pools apply it):
   a Capacity Block needs `instanceMarketOptions.marketType: capacity-block`, the reservation target and the
   instance type in the launch template, capacity type CAPACITY_BLOCK, only the reservation's AZ), so the
   group has exactly one instance type, sits in the reservation's AZ and holds at most its instances; a
-  Capacity Block group scales to zero outside the block (EKS scales it down 40 minutes before the end).
+  Capacity Block group scales to zero outside the block (EKS scales it down 40 minutes before the end);
+- a reservation and a placement group: the group never gets a new placement group (see _placement).
 """
 
 from __future__ import annotations
@@ -156,6 +157,44 @@ def _reservation(
     return Reservation(r.id, r.type, r.instance_count, end), wanted
 
 
+def _placement(o: NodeGroupSettings, path: tuple, add: Add) -> bool:
+    """Whether the group gets a cluster placement group of its own (efa implies one; placementGroup decides).
+
+    Not with a capacity reservation, whose instances can only launch where the reservation was made:
+    - Capacity Block: EC2 already places a block's instances close together and says a cluster placement group
+      is not needed (EC2 user guide capacity-blocks-using: "there is no need to use a cluster placement group
+      with a Capacity Block"; API reference CapacityBlock: "automatically placed close together inside Amazon
+      EC2 UltraClusters"), and the block was not created in a group this stack makes; so efa implies none;
+    - On-Demand Capacity Reservation: capacity in a cluster placement group is reserved only by creating the
+      reservation in that group, and an existing reservation cannot be moved into one (EC2 user guide cr-cpg,
+      "Limitations"); a group the stack creates never holds the reservation, so a targeted launch into it
+      would fail. Refused: the user says placementGroup: none.
+    """
+    wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
+    r = o.capacity_reservation
+    if r is None or not wanted:
+        return wanted
+    why = "cluster" if o.placement_group == "cluster" else "cluster (implied by efa: true)"
+    if r.type == "capacity-block":
+        if o.placement_group == "cluster":
+            add(
+                path + ("placementGroup",),
+                f"cluster, but capacityReservation {r.id} is a Capacity Block: EC2 already places a block's "
+                "instances close together (no cluster placement group needed) and the block is not in a placement "
+                "group this stack creates, so launches into it would fail; remove placementGroup",
+            )
+        return False
+    add(
+        path + ("placementGroup",),
+        f"{why}, but capacityReservation {r.id} (on-demand) cannot be used from a placement group this stack "
+        "creates: EC2 reserves capacity in a cluster placement group only for a reservation created in that group, "
+        "and an existing reservation cannot be moved into one, so every targeted launch would fail; set "
+        "placementGroup: none (the nodes then launch into the reservation without a placement group), or for "
+        "co-located nodes use a Capacity Block (type: capacity-block), whose instances EC2 places close together",
+    )
+    return False
+
+
 def default_max_size(o: NodeGroupSettings, base_max: int) -> int:
     """A reservation's group grows to the reservation's size unless maxSize says otherwise."""
     r = o.capacity_reservation
@@ -182,7 +221,7 @@ def training_fields(
         add(path + ("capacityType",), "SPOT: a capacity reservation holds on-demand capacity, never spot")
     return {
         "efa_interfaces": efa,
-        "placement_group": (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster",
+        "placement_group": _placement(o, path, add),
         "availability_zone": _zone(o, cfg, path, add),
         "reservation": reservation,
         "capacity_type": capacity_type,
