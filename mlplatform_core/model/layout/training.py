@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from .. import eks_versions, instances
 from ..config import StackConfig, show
+from ..config.karpenter_settings import AUTO_MODE
 from ..config.node_groups import NodeGroupSettings
 from .spec import CAPACITY_BLOCK, INITIAL, Reservation
 
@@ -157,7 +158,7 @@ def _reservation(
     return Reservation(r.id, r.type, r.instance_count, end), wanted
 
 
-def _placement(o: NodeGroupSettings, path: tuple, add: Add) -> bool:
+def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> bool:
     """Whether the group gets a cluster placement group of its own (efa implies one; placementGroup decides).
 
     Not with a capacity reservation, whose instances can only launch where the reservation was made:
@@ -168,11 +169,12 @@ def _placement(o: NodeGroupSettings, path: tuple, add: Add) -> bool:
     - On-Demand Capacity Reservation: capacity in a cluster placement group is reserved only by creating the
       reservation in that group, and an existing reservation cannot be moved into one (EC2 user guide cr-cpg,
       "Limitations"); a group the stack creates never holds the reservation, so a targeted launch into it
-      would fail. Refused: the user says placementGroup: none.
+      would fail. Refused: the user says placementGroup: none. Auto Mode pools have no placement group at all
+      (an explicit one is refused by model/automode/pools.py), so efa implies none there.
     """
     wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
     r = o.capacity_reservation
-    if r is None or not wanted:
+    if r is None or not wanted or (auto_mode and o.placement_group is None):
         return wanted
     why = "cluster" if o.placement_group == "cluster" else "cluster (implied by efa: true)"
     if r.type == "capacity-block":
@@ -221,7 +223,7 @@ def training_fields(
         add(path + ("capacityType",), "SPOT: a capacity reservation holds on-demand capacity, never spot")
     return {
         "efa_interfaces": efa,
-        "placement_group": _placement(o, path, add),
+        "placement_group": _placement(o, cfg.provisioner == AUTO_MODE, path, add),
         "availability_zone": _zone(o, cfg, path, add),
         "reservation": reservation,
         "capacity_type": capacity_type,
