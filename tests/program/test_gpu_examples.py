@@ -84,7 +84,8 @@ def test_a_capacity_block_plans_capacity_block_with_its_launch_template_in_the_b
     # A block's instances are placed close together by EC2 and the block is in no placement group of the stack:
     # the EFA group gets none, so launches into the block can succeed (EC2 user guide capacity-blocks-using).
     assert "placement" not in lt
-    assert not any(r.type == "aws:ec2/placementGroup:PlacementGroup" and "train-block" in r.name for r in p.run.resources)
+    groups = [r.name for r in p.run.resources if r.type == "aws:ec2/placementGroup:PlacementGroup"]
+    assert groups == ["training-train"]
     # The subnet of us-east-1b: the created VPC's second private subnet.
     (subnet,) = node_group.inputs["subnetIds"]
     second = one_in(p, "aws:ec2/subnet:Subnet", "cluster-vpc-private-1")

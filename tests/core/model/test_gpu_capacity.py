@@ -107,7 +107,13 @@ def test_a_reservation_inside_a_placement_group_the_stack_creates_is_refused_nam
     odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
     found = problems(
         group("odcr", ["p5.48xlarge"], efa=True, availabilityZone="us-east-1a", capacityReservation=odcr),
-        group("pinned", ["p5.48xlarge"], availabilityZone="us-east-1a", placementGroup="cluster", capacityReservation=BLOCK),
+        group(
+            "pinned",
+            ["p5.48xlarge"],
+            availabilityZone="us-east-1a",
+            placementGroup="cluster",
+            capacityReservation=BLOCK,
+        ),
     )
     text = "\n".join(found)
     assert (
@@ -115,14 +121,23 @@ def test_a_reservation_inside_a_placement_group_the_stack_creates_is_refused_nam
         "cr-0123456789abcdef0 (on-demand) cannot be used from a placement group this stack creates" in text
     )
     assert "placementGroup: none" in text
-    assert "additionalNodeGroups[1].placementGroup: cluster, but capacityReservation cr-0a1b2c3d4e5f60718 is a Capacity Block" in text
+    assert (
+        "additionalNodeGroups[1].placementGroup: cluster, but capacityReservation cr-0a1b2c3d4e5f60718 is a "
+        "Capacity Block" in text
+    )
 
 
 def test_an_on_demand_reservation_with_placement_group_none_plans():
     odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
     g = layout_of(
-        group("odcr", ["p5.48xlarge"], efa=True, placementGroup="none", availabilityZone="us-east-1a",
-              capacityReservation=odcr)
+        group(
+            "odcr",
+            ["p5.48xlarge"],
+            efa=True,
+            placementGroup="none",
+            availabilityZone="us-east-1a",
+            capacityReservation=odcr,
+        )
     ).group("odcr")
     assert (g.placement_group, g.efa_interfaces, g.capacity_type) == (False, 32, "ON_DEMAND")
 
