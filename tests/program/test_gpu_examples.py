@@ -185,14 +185,31 @@ def test_karpenter_pools_select_their_placement_group_security_group_zone_and_re
             "availabilityZone": "us-east-1b",
             "capacityReservation": {"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2},
         },
+        {  # an On-Demand Capacity Reservation made in a cluster placement group: its nodes launch into that group
+            "name": "odcr",
+            "gpu": True,
+            "instanceTypes": ["p5.48xlarge"],
+            "efa": True,
+            "availabilityZone": "us-east-1c",
+            "capacityReservation": {
+                "id": "cr-0123456789abcdef0",
+                "type": "on-demand",
+                "instanceCount": 2,
+                "placementGroup": "training-pg",
+            },
+        },
     ]
     cluster, layer = run_stack("dev-karpenter", raw).programs
+    groups = [r.name for r in cluster.resources if r.type == "aws:ec2/placementGroup:PlacementGroup"]
+    assert groups == ["training-train"]  # none for the block, none for the reservation made in its own group
     where = cluster.exports["karpenterTraining"]
     assert where["train"]["zone"] == "us-east-1a" and where["block"]["zone"] == "us-east-1b"
 
     def spec(kind: str, name: str) -> dict:
         return next(r.inputs["spec"] for r in layer.resources if r.type.endswith(kind) and r.name == name)
 
+    assert spec("EC2NodeClass", "ec2nodeclass-odcr")["placementGroupSelector"] == {"name": "training-pg"}
+    assert "placementGroupSelector" not in spec("EC2NodeClass", "ec2nodeclass-block")
     train = spec("EC2NodeClass", "ec2nodeclass-train")
     assert train["placementGroupSelector"] == {"name": where["train"]["placementGroup"]}
     assert {"id": where["train"]["efaSecurityGroup"]} in train["securityGroupSelectorTerms"]

@@ -155,7 +155,7 @@ def _reservation(
         if day < eks_versions.today():
             add(rpath + ("endDate",), f"{r.end_date.isoformat()} is past: the reservation has ended")
         end = r.end_date.isoformat()
-    return Reservation(r.id, r.type, r.instance_count, end), wanted
+    return Reservation(r.id, r.type, r.instance_count, end, r.placement_group), wanted
 
 
 def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> bool:
@@ -168,12 +168,29 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> 
       EC2 UltraClusters"), and the block was not created in a group this stack makes; so efa implies none;
     - On-Demand Capacity Reservation: capacity in a cluster placement group is reserved only by creating the
       reservation in that group, and an existing reservation cannot be moved into one (EC2 user guide cr-cpg,
-      "Limitations"); a group the stack creates never holds the reservation, so a targeted launch into it
-      would fail. Refused: the user says placementGroup: none. Auto Mode pools have no placement group at all
-      (an explicit one is refused by model/automode/pools.py), so efa implies none there.
+      "Limitations"); a group the stack creates never holds the reservation, so a targeted launch into it would
+      fail. Refused unless capacityReservation.placementGroup names the existing cluster placement group the
+      reservation was created in (the nodes launch into that one), or placementGroup: none.
+    Auto Mode pools have no placement group at all (an explicit one is refused by model/automode/pools.py), so
+    efa implies none there.
     """
     wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
     r = o.capacity_reservation
+    if r is not None and r.placement_group is not None:
+        rpath = path + ("capacityReservation", "placementGroup")
+        if r.type == "capacity-block":
+            add(rpath, f"{show(r.placement_group)}: a Capacity Block is in no placement group; remove it")
+        elif o.placement_group == "none":
+            add(
+                path + ("placementGroup",),
+                f"none, but capacityReservation.placementGroup says reservation {r.id} was created in placement "
+                f"group {r.placement_group}, so its instances launch there; remove one of the two",
+            )
+        elif auto_mode:
+            add(rpath, f"{show(r.placement_group)}: EKS Auto Mode cannot launch into a placement group; remove it")
+        else:
+            return True  # the reservation's own group, by name (components/training_network.py)
+        return False
     if r is None or not wanted or (auto_mode and o.placement_group is None):
         return wanted
     why = "cluster" if o.placement_group == "cluster" else "cluster (implied by efa: true)"
@@ -190,9 +207,9 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> 
         path + ("placementGroup",),
         f"{why}, but capacityReservation {r.id} (on-demand) cannot be used from a placement group this stack "
         "creates: EC2 reserves capacity in a cluster placement group only for a reservation created in that group, "
-        "and an existing reservation cannot be moved into one, so every targeted launch would fail; set "
-        "placementGroup: none (the nodes then launch into the reservation without a placement group), or for "
-        "co-located nodes use a Capacity Block (type: capacity-block), whose instances EC2 places close together",
+        "and an existing reservation cannot be moved into one, so every targeted launch would fail; if the "
+        "reservation was created in a cluster placement group, name it (capacityReservation.placementGroup: "
+        "NAME), else set placementGroup: none (the nodes launch into the reservation without a placement group)",
     )
     return False
 

@@ -341,3 +341,32 @@ def test_quota_values_must_be_counts():
     found = problems(quotas={"managedNodeGroupsPerCluster": True, "podIdentityAssociations": 5})
     assert any("quotas.managedNodeGroupsPerCluster" in p and "boolean" in p for p in found)
     assert any("quotas.podIdentityAssociations: unknown setting" in p for p in found)
+
+
+def test_an_on_demand_reservation_made_in_a_placement_group_launches_into_that_group_by_name():
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2, "placementGroup": "training-pg"}
+    g = layout_of(
+        group("odcr", ["p5.48xlarge"], efa=True, availabilityZone="us-east-1a", capacityReservation=odcr)
+    ).group("odcr")
+    assert g.placement_group and g.reservation.placement_group == "training-pg"
+    found = problems(
+        group(
+            "block",
+            ["p5.48xlarge"],
+            availabilityZone="us-east-1a",
+            capacityReservation={**BLOCK, "placementGroup": "pg"},
+        ),
+        group(
+            "none",
+            ["p5.48xlarge"],
+            efa=True,
+            placementGroup="none",
+            availabilityZone="us-east-1a",
+            capacityReservation=odcr,
+        ),
+    )
+    text = "\n".join(found)
+    assert (
+        "additionalNodeGroups[0].capacityReservation.placementGroup: 'pg': a Capacity Block is in no placement" in text
+    )
+    assert "additionalNodeGroups[1].placementGroup: none, but capacityReservation.placementGroup says" in text
