@@ -200,7 +200,7 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> 
                 path + ("placementGroup",),
                 f"cluster, but capacityReservation {r.id} is a Capacity Block: EC2 already places a block's "
                 "instances close together (no cluster placement group needed) and the block is not in a placement "
-                "group this stack creates, so launches into it would fail; remove placementGroup",
+                "group this stack creates (its capacity was not reserved there); remove placementGroup",
             )
         return False
     add(

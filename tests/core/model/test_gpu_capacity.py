@@ -96,7 +96,7 @@ def test_efa_types_with_different_network_cards_cannot_share_a_launch_template()
 
 def test_an_efa_capacity_block_group_gets_no_placement_group_of_its_own():
     # EC2 places a Capacity Block's instances close together itself, and the block is in no group the stack makes
-    # (EC2 user guide capacity-blocks-using): a new placement group would make every launch into the block fail.
+    # (EC2 user guide capacity-blocks-using): a new placement group would not hold the block's capacity.
     g = layout_of(
         group("block", ["p5.48xlarge"], efa=True, availabilityZone="us-east-1b", capacityReservation=BLOCK)
     ).group("block")
