@@ -216,6 +216,13 @@ make scan STACKS="my-dev my-prod"
 .venv/bin/mlplatform manifests my-prod --out build/scan/manifests --helm "$(command -v helm)"
 ```
 
+In a project of your own (`mlplatform init`), without this repository's Makefile, the same in two steps:
+
+```bash
+mlplatform manifests --all --out build/manifests --helm "$(command -v helm)"
+pip install checkov && checkov -d build/manifests --framework kubernetes --skip-download
+```
+
 A finding you accept goes into `scan/skips.yaml` with the checkov resource ids it applies to and why.
 """
 
