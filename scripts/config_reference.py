@@ -269,7 +269,8 @@ MEANINGS: dict[str, Doc] = {
         "`false`",
     ),
     "nodeGroups.<group>.placementGroup": Doc(
-        "A cluster placement group for the group's nodes (`cluster`, implied by efa), or `none`.",
+        "A cluster placement group for the group's nodes (`cluster`, implied by efa except on a Capacity Block "
+        "group), or `none`; with an on-demand capacityReservation see its placementGroup.",
         TRAIN_GROUP.format("efa: true, placementGroup: none"),
         "`cluster` with efa, else none",
     ),
@@ -299,6 +300,14 @@ MEANINGS: dict[str, Doc] = {
     "nodeGroups.<group>.capacityReservation.endDate": Doc(
         "When the reservation ends (a date or a moment); the plan says when, a past date is refused.",
         BLOCK_GROUP.replace("instanceCount: 2}", "instanceCount: 2, endDate: 2030-01-15}"),
+        "none",
+    ),
+    "nodeGroups.<group>.capacityReservation.placementGroup": Doc(
+        "On-demand only: the existing cluster placement group the reservation was created in; the nodes launch "
+        "into it and the stack creates none (a reservation cannot be used from a new one).",
+        BLOCK_GROUP.replace(
+            "capacity-block, instanceCount: 2}", "on-demand, instanceCount: 2, placementGroup: my-cpg}"
+        ),
         "none",
     ),
     "nodeGroups.<group>.gpuSharing": Doc(

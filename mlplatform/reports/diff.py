@@ -80,7 +80,8 @@ def render_diff(doc: dict[str, Any], console: Console) -> None:
             style = STYLE[g["action"]]
             nodes = "-" if g["nodesAtMost"] is None else str(g["nodesAtMost"])
             if g.get("batch"):
-                nodes += f" ({g['batch']} at a time)"
+                first = f", up to {g['surge']} added first" if g.get("surge") else ""
+                nodes += f" ({g['batch']} at a time{first})"
             table.add_row(
                 escape(g["name"]),
                 f"[{style}]{g['action']}[/{style}]",

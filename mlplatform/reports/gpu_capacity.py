@@ -42,6 +42,8 @@ def _group(g: NodeGroupSpec, name: str, autoscaler: bool) -> dict[str, Any]:
     if g.reservation is not None:
         r = g.reservation
         out["reservation"] = {"id": r.id, "type": r.type, "instanceCount": r.instance_count, "endDate": r.end}
+        if r.placement_group is not None:
+            out["reservation"]["placementGroup"] = r.placement_group
     if g.gpu:
         out["gpuResources"] = group_resources(g)
         if not g.karpenter and autoscaler:

@@ -64,6 +64,10 @@ def node_groups(run: ProgramRun, order: list[str] | None = None, autoscaler: boo
                 "autoscaled": autoscaler and scaling.get("minSize") != scaling.get("maxSize"),
                 # Nodes replaced at a time when EKS rolls the group (UpdateNodegroupVersion).
                 "maxUnavailable": i.get("updateConfig", {}).get("maxUnavailable"),
+                # A roll's scale-up phase adds up to twice this many nodes first (mlplatform_core/change/rolls.py).
+                "availabilityZones": len(i.get("subnetIds") or []) or None,
+                # Off unless set: a roll then fails on a node whose pods do not leave in 15 minutes.
+                "forceUpdateVersion": bool(i.get("forceUpdateVersion", False)),
                 "labels": dict(sorted(i.get("labels", {}).items())),
                 "taints": [
                     Taint.from_eks(t["key"], t.get("value"), t["effect"]).to_dict() for t in i.get("taints", [])

@@ -3,10 +3,10 @@ drained or replaced, and which workloads of the placement proof lose their nodes
 
 A workload (a profile of the BEFORE document's placement proof) is displaced from a group that is replaced,
 rolled or deleted. It has somewhere to go when another group it reaches in the AFTER document is not itself
-replaced, rolled or deleted; otherwise it waits (Pending) until the new nodes are Ready. A roll moves pods
-batch by batch (maxUnavailable nodes at a time, PodDisruptionBudgets respected), so its workloads wait for
-no more than one batch. MLRun jobs in `prevent` mode were put on on-demand nodes so as never to be evicted;
-their eviction is named.
+replaced, rolled or deleted; otherwise it waits (Pending) until the new nodes are Ready. A roll of a managed
+node group adds its new nodes before it drains the old ones maxUnavailable at a time, PodDisruptionBudgets
+respected (rolls.py), so its workloads do not wait. MLRun jobs in `prevent` mode were put on on-demand nodes
+so as never to be evicted; their eviction is named.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .resources import (
     UPDATE,
     ResourceChange,
 )
+from .rolls import roll_consequence, surge
 
 DISRUPTING = (REPLACE, ROLL, DELETE)
 PREVENT = "prevent"
@@ -166,7 +167,12 @@ def node_group_changes(
             name, _change_of(changes, NODE_GROUP, name), old.get(name), new.get(name), before, after, disrupted
         )
         if entry["action"] == ROLL:
-            entry["batch"] = (new[name].get("maxUnavailable") if name in new else None) or 1
+            group = new.get(name)
+            entry["batch"] = ((group or {}).get("maxUnavailable")) or 1
+            entry["surge"] = surge(group, entry["batch"])
+            entry["note"] = roll_consequence(
+                entry["nodesAtMost"] or 0, entry["batch"], entry["surge"], bool((group or {}).get("forceUpdateVersion"))
+            )
         out.append(entry)
     return out
 

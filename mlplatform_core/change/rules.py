@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from math import ceil
 from typing import Any
 
 from ..model.eks_versions import minor_key
 from .resources import DELETE, NODE_GROUP, NODE_POOL, REPLACE, ROLL
+from .rolls import roll_consequence
 
 FOUNDATION = {
     "aws:eks/cluster:Cluster": "the EKS cluster",
@@ -51,8 +51,9 @@ RULES = (
     ),
     ChangeRule(
         "change-node-group-roll",
-        "A roll replaces every node of a group or NodePool, maxUnavailable nodes at a time (offline only: "
-        "`check --against`).",
+        "A roll replaces every node of a group or NodePool: a managed node group gets its new nodes first (up to "
+        "twice its AZs or maxUnavailable above its size), then drains the old ones maxUnavailable at a time, "
+        "PodDisruptionBudgets respected for up to 15 minutes per node (offline only: `check --against`).",
         "Nothing to fix: schedule the merge when the group's workloads can be drained batch by batch.",
     ),
     ChangeRule(
@@ -153,11 +154,12 @@ def change_violations(
             )
         if g["action"] == ROLL:
             nodes, batch = g["nodesAtMost"] or 0, g.get("batch") or 1
+            # EKS adds the new nodes before it drains the old ones (change/rolls.py cites the EKS user guide).
+            why = g.get("note") or roll_consequence(nodes, batch, g.get("surge"), False)
             add(
                 "change-node-group-roll",
-                f"rolls node group {g['name']}: up to {nodes} nodes replaced {batch} at "
-                f"a time, so the group runs up to {batch} node(s) below its size for {ceil(nodes / batch)} "
-                f"batch(es) (fields: {', '.join(g['fields'])})",
+                f"rolls node group {g['name']}: up to {nodes} nodes replaced {batch} at a time; {why} "
+                f"(fields: {', '.join(g['fields'])})",
                 NODE_GROUP,
                 g["name"],
             )

@@ -3,7 +3,8 @@
 For every single-zone group (EFA, a placement group, a capacity reservation or an explicit availabilityZone),
 managed node group or Karpenter pool alike:
 - its subnet: the stack's private subnet in the group's AZ (availabilityZone), or the first private subnet;
-- a cluster placement group (aws.ec2.PlacementGroup, strategy cluster) when the group has one;
+- a cluster placement group (aws.ec2.PlacementGroup, strategy cluster) when the group has one, or the existing
+  one its On-Demand Capacity Reservation was created in (capacityReservation.placementGroup, by name);
 - with EFA, a security group whose members may exchange all traffic with each other, in and out: EFA's
   OS-bypass traffic needs a self-referencing rule both ways (EC2 user guide efa-start, "Prepare an
   EFA-enabled security group"); the nodes keep the cluster's security group too.
@@ -88,7 +89,11 @@ class TrainingNetwork(pulumi.ComponentResource):
         for g in single_zone_groups(layout):
             picked = chosen.apply(lambda a, g=g: _pick(a[0], a[1], g.availability_zone, g.name, g.config_path))
             pg = None
-            if g.placement_group:
+            if g.placement_group and g.reservation is not None and g.reservation.placement_group is not None:
+                # The reservation's own group: only instances launched into it use the reservation (EC2 user
+                # guide cr-cpg); a group of the stack's would never hold it.
+                pg = pulumi.Output.from_input(g.reservation.placement_group)
+            elif g.placement_group:
                 pg = aws.ec2.PlacementGroup(
                     f"{name}-{g.name}",
                     strategy="cluster",

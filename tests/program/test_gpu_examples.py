@@ -81,6 +81,11 @@ def test_a_capacity_block_plans_capacity_block_with_its_launch_template_in_the_b
     assert lt["capacityReservationSpecification"] == {
         "capacityReservationTarget": {"capacityReservationId": "cr-0a1b2c3d4e5f60718"}
     }
+    # A block's instances are placed close together by EC2 and the block is in no placement group of the stack:
+    # the EFA group gets none, so launches into the block can succeed (EC2 user guide capacity-blocks-using).
+    assert "placement" not in lt
+    groups = [r.name for r in p.run.resources if r.type == "aws:ec2/placementGroup:PlacementGroup"]
+    assert groups == ["training-train"]
     # The subnet of us-east-1b: the created VPC's second private subnet.
     (subnet,) = node_group.inputs["subnetIds"]
     second = one_in(p, "aws:ec2/subnet:Subnet", "cluster-vpc-private-1")
@@ -88,6 +93,7 @@ def test_a_capacity_block_plans_capacity_block_with_its_launch_template_in_the_b
     doc = plan_document(p)
     block = next(g for g in doc["placement"]["gpuCapacity"]["groups"] if g["name"] == "train-block")
     assert block["reservation"]["type"] == "capacity-block" and block["availabilityZone"] == "us-east-1b"
+    assert block["placementGroup"] is False
     line = next(line for line in doc["cost"]["lines"] if line.get("name") == "train-block")
     assert "Capacity Block" in json.dumps(line)
 
@@ -179,14 +185,31 @@ def test_karpenter_pools_select_their_placement_group_security_group_zone_and_re
             "availabilityZone": "us-east-1b",
             "capacityReservation": {"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2},
         },
+        {  # an On-Demand Capacity Reservation made in a cluster placement group: its nodes launch into that group
+            "name": "odcr",
+            "gpu": True,
+            "instanceTypes": ["p5.48xlarge"],
+            "efa": True,
+            "availabilityZone": "us-east-1c",
+            "capacityReservation": {
+                "id": "cr-0123456789abcdef0",
+                "type": "on-demand",
+                "instanceCount": 2,
+                "placementGroup": "training-pg",
+            },
+        },
     ]
     cluster, layer = run_stack("dev-karpenter", raw).programs
+    groups = [r.name for r in cluster.resources if r.type == "aws:ec2/placementGroup:PlacementGroup"]
+    assert groups == ["training-train"]  # none for the block, none for the reservation made in its own group
     where = cluster.exports["karpenterTraining"]
     assert where["train"]["zone"] == "us-east-1a" and where["block"]["zone"] == "us-east-1b"
 
     def spec(kind: str, name: str) -> dict:
         return next(r.inputs["spec"] for r in layer.resources if r.type.endswith(kind) and r.name == name)
 
+    assert spec("EC2NodeClass", "ec2nodeclass-odcr")["placementGroupSelector"] == {"name": "training-pg"}
+    assert "placementGroupSelector" not in spec("EC2NodeClass", "ec2nodeclass-block")
     train = spec("EC2NodeClass", "ec2nodeclass-train")
     assert train["placementGroupSelector"] == {"name": where["train"]["placementGroup"]}
     assert {"id": where["train"]["efaSecurityGroup"]} in train["securityGroupSelectorTerms"]

@@ -43,6 +43,9 @@ class CapacityReservationSettings(SettingsModel):
     type: Literal[RESERVATION_TYPES]  # type: ignore[valid-type]
     instance_count: Count | None = Field(default=None, ge=1, le=10000)
     end_date: EndDate | None = None
+    # The existing cluster placement group an On-Demand Capacity Reservation was created in (EC2 names: up to 255
+    # ASCII characters): the group's nodes launch into it instead of a placement group of the stack's own.
+    placement_group: str | None = Field(default=None, pattern=r"^[ -~]{1,255}$")
 
 
 class TimeSlicingSettings(SettingsModel):

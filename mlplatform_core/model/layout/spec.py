@@ -28,6 +28,7 @@ class Reservation:
     type: str  # on-demand (an On-Demand Capacity Reservation) or capacity-block (a Capacity Block for ML)
     instance_count: int | None  # None: not given; the group's maxSize is taken for it
     end: str | None = None  # ISO 8601 day or moment the reservation ends, when given
+    placement_group: str | None = None  # the existing cluster placement group the reservation was created in
 
     @property
     def capacity_block(self) -> bool:
@@ -81,7 +82,7 @@ class NodeGroupSpec:
     node_pool: str = ""  # the NodePool's name when it is not the group's (model/automode/pools.py)
     # Multi-node training, reservations, sharing, health (model/layout/training.py, sharing.py):
     efa_interfaces: int = 0  # EFA interfaces per node, one per network card (0: no EFA)
-    placement_group: bool = False  # a cluster placement group of its own
+    placement_group: bool = False  # in a cluster placement group: its own, or its reservation's (by name)
     availability_zone: str | None = None  # the one AZ of a single-zone group; None: the stack's first AZ
     reservation: Reservation | None = None
     sharing: Sharing | None = None

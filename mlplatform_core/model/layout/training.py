@@ -12,7 +12,8 @@ and the Karpenter pools apply it):
   a Capacity Block needs `instanceMarketOptions.marketType: capacity-block`, the reservation target and the
   instance type in the launch template, capacity type CAPACITY_BLOCK, only the reservation's AZ), so the
   group has exactly one instance type, sits in the reservation's AZ and holds at most its instances; a
-  Capacity Block group scales to zero outside the block (EKS scales it down 40 minutes before the end).
+  Capacity Block group scales to zero outside the block (EKS scales it down 40 minutes before the end);
+- a reservation and a placement group: the group never gets a new placement group (see _placement).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable
 
 from .. import eks_versions, instances
 from ..config import StackConfig, show
+from ..config.karpenter_settings import AUTO_MODE
 from ..config.node_groups import NodeGroupSettings
 from .spec import CAPACITY_BLOCK, INITIAL, Reservation
 
@@ -153,7 +155,63 @@ def _reservation(
         if day < eks_versions.today():
             add(rpath + ("endDate",), f"{r.end_date.isoformat()} is past: the reservation has ended")
         end = r.end_date.isoformat()
-    return Reservation(r.id, r.type, r.instance_count, end), wanted
+    return Reservation(r.id, r.type, r.instance_count, end, r.placement_group), wanted
+
+
+def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> bool:
+    """Whether the group gets a cluster placement group of its own (efa implies one; placementGroup decides).
+
+    Not with a capacity reservation, whose instances can only launch where the reservation was made:
+    - Capacity Block: EC2 already places a block's instances close together and says a cluster placement group
+      is not needed (EC2 user guide capacity-blocks-using: "there is no need to use a cluster placement group
+      with a Capacity Block"; API reference CapacityBlock: "automatically placed close together inside Amazon
+      EC2 UltraClusters"), and the block was not created in a group this stack makes; so efa implies none;
+    - On-Demand Capacity Reservation: capacity in a cluster placement group is reserved only by creating the
+      reservation in that group, and an existing reservation cannot be moved into one (EC2 user guide cr-cpg,
+      "Limitations"); a group the stack creates never holds the reservation, so a targeted launch into it would
+      fail. Refused unless capacityReservation.placementGroup names the existing cluster placement group the
+      reservation was created in (the nodes launch into that one), or placementGroup: none.
+    Auto Mode pools have no placement group at all (an explicit one is refused by model/automode/pools.py), so
+    efa implies none there.
+    """
+    wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
+    r = o.capacity_reservation
+    if r is not None and r.placement_group is not None:
+        rpath = path + ("capacityReservation", "placementGroup")
+        if r.type == "capacity-block":
+            add(rpath, f"{show(r.placement_group)}: a Capacity Block is in no placement group; remove it")
+        elif o.placement_group == "none":
+            add(
+                path + ("placementGroup",),
+                f"none, but capacityReservation.placementGroup says reservation {r.id} was created in placement "
+                f"group {r.placement_group}, so its instances launch there; remove one of the two",
+            )
+        elif auto_mode:
+            add(rpath, f"{show(r.placement_group)}: EKS Auto Mode cannot launch into a placement group; remove it")
+        else:
+            return True  # the reservation's own group, by name (components/training_network.py)
+        return False
+    if r is None or not wanted or (auto_mode and o.placement_group is None):
+        return wanted
+    why = "cluster" if o.placement_group == "cluster" else "cluster (implied by efa: true)"
+    if r.type == "capacity-block":
+        if o.placement_group == "cluster":
+            add(
+                path + ("placementGroup",),
+                f"cluster, but capacityReservation {r.id} is a Capacity Block: EC2 already places a block's "
+                "instances close together (no cluster placement group needed) and the block is not in a placement "
+                "group this stack creates (its capacity was not reserved there); remove placementGroup",
+            )
+        return False
+    add(
+        path + ("placementGroup",),
+        f"{why}, but capacityReservation {r.id} (on-demand) cannot be used from a placement group this stack "
+        "creates: EC2 reserves capacity in a cluster placement group only for a reservation created in that group, "
+        "and an existing reservation cannot be moved into one, so every targeted launch would fail; if the "
+        "reservation was created in a cluster placement group, name it (capacityReservation.placementGroup: "
+        "NAME), else set placementGroup: none (the nodes launch into the reservation without a placement group)",
+    )
+    return False
 
 
 def default_max_size(o: NodeGroupSettings, base_max: int) -> int:
@@ -182,7 +240,7 @@ def training_fields(
         add(path + ("capacityType",), "SPOT: a capacity reservation holds on-demand capacity, never spot")
     return {
         "efa_interfaces": efa,
-        "placement_group": (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster",
+        "placement_group": _placement(o, cfg.provisioner == AUTO_MODE, path, add),
         "availability_zone": _zone(o, cfg, path, add),
         "reservation": reservation,
         "capacity_type": capacity_type,

@@ -357,3 +357,12 @@ def test_gpu_settings_auto_mode_has_no_place_for_are_refused_naming_why():
 def test_stack_node_repair_off_is_kept_for_a_managed_initial_group():
     layout = layout_of(nodeRepair=False, autoMode=auto_mode_settings(initialGroup="managedNodeGroup"))
     assert not layout.node_repair and [g.name for g in layout.managed_groups] == ["initial"]
+
+
+def test_an_efa_pool_with_an_on_demand_reservation_plans_on_auto_mode_which_has_no_placement_groups():
+    # On managed node groups efa's implied placement group cannot hold an existing reservation (refused there);
+    # Auto Mode pools have none, so nothing is in the way.
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
+    g = {**TRAIN, "name": "t2", "availabilityZone": "us-east-1a", "capacityReservation": odcr}
+    pool = next(p for p in layout_of(additionalNodeGroups=[g]).node_pools if p.name == "t2")
+    assert (pool.placement_group, pool.capacity_type) == (False, "reserved")

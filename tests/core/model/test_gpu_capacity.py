@@ -94,6 +94,54 @@ def test_efa_types_with_different_network_cards_cannot_share_a_launch_template()
 # --- capacity reservations -----------------------------------------------------------------------------------
 
 
+def test_an_efa_capacity_block_group_gets_no_placement_group_of_its_own():
+    # EC2 places a Capacity Block's instances close together itself, and the block is in no group the stack makes
+    # (EC2 user guide capacity-blocks-using): a new placement group would not hold the block's capacity.
+    g = layout_of(
+        group("block", ["p5.48xlarge"], efa=True, availabilityZone="us-east-1b", capacityReservation=BLOCK)
+    ).group("block")
+    assert (g.efa_interfaces, g.placement_group, g.single_zone, g.capacity_type) == (32, False, True, "CAPACITY_BLOCK")
+
+
+def test_a_reservation_inside_a_placement_group_the_stack_creates_is_refused_naming_both_settings():
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
+    found = problems(
+        group("odcr", ["p5.48xlarge"], efa=True, availabilityZone="us-east-1a", capacityReservation=odcr),
+        group(
+            "pinned",
+            ["p5.48xlarge"],
+            availabilityZone="us-east-1a",
+            placementGroup="cluster",
+            capacityReservation=BLOCK,
+        ),
+    )
+    text = "\n".join(found)
+    assert (
+        "additionalNodeGroups[0].placementGroup: cluster (implied by efa: true), but capacityReservation "
+        "cr-0123456789abcdef0 (on-demand) cannot be used from a placement group this stack creates" in text
+    )
+    assert "placementGroup: none" in text
+    assert (
+        "additionalNodeGroups[1].placementGroup: cluster, but capacityReservation cr-0a1b2c3d4e5f60718 is a "
+        "Capacity Block" in text
+    )
+
+
+def test_an_on_demand_reservation_with_placement_group_none_plans():
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
+    g = layout_of(
+        group(
+            "odcr",
+            ["p5.48xlarge"],
+            efa=True,
+            placementGroup="none",
+            availabilityZone="us-east-1a",
+            capacityReservation=odcr,
+        )
+    ).group("odcr")
+    assert (g.placement_group, g.efa_interfaces, g.capacity_type) == (False, 32, "ON_DEMAND")
+
+
 def test_a_capacity_block_group_is_capacity_block_sized_to_the_block_and_scales_to_zero():
     block = layout_of(group("block", ["p5.48xlarge"], availabilityZone="us-east-1b", capacityReservation=BLOCK))
     g = block.group("block")
@@ -293,3 +341,32 @@ def test_quota_values_must_be_counts():
     found = problems(quotas={"managedNodeGroupsPerCluster": True, "podIdentityAssociations": 5})
     assert any("quotas.managedNodeGroupsPerCluster" in p and "boolean" in p for p in found)
     assert any("quotas.podIdentityAssociations: unknown setting" in p for p in found)
+
+
+def test_an_on_demand_reservation_made_in_a_placement_group_launches_into_that_group_by_name():
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2, "placementGroup": "training-pg"}
+    g = layout_of(
+        group("odcr", ["p5.48xlarge"], efa=True, availabilityZone="us-east-1a", capacityReservation=odcr)
+    ).group("odcr")
+    assert g.placement_group and g.reservation.placement_group == "training-pg"
+    found = problems(
+        group(
+            "block",
+            ["p5.48xlarge"],
+            availabilityZone="us-east-1a",
+            capacityReservation={**BLOCK, "placementGroup": "pg"},
+        ),
+        group(
+            "none",
+            ["p5.48xlarge"],
+            efa=True,
+            placementGroup="none",
+            availabilityZone="us-east-1a",
+            capacityReservation=odcr,
+        ),
+    )
+    text = "\n".join(found)
+    assert (
+        "additionalNodeGroups[0].capacityReservation.placementGroup: 'pg': a Capacity Block is in no placement" in text
+    )
+    assert "additionalNodeGroups[1].placementGroup: none, but capacityReservation.placementGroup says" in text
