@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from types import MappingProxyType
 
-from .. import instances
 from ..automode import pools as automode_pools
 from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, show
 from ..config.karpenter_settings import AUTO_MODE, KARPENTER
@@ -36,6 +35,7 @@ from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
 from .gpu_metrics import host_engine_problems
+from .instance_types import default_ami, instance_type_problems
 from .sharing import (
     DEVICE_PLUGIN_CONFIG_LABEL,
     GPU_OPERATOR_OPERANDS_LABEL,
@@ -73,52 +73,6 @@ class _Collector:
         self.problems.append(Problem(key_path(*path), message))
 
 
-def _ami_arch(ami_type: str) -> str:
-    return "arm64" if "ARM" in ami_type else "x86_64"
-
-
-def _default_ami(types: tuple[str, ...], gpu: bool) -> str:
-    """AL2023 for the types' architecture (arm64 only when every known type is arm64), NVIDIA for GPU groups."""
-    arches = {t.arch for t in map(instances.lookup, types) if t is not None and t.arch}
-    arch = "ARM_64" if arches == {"arm64"} else "x86_64"
-    return f"AL2023_{arch}_{'NVIDIA' if gpu else 'STANDARD'}"
-
-
-def _check_instance_types(
-    types: tuple[str, ...], explicit: bool, gpu: bool, ami: str, path: tuple, errs: _Collector
-) -> None:
-    """Every type is in the catalog, fits the group's kind (GPU or not) and the AMI's architecture."""
-    for i, itype in enumerate(types):
-        tpath = path + ("instanceTypes", i) if explicit else path + ("instanceTypes",)
-        info = instances.lookup(itype)
-        if info is None:
-            errs.add(tpath, instances.unknown_type_message(itype))
-            continue
-        if gpu and not info.nvidia_gpu:
-            if not info.known:
-                why = "the catalog knows only its network limits, so it cannot be shown to have an NVIDIA GPU"
-            elif info.gpu_maker == "NVIDIA":
-                why = "its GPU is a fraction of one, which pods cannot request as nvidia.com/gpu"
-            else:
-                why = "it has no NVIDIA GPU" + (f" ({info.gpu_maker or info.accelerator})" if info.accelerated else "")
-            examples = ", ".join(instances.nvidia_gpu_examples())
-            errs.add(tpath, f"{show(itype)}: {why}; a GPU group needs NVIDIA GPU types such as {examples}")
-        elif not gpu and info.accelerated:
-            errs.add(
-                tpath,
-                f"{show(itype)} has an accelerator ({info.gpu_maker or info.accelerator}); accelerated types belong "
-                "only in the gpu group or an additional group with gpu: true",
-            )
-        elif not gpu and not info.known:
-            errs.add(
-                tpath,
-                f"{show(itype)}: {instances.UNKNOWN_ACCELERATORS}; a CPU group takes only types known to have "
-                "none, such as m5.xlarge or m7i.2xlarge",
-            )
-        if info.arch and info.arch != _ami_arch(ami):
-            errs.add(tpath, f"{show(itype)} is {info.arch} but amiType {ami} is {_ami_arch(ami)}; pick matching ones")
-
-
 def _merge(
     name: str,
     role: str,
@@ -135,7 +89,7 @@ def _merge(
     max_size = o.max_size if o.max_size is not None else default_max_size(o, base.max_size)
     # Unset: keep the default, pulled into a range the user may have moved.
     desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
-    ami = o.ami_type or _default_ami(types, gpu)
+    ami = o.ami_type or default_ami(types, gpu)
 
     # The rules of a role hold for every group of that role, built in or added (role defaults to the name).
     if role == INITIAL:
@@ -172,7 +126,8 @@ def _merge(
     # A pool chosen by family launches its families' types, never the group's: those are checked (kind and
     # architecture against amiType) where the pool is built (karpenter/pools.py), the group's are not used.
     if not (karpenter_pools.is_pool(cfg, name) and karpenter_pools.families_configured(cfg, name)):
-        _check_instance_types(types, bool(o.instance_types), gpu, ami, path, errs)
+        for problem_path, message in instance_type_problems(types, bool(o.instance_types), gpu, ami, path):
+            errs.add(problem_path, message)
     if gpu and ami not in GPU_AMI_TYPES:
         errs.add(
             path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"
