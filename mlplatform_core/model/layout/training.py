@@ -158,7 +158,7 @@ def _reservation(
     return Reservation(r.id, r.type, r.instance_count, end, r.placement_group), wanted
 
 
-def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> bool:
+def _placement(o: NodeGroupSettings, auto_mode: bool, kept: bool, path: tuple, add: Add) -> bool:
     """Whether the group gets a cluster placement group of its own (efa implies one; placementGroup decides).
 
     Not with a capacity reservation, whose instances can only launch where the reservation was made:
@@ -172,7 +172,8 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> 
       fail. Refused unless capacityReservation.placementGroup names the existing cluster placement group the
       reservation was created in (the nodes launch into that one), or placementGroup: none.
     Auto Mode pools have no placement group at all (an explicit one is refused by model/automode/pools.py), so
-    efa implies none there.
+    efa implies none there; but while a migration keeps the node groups (`kept`), the same group is also a managed
+    node group that gets efa's placement group, so the on-demand refusal holds for it.
     """
     wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
     r = o.capacity_reservation
@@ -191,7 +192,7 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, path: tuple, add: Add) -> 
         else:
             return True  # the reservation's own group, by name (components/training_network.py)
         return False
-    if r is None or not wanted or (auto_mode and o.placement_group is None):
+    if r is None or not wanted or (auto_mode and not kept and o.placement_group is None):
         return wanted
     why = "cluster" if o.placement_group == "cluster" else "cluster (implied by efa: true)"
     if r.type == "capacity-block":
@@ -240,7 +241,9 @@ def training_fields(
         add(path + ("capacityType",), "SPOT: a capacity reservation holds on-demand capacity, never spot")
     return {
         "efa_interfaces": efa,
-        "placement_group": _placement(o, cfg.provisioner == AUTO_MODE, path, add),
+        "placement_group": _placement(
+            o, cfg.provisioner == AUTO_MODE, cfg.provisioner == AUTO_MODE and cfg.auto_mode.keep_node_groups, path, add
+        ),
         "availability_zone": _zone(o, cfg, path, add),
         "reservation": reservation,
         "capacity_type": capacity_type,

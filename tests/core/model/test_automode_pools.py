@@ -366,3 +366,22 @@ def test_an_efa_pool_with_an_on_demand_reservation_plans_on_auto_mode_which_has_
     g = {**TRAIN, "name": "t2", "availabilityZone": "us-east-1a", "capacityReservation": odcr}
     pool = next(p for p in layout_of(additionalNodeGroups=[g]).node_pools if p.name == "t2")
     assert (pool.placement_group, pool.capacity_type) == (False, "reserved")
+
+
+def test_a_kept_efa_node_group_with_an_on_demand_reservation_is_refused_as_a_node_group_stack_refuses_it():
+    """While keepNodeGroups holds, the group is also a managed node group with efa's placement group, which an
+    on-demand reservation made elsewhere cannot serve; the Auto Mode pool alone would take it."""
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
+    group = {**TRAIN, "availabilityZone": "us-east-1a", "capacityReservation": odcr}
+    assert layout_of(additionalNodeGroups=[group]).group("train").reservation.id == odcr["id"]
+    kept = config(additionalNodeGroups=[group], autoMode=auto_mode_settings(keepNodeGroups=True))
+    found = problems(kept)
+    assert (
+        "cannot be used from a placement group this stack creates"
+        in found["ml-platform-eks:additionalNodeGroups[0].placementGroup"]
+    )
+    group_none = {**group, "placementGroup": "none"}
+    ok = build_layout(
+        parse(config(additionalNodeGroups=[group_none], autoMode=auto_mode_settings(keepNodeGroups=True))), STACK
+    )
+    assert not ok.group("train").placement_group
