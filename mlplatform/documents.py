@@ -59,7 +59,7 @@ def read_plan_document(path: str) -> dict[str, Any]:
     document of another schema version (its resources would be compared by keys this version does not
     mean the same way): make BEFORE again with a toolkit of this schema version.
     """
-    shown = shown_path(path)
+    shown = path  # as the user typed it: these are errors on their terminal, not a document to share
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
@@ -91,10 +91,10 @@ def check_same_stack(before: dict[str, Any], after: dict[str, Any], against: str
     deleted and created again."""
     stack = after["stack"]
     if before.get("stack") != stack:
-        raise BeforeError(f"{shown_path(against)} is the plan of stack {before.get('stack')!r}, not {stack!r}")
+        raise BeforeError(f"{against} is the plan of stack {before.get('stack')!r}, not {stack!r}")
     if _project(before) != _project(after):
         raise BeforeError(
-            f"{shown_path(against)} is the plan of stack {stack!r} of project {_project(before)!r}, but this is "
+            f"{against} is the plan of stack {stack!r} of project {_project(before)!r}, but this is "
             f"project {_project(after)!r} (Pulumi.yaml's name; outside a project, the installed programs': "
             "ml-platform-eks): plan both in the same project, or pass --project-dir"
         )
