@@ -57,24 +57,24 @@ def read_plan_document(path: str) -> dict[str, Any]:
 
     Bad input (BeforeError, exit 2): an unreadable file, not JSON, not one stack's plan document, or a
     document of another schema version (its resources would be compared by keys this version does not
-    mean the same way): make BEFORE again with a toolkit of this schema version.
+    mean the same way): make BEFORE again with a toolkit of this schema version. Errors name the file as the
+    user typed it (they go to the terminal, not into a document).
     """
-    shown = path  # as the user typed it: these are errors on their terminal, not a document to share
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
-        raise BeforeError(f"cannot read {shown}: {err.strerror or err}") from None
+        raise BeforeError(f"cannot read {path}: {err.strerror or err}") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise BeforeError(f"{shown} is not JSON ({err.msg} at line {err.lineno})") from None
+        raise BeforeError(f"{path} is not JSON ({err.msg} at line {err.lineno})") from None
     if not isinstance(doc, dict) or "stacks" in doc or "resources" not in doc or "nodeGroups" not in doc:
         what = "a document of several stacks" if isinstance(doc, dict) and "stacks" in doc else "not a plan document"
-        raise BeforeError(f"{shown} is {what}; save one stack's plan: mlplatform plan STACK --json > FILE")
+        raise BeforeError(f"{path} is {what}; save one stack's plan: mlplatform plan STACK --json > FILE")
     version = doc.get("schemaVersion")
     if version != SCHEMA_VERSION:
         raise BeforeError(
-            f"{shown} has schemaVersion {json.dumps(version)}, this toolkit reads {SCHEMA_VERSION!r}: make "
+            f"{path} has schemaVersion {json.dumps(version)}, this toolkit reads {SCHEMA_VERSION!r}: make "
             "BEFORE with a toolkit of the same schema version (docs/diff.md, which versions compare)"
         )
     return doc
