@@ -11,8 +11,7 @@ Sources (kubernetes-sigs/aws-ebs-csi-driver @ 429e202e, chart 2.64.0):
   (chart >= 2.24.0);
 - docs/install.md "Metadata": with IMDSv2's hop limit of 1 (the toolkit's) a node pod reaches IMDS only on
   the host network, else it falls back to Kubernetes metadata and miscounts attachable volumes;
-- docs/install.md "Set up driver permissions": AWS's managed AmazonEBSCSIDriverPolicyV2 (service-role path)
-  scopes the driver to volumes and snapshots it tagged; the controller's service account is
+- docs/install.md "Set up driver permissions": AWS's managed AmazonEBSCSIDriverPolicyV2 scopes the driver to volumes and snapshots it tagged; the controller's service account is
   kube-system/ebs-csi-controller-sa;
 - docs/parameters.md: StorageClass parameters `type`, `encrypted` (a string), `csi.storage.k8s.io/fstype`.
 
@@ -55,7 +54,9 @@ NODE_AFFINITY = {
 
 
 def policy_arn(region: str) -> str:
-    return f"arn:{partition_of(region)}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2"
+    # No `service-role/` path: only the V1 policy lives there (AWS managed policy reference; a wrong path is
+    # NoSuchEntity at AttachRolePolicy).
+    return f"arn:{partition_of(region)}:iam::aws:policy/AmazonEBSCSIDriverPolicyV2"
 
 
 def _controller_tolerations() -> list[dict[str, Any]]:
