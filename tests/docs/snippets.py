@@ -3,8 +3,8 @@
 Every ```yaml, ```bash, ```console, ```sh and ```shell block outside a generated block (scripts/generate_docs.py)
 carries a marker, an HTML comment on the line before its fence (invisible on GitHub and in the site):
 
-    <!-- snippet: base=dev expect=plan -->                        stack config: merged into stacks/Pulumi.dev.yaml, planned
-    <!-- snippet: base=prod under=ml-platform-eks:access expect=refused message="is not an IAM" -->
+    <!-- snippet: base=dev expect=plan -->         (stack config: merged into stacks/Pulumi.dev.yaml, planned)
+    <!-- snippet: base=prod expect=refused message="is not an IAM" -->
     <!-- snippet: run in=project given=job.yaml:examples/manifests/gpu-training.yaml -->
     <!-- snippet: skip: a polyaxonfile, not stack config -->
 
@@ -19,10 +19,11 @@ plan` exits 0; `expect=refused message=TEXT`: it exits 2 and its error contains 
 Shell: the block's commands run in order, each `mlplatform ...` (or `.venv/bin/mlplatform ...`) in-process,
 `cd DIR` moves, `> FILE` writes the command's output there. `in=` is where they start: `project` (default:
 a copy of a project `mlplatform init` wrote), `empty` (an empty folder: blocks that run `mlplatform init`
-themselves) or `repo` (this repository; commands that write nothing). `given=DEST:SRC` copies the repository's
-SRC to DEST first (the files the text says the reader has: `job.yaml`). Every command runs and exits 0 (`exit=N`: N) unless it is no `mlplatform` command (pulumi,
-pip, kubectl, make ...): those need `not-run=REASON`. `skip: REASON`: a block that runs nothing here
-(output, a tree, a pod spec, a real `pulumi up`), always with the reason.
+themselves) or `repo` (this repository: only commands that write nothing). `given=DEST:SRC` copies the
+repository's SRC to DEST first (the files the text says the reader has: `job.yaml`). Every command runs and
+exits 0 (`exit=N`: N); a line that is no `mlplatform` command (pulumi, pip, kubectl, make, a pipe from
+kubectl) does not run, and the marker says why: `not-run=REASON`. `skip: REASON`: a block that runs nothing
+here (a pod spec, a polyaxonfile, a real `pulumi up`), always with the reason.
 """
 
 from __future__ import annotations

@@ -93,7 +93,10 @@ def test_every_shell_block_runs_as_documented(block, tmp_path):
     assert bool(not_run) == ("not-run" in marker.options), (
         f"{block.where}: lines that do not run here {not_run} need not-run=REASON, and only they"
     )
-    cwd = runner.start_folder(marker.one("in", "project"), tmp_path)
+    where = marker.one("in", "project")
+    writes = [c.line for c in runnable if c.output or c.words[0] == "cd" or {"init", "--out"} & set(c.words)]
+    assert where != "repo" or not writes, f"{block.where}: in=repo runs only commands that write nothing: {writes}"
+    cwd = runner.start_folder(where, tmp_path)
     for given in marker.options.get("given", []):
         dest, _, source = given.partition(":")
         (cwd / dest).parent.mkdir(parents=True, exist_ok=True)
