@@ -163,10 +163,12 @@ class Command:
     line: str = ""  # as shown
 
 
-def commands(text: str) -> tuple[list[Command], list[str]]:
+def commands(text: str, console: bool = False) -> tuple[list[Command], list[str]]:
     """The commands of a shell block that run here, in order, and the lines that do not (another program, a
-    pipe into or out of mlplatform, a shell expansion)."""
+    pipe into or out of mlplatform, a shell expansion). In a ```console block only `$ ` lines are commands."""
     runnable, not_run = [], []
+    if console:
+        text = "\n".join(line.removeprefix("$ ") for line in text.splitlines() if line.startswith("$ "))
     for line in _logical_lines(text):
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
         lexer.whitespace_split = True

@@ -88,7 +88,7 @@ def test_every_shell_block_runs_as_documented(block, tmp_path):
     marker = snippets.parse_marker(block)
     if marker.skip:
         pytest.skip(marker.skip)
-    runnable, not_run = snippets.commands(block.text)
+    runnable, not_run = snippets.commands(block.text, console=block.lang == "console")
     assert runnable, f"{block.where}: no mlplatform command runs here; mark it `skip: REASON`"
     assert bool(not_run) == ("not-run" in marker.options), (
         f"{block.where}: lines that do not run here {not_run} need not-run=REASON, and only they"
@@ -161,6 +161,9 @@ def test_shell_lines_that_run_and_lines_that_do_not():
         (("mlplatform", "check", "prod", "--json"), None),
     ]
     assert [line.split()[0] for line in not_run] == ["pulumi", "kubectl", "mlplatform"]
+    console = "$ mlplatform plan dev\nmlplatform plan: the output, not a command\n$ pulumi up\n"
+    runnable, not_run = snippets.commands(console, console=True)
+    assert [c.words for c in runnable] == [("mlplatform", "plan", "dev")] and not_run == ["pulumi up"]
 
 
 def test_a_refused_snippet_is_caught(tmp_path):
