@@ -210,6 +210,7 @@ the offline plan, and each Helm release as its chart renders) and runs checkov (
 no longer matches anything. CI runs it on the shipped stacks and the GPU examples (examples/stacks: training,
 shared-gpus, with `--config-file`). On your own stacks:
 
+<!-- snippet: skip: checkov's own venv, helm and the chart repositories (network); CI runs make scan -->
 ```bash
 make scan STACKS="my-dev my-prod"
 # the charts of stacks that are not shipped are rendered with helm (reads the chart repositories):
@@ -218,6 +219,7 @@ make scan STACKS="my-dev my-prod"
 
 In a project of your own (`mlplatform init`), without this repository's Makefile, the same in two steps:
 
+<!-- snippet: skip: helm reads the chart repositories, pip the package index (network) -->
 ```bash
 mlplatform manifests --all --out build/manifests --helm "$(command -v helm)"
 pip install checkov && checkov -d build/manifests --framework kubernetes --skip-download
