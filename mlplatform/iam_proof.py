@@ -93,7 +93,13 @@ def _role(run_resources: Iterable[Any], role: Any) -> needs.Role:
 
 def problems(resources: list[Any], region: str, cluster_name: str) -> list[str]:
     """Every call a planned controller role does not allow."""
+    return proof(resources, region, cluster_name)[1]
+
+
+def proof(resources: list[Any], region: str, cluster_name: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """(controller, role name) of every role checked, and every call a planned controller role does not allow."""
     roles = [r for r in resources if r.type == ROLE]
+    checked: list[tuple[str, str]] = []
     out: list[str] = []
     for role in roles:
         trust = _document(role.inputs.get("assumeRolePolicy"))
@@ -107,6 +113,7 @@ def problems(resources: list[Any], region: str, cluster_name: str) -> list[str]:
             values = base
             if controller == needs.KARPENTER:
                 values = _karpenter_values(resources, role, base)
+            checked.append((controller, str(role.outputs.get("name") or role.name)))
             out += needs.missing(controller, what, _role(resources, role), values)
         if _trusts_service(trust, "eks.amazonaws.com"):
             for tags in _node_class_tags(resources):
@@ -118,8 +125,9 @@ def problems(resources: list[Any], region: str, cluster_name: str) -> list[str]:
                     extra_tags=tags,
                     principal_tags={"eks:eks-cluster-name": cluster_name},
                 )
+                checked.append((needs.AUTO_MODE_TAGS, str(role.outputs.get("name") or role.name)))
                 out += needs.missing(needs.AUTO_MODE_TAGS, "EKS Auto Mode cluster", _role(resources, role), values)
-    return list(dict.fromkeys(out))
+    return checked, list(dict.fromkeys(out))
 
 
 def _karpenter_values(resources: list[Any], role: Any, base: needs.Values) -> needs.Values:
