@@ -275,6 +275,14 @@ def auto_mode(page: str, service: ServiceData) -> list[dict[str, Any]]:
     return _dedupe(requests_of(json.loads(text), "Custom AWS tags for EKS Auto resources", service))
 
 
+def _chart_tag(readme_src: dict[str, Any]) -> str:
+    """The chart release tag the README pin was read at (the newest chart the toolkit pins)."""
+    charts = upstream.manifest()["autoscaler-charts"]
+    if charts["commit"] != readme_src["commit"]:
+        raise SystemExit("autoscaler-aws-readme: pin it at the commit of autoscaler-charts' newest tag")
+    return charts["newest"]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for flag in (
@@ -308,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             "requests": karpenter(cfn, service),
         },
         "cluster-autoscaler": {
-            "upstream": f"kubernetes/autoscaler {readme_src['path']} @ {readme_src['commit'][:8]}",
+            "upstream": f"kubernetes/autoscaler {_chart_tag(readme_src)} {readme_src['path']}",
             "requests": autoscaler(readme, service),
         },
         "ebs-csi": {
@@ -322,7 +330,10 @@ def main(argv: list[str] | None = None) -> int:
             ),
         },
         "auto-mode-custom-tags": {
-            "upstream": f"EKS user guide, Custom AWS tags for EKS Auto resources ({page_src['path']})",
+            "upstream": (
+                f"EKS user guide, Custom AWS tags for EKS Auto resources ({page_src['repo']} {page_src['path']} @ "
+                f"{page_src['commit'][:8]}; the auto-cluster-iam-role page today)"
+            ),
             "requests": auto_mode(page, service),
         },
     }
