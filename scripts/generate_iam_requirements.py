@@ -62,6 +62,7 @@ MANAGED = (
 # The user guide's custom-tag statements that the stack's tags reach: NodeClass `spec.tags` tag the instances,
 # their launch templates, volumes and network interfaces (create-node-class.adoc, `tags`).
 AUTO_MODE_STATEMENTS = ("Compute", "Networking")
+README = "cluster-autoscaler/cloudprovider/aws/README.md"
 _TAG_KEY = re.compile(r"^(aws|ec2|autoscaling):(RequestTag|ResourceTag)/(.+)$", re.IGNORECASE)
 
 
@@ -185,11 +186,11 @@ def autoscaler(readme: str, service: ServiceData) -> list[dict[str, Any]]:
     auto-discovery flag names)."""
     m = re.search(r"#### Full Cluster Autoscaler Features Policy.*?```json\n(.*?)```", readme, re.S)
     if not m:
-        raise SystemExit("cluster-autoscaler README: no 'Full Cluster Autoscaler Features Policy'; the format changed")
+        raise SystemExit(f"{README}: no 'Full Cluster Autoscaler Features Policy'; the format changed")
     flag = re.search(r"--node-group-auto-discovery=asg:tag=([^`\s]+)`", readme)
     asg_tags = discovery_tags("${ClusterName}")
     if not flag or {k.replace("<cluster-name>", "${ClusterName}") for k in flag[1].split(",")} != set(asg_tags):
-        raise SystemExit("cluster-autoscaler README: the auto-discovery tag keys changed; check layout.discovery_tags")
+        raise SystemExit(f"{README}: the auto-discovery tag keys changed; check layout.discovery_tags")
     out = []
     for r in requests_of(json.loads(m[1]), "Full Cluster Autoscaler Features Policy", service):
         if r["resource"].startswith("arn:${Partition}:autoscaling:"):

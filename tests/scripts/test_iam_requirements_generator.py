@@ -20,7 +20,7 @@ SERVICE = gen.ServiceData(
                 "privileges": {"DescribeNodegroup": {"resource_types": {"nodegroup": {"required": True}}}},
                 "resources": {
                     "nodegroup": {
-                        "arn": "arn:${Partition}:eks:${Region}:${Account}:nodegroup/${ClusterName}/${NodegroupName}/${UUID}"
+                        "arn": "arn:${Partition}:eks:${Region}:${Account}:nodegroup/${ClusterName}/${Name}/${UUID}"
                     }
                 },
             },

@@ -150,3 +150,11 @@ def test_managed_policy_documents_exist_at_their_path_in_every_partition(name):
     cn = needs.managed_document(f"arn:aws-cn:iam::aws:policy/{name}")
     assert cn is not None and "arn:aws:" not in json.dumps(cn)
     assert needs.managed_document(f"arn:aws:iam::aws:policy/service-role/{name}") is None
+
+
+def test_the_docs_name_each_controllers_upstream_source_as_the_data_does():
+    from tests.conftest import ROOT
+
+    page = (ROOT / "docs" / "deploying.md").read_text()
+    for controller in needs.snapshot()["controllers"]:
+        assert needs.upstream_of(controller) in page, controller
