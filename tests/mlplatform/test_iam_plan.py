@@ -9,7 +9,7 @@ import pytest
 from mlplatform.cli import main
 from mlplatform.iam_proof import proof
 from mlplatform.plan import build_plan
-from mlplatform_core.model.addons import karpenter_controller
+from mlplatform_core.model.addons import ebs_csi, karpenter_controller
 from mlplatform_core.model.automode import tag_policy
 
 
@@ -63,3 +63,14 @@ def test_an_auto_mode_cluster_role_without_the_custom_tag_permissions_fails_the_
     assert code == 2
     assert "EKS Auto Mode cluster role cluster-eksRole-role-" in err
     assert "does not allow ec2:CreateFleet" in err and "Custom AWS tags for EKS Auto resources" in err
+
+
+def test_an_ebs_csi_role_attaching_v2_under_service_role_fails_the_plan(monkeypatch, capsys):
+    real = ebs_csi.policy_arn
+    monkeypatch.setattr(ebs_csi, "policy_arn", lambda region: real(region).replace("policy/", "policy/service-role/"))
+    code = main(["plan", "dev"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "EBS CSI controller role platform-storage-ebs-csi-" in err
+    assert "attaches arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2" in err
+    assert "does not allow ec2:CreateVolume" in err and "AmazonEBSCSIDriverPolicyV2" in err

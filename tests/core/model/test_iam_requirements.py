@@ -95,7 +95,8 @@ def test_the_ebs_csi_managed_policy_meets_the_driver_only_at_its_real_arn_and_wi
     assert needs.missing(needs.EBS_CSI, "EBS CSI controller", role, VALUES) == []
     old = needs.Role("ebs-csi", managed=("arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2",))
     problems = needs.missing(needs.EBS_CSI, "EBS CSI controller", old, VALUES)
-    assert problems and "not counted" in problems[0] and "service-role/AmazonEBSCSIDriverPolicyV2" in problems[0]
+    assert "attaches arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2" in problems[0]
+    assert "not counted" in problems[0] and "ec2:CreateVolume" in " ".join(problems[1:])
     # The driver's cluster tag is what V2's conditions need: a driver that did not put it would be refused.
     data = copy.deepcopy(needs.snapshot())
     for r in data["controllers"][needs.EBS_CSI]["requests"]:
