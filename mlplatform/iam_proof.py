@@ -15,8 +15,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mlplatform_core.errors import InputError
+from mlplatform_core.model import addon_versions
 from mlplatform_core.model.addons import ebs_csi, karpenter_controller
 from mlplatform_core.model.addons.autoscaler import AUTOSCALER_SERVICE_ACCOUNT
+from mlplatform_core.model.addons.charts import NAMESPACES
 from mlplatform_core.model.iam import requirements as needs
 from mlplatform_core.model.regions import partition_of
 
@@ -25,11 +27,17 @@ INLINE = "aws:iam/rolePolicy:RolePolicy"
 ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
 NODE_CLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
 QUEUE = "aws:sqs/queue:Queue"
-# Controller -> (its service account's name, what the message calls its role).
+# Controller -> (its service account, namespace/name; what the message calls its role).
 CONTROLLERS = {
-    needs.KARPENTER: (karpenter_controller.SERVICE_ACCOUNT, "Karpenter controller"),
-    needs.CLUSTER_AUTOSCALER: (AUTOSCALER_SERVICE_ACCOUNT, "Cluster Autoscaler"),
-    needs.EBS_CSI: (ebs_csi.CONTROLLER_SERVICE_ACCOUNT, "EBS CSI controller"),
+    needs.KARPENTER: (
+        f"{karpenter_controller.NAMESPACE}/{karpenter_controller.SERVICE_ACCOUNT}",
+        "Karpenter controller",
+    ),
+    needs.CLUSTER_AUTOSCALER: (
+        f"{NAMESPACES[addon_versions.CLUSTER_AUTOSCALER]}/{AUTOSCALER_SERVICE_ACCOUNT}",
+        "Cluster Autoscaler",
+    ),
+    needs.EBS_CSI: (f"{ebs_csi.NAMESPACE}/{ebs_csi.CONTROLLER_SERVICE_ACCOUNT}", "EBS CSI controller"),
 }
 
 
@@ -51,7 +59,7 @@ def _statements(doc: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
     return [s for s in (st if isinstance(st, list) else [st]) if isinstance(s, Mapping)]
 
 
-def _service_accounts(trust: Mapping[str, Any] | None) -> set[str]:
+def service_accounts(trust: Mapping[str, Any] | None) -> set[str]:
     """The service accounts (namespace/name) a trust policy lets assume the role."""
     out = set()
     for st in _statements(trust):
@@ -106,7 +114,7 @@ def proof(resources: list[Any], region: str, cluster_name: str) -> tuple[list[tu
         arn = str(role.outputs.get("arn") or "")
         account = arn.split(":")[4] if arn.count(":") >= 5 else ""
         base = needs.Values(partition_of(region), region, account, cluster_name)
-        accounts = {sa.split("/", 1)[1] for sa in _service_accounts(trust)}
+        accounts = service_accounts(trust)
         for controller, (service_account, what) in CONTROLLERS.items():
             if service_account not in accounts:
                 continue

@@ -7,9 +7,10 @@ import copy
 import pytest
 
 from mlplatform.cli import main
-from mlplatform.iam_proof import proof
+from mlplatform.iam_proof import proof, service_accounts
 from mlplatform.plan import build_plan
-from mlplatform_core.model.addons import ebs_csi, karpenter_controller
+from mlplatform_core.model.addons import ebs_csi, irsa, karpenter_controller
+from mlplatform_core.model.addons import pod_identity as pid
 from mlplatform_core.model.automode import tag_policy
 
 
@@ -74,3 +75,16 @@ def test_an_ebs_csi_role_attaching_v2_under_service_role_fails_the_plan(monkeypa
     assert "EBS CSI controller role platform-storage-ebs-csi-" in err
     assert "attaches arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2" in err
     assert "does not allow ec2:CreateVolume" in err and "AmazonEBSCSIDriverPolicyV2" in err
+
+
+@pytest.mark.parametrize("pod_identity", [True, False])
+def test_a_controllers_role_is_found_by_its_service_accounts_trust_with_irsa_or_pod_identity(pod_identity):
+    if pod_identity:
+        trust = pid.trust_policy("c", "kube-system", "karpenter")
+    else:
+        issuer = "https://oidc.eks.us-east-1.amazonaws.com/id/ABC"
+        trust = irsa.irsa_trust_policy("arn:aws:iam::1:oidc-provider/x", issuer, "kube-system", "karpenter")
+    assert service_accounts(trust) == {"kube-system/karpenter"}
+    assert (
+        service_accounts({"Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}}]}) == set()
+    )
