@@ -25,6 +25,7 @@ from mlplatform_core.placement.invariants import InvariantReport, stack_report
 from .documents import shown_path
 from .engine import StackRun, run_stack
 from .engine.placeholders import Placeholders
+from .iam_proof import prove as prove_iam
 from .project import KUBERNETES_DIRECTORY, Project, ProjectError, builtin_project, find_project
 from .stacks import NAMED_BY_ARGUMENT, named_by, resolve_stack
 
@@ -85,12 +86,15 @@ def build_plan(
             f"{project.name} has no {KUBERNETES_DIRECTORY}/Pulumi.yaml beside its "
             f"{shown_path(project.cluster.file, project.root)} (`mlplatform init` writes one)"
         )
+    run = run_stack(name, document.config, project)
+    # The planned roles against what their controllers need upstream (exit 2, like missing chart RBAC).
+    prove_iam(run.resources, valid.config.region, valid.layout.cluster_name, name)
     return Plan(
         stack=name,
         source=source,
         config=valid.config,
         layout=valid.layout,
-        run=run_stack(name, document.config, project),
+        run=run,
         named_by=named_by(stack, config_file),
         project=project,
         live_prices=_live_prices(valid.config.region, valid.layout) if prices == "live" else None,

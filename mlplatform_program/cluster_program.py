@@ -137,6 +137,7 @@ def cluster_program() -> None:
             subnet_ids_to_tag=[] if cfg.network.creates_vpc else cluster.private_subnet_ids,
             karpenter=(karpenter_urn, KARPENTER),
             tags=cluster.tags,
+            cluster_role_arn=cluster.eks.eks_cluster.role_arn,
         )
         if inline:
             AutoModePools(

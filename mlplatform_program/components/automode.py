@@ -13,13 +13,16 @@ both (they name it), so the dependencies are also the destroy order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 import pulumi
+import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.automode import manifests as node_classes
+from mlplatform_core.model.automode import tag_policy
 from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.layout import Layout
@@ -47,8 +50,11 @@ class AutoModeInfrastructure(pulumi.ComponentResource):
         karpenter: tuple[str, str] | None = None,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        cluster_role_arn: pulumi.Input[str] | None = None,
     ):
-        """`subnet_ids_to_tag`: the private subnets this stack does not create (a created VPC tags its own).
+        """`cluster_role_arn`: the cluster's IAM role, which gets the permission to tag with the NodeClasses' tags
+        (model/automode/tag_policy.py). `subnet_ids_to_tag`: the private subnets this stack does not create (a
+        created VPC tags its own).
         `karpenter` (component URN, name): Karpenter's component, whose discovery tags these take over once the
         stack keeps Karpenter no more; while it does (layout.retained_pools), Karpenter's tags serve both."""
         super().__init__("mlplatform:automode:AutoModeInfrastructure", name, None, opts)
@@ -67,6 +73,17 @@ class AutoModeInfrastructure(pulumi.ComponentResource):
                     auto_mode.ACCESS_ENTRY_TYPE,
                     tags=tags,
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[eks_cluster]),
+                )
+            )
+        if layout.node_pools and cluster_role_arn is not None:
+            # Without it Auto Mode cannot launch a NodeClass's nodes with their tags: the NodeClasses wait for it.
+            policy = tag_policy.custom_tags_policy(tag_policy.node_class_tag_keys(tags or {}))
+            self.ready.append(
+                aws.iam.RolePolicy(
+                    f"{name}-custom-tags",
+                    role=pulumi.Output.from_input(cluster_role_arn).apply(lambda arn: arn.rsplit("/", 1)[-1]),
+                    policy=json.dumps(policy),
+                    opts=pulumi.ResourceOptions(parent=self),
                 )
             )
         self.register_outputs({})
