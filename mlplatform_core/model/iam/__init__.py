@@ -1,0 +1,1 @@
+"""IAM as AWS accepts it: managed policies that exist, actions and condition keys that exist, valid documents."""
