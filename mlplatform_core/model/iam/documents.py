@@ -95,7 +95,7 @@ def _statement_problems(st: Mapping[str, Any], kind: Kind) -> Iterator[str]:
             yield f"needs exactly one of {one} and {other}"
     for key in forbidden:
         if key in st:
-            yield f"a {kind} policy has no {key}"
+            yield f"{'an' if kind == 'identity' else 'a'} {kind} policy has no {key}"
     if kind != "resource" and "Sid" in st and not (isinstance(st["Sid"], str) and _SID.match(st["Sid"])):
         yield f"Sid {st['Sid']!r} may hold letters and digits only"
     for key in ("Action", "NotAction"):
