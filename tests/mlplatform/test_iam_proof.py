@@ -15,7 +15,7 @@ from mlplatform.engine import run_stack
 from mlplatform_core.model.config import read_stack_file
 from mlplatform_core.model.iam.proof import stack_problems
 from mlplatform_core.model.regions import partition_of
-from tests.conftest import ROOT, shipped_run
+from tests.conftest import ROOT, shipped_run, stack_config
 from tests.mlplatform.test_partitions import CASES, planned
 
 EXAMPLE_STACKS = ("prod-unprotected", "shared-gpus", "training")  # examples/stacks/ (broken.yaml is meant to fail)
@@ -47,6 +47,15 @@ def test_every_partition_variant_passes(case):
 def test_every_example_stack_passes(example):
     raw = read_stack_file(ROOT / "examples" / "stacks" / f"Pulumi.{example}.yaml")
     assert problems_of(run_stack(example, raw), str(raw["aws:region"])) == []
+
+
+def test_irsa_trust_policies_pass_with_their_oidc_condition_keys():
+    raw = stack_config("dev-karpenter")
+    raw["ml-platform-eks:podIdentity"] = False  # IRSA: <issuer>:sub and :aud, which IAM defines per provider
+    run = run_stack("dev-karpenter", raw)
+    trusts = [r.inputs["assumeRolePolicy"] for r in run.of_type("aws:iam/role:Role")]
+    assert any(":sub" in t and "AssumeRoleWithWebIdentity" in t for t in trusts)
+    assert problems_of(run, "us-east-1") == []
 
 
 def test_the_ebs_csi_policy_under_the_old_service_role_path_refuses_the_plan(capsys, monkeypatch):
