@@ -18,7 +18,9 @@ from mlplatform_core.model.config.karpenter_settings import AUTO_MODE
 from mlplatform_core.model.cost.capacity import stack_capacity
 from mlplatform_core.model.cost.prices import LivePrices, auto_mode_fee, on_demand
 from mlplatform_core.model.deployment import Deployment, deployment
+from mlplatform_core.model.iam.proof import IamError, stack_problems
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.regions import partition_of
 from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.placement.invariants import InvariantReport, stack_report
 
@@ -87,6 +89,12 @@ def build_plan(
             f"{shown_path(project.cluster.file, project.root)} (`mlplatform init` writes one)"
         )
     run = run_stack(name, document.config, project)
+    # What AWS would refuse (a managed policy missing from the partition, a malformed document) or let grant
+    # nothing (a misspelt action): refused now, as the charts' proofs are, not at the first `pulumi up`.
+    partition = partition_of(valid.config.region)
+    iam = stack_problems(((r.type, r.name, r.inputs) for r in run.resources), partition)
+    if iam:
+        raise IamError(iam, source, partition)
     # The planned roles against what their controllers need upstream (exit 2, like missing chart RBAC).
     prove_iam(run.resources, valid.config.region, valid.layout.cluster_name, name)
     return Plan(

@@ -20,6 +20,7 @@ from tests.policies import (
     test_cost_rules,
     test_gpu_capacity_rules,
     test_hardening_rules,
+    test_iam_validity_rules,
     test_karpenter_rules,
     test_layout_rules,
     test_security_rules,
@@ -39,6 +40,7 @@ CASE_MODULES = (
     test_auto_mode_rules,
     test_hardening_rules,
     test_gpu_capacity_rules,
+    test_iam_validity_rules,
 )
 
 
