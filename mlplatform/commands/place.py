@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
@@ -14,6 +15,7 @@ from ..stack_names import add_stack_options, stack_argument
 
 if TYPE_CHECKING:
     from mlplatform_core.placement.filters import PodPlacement
+    from mlplatform_core.placement.manifests import ManifestPod
 
 HELP = "show on which node groups the pods of a manifest can land"
 _SPOOL_BYTES = 16 * 2**20  # output held in memory up to this, then in a temporary file
@@ -35,10 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--filename",
         required=True,
         metavar="MANIFEST",
-        help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs; "
+        help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs, or "
+        "operators' workloads (Kubeflow training jobs, KubeRay, JobSet, LeaderWorkerSet, SparkApplication, Dask, "
+        "Argo Workflows: each role with its replica count); "
         "every object is first checked against the stack's Kubernetes schema and the API server's validation of "
         "the fields placement reads, as kubectl apply checks it; "
-        "objects without pods (Services, ConfigMaps, custom resources, ...) are skipped ('-' reads standard input)",
+        "objects without pods (Services, ConfigMaps, ...) are skipped and other custom resources noted "
+        "('-' reads standard input)",
     )
     parser.add_argument(
         "-n",
@@ -74,6 +79,14 @@ class _Unplaceable:
         for result in results:
             self.count += bool(result.rejected or not result.reachable)
             yield result
+
+
+def with_replicas(manifest_pod: ManifestPod, result: PodPlacement) -> PodPlacement:
+    """`result` with the replica count of an operator's role and the notes of how its spec was read."""
+    if manifest_pod.replicas is None and not manifest_pod.notes:
+        return result
+    notes = (*manifest_pod.notes, *result.notes)
+    return dataclasses.replace(result, replicas=manifest_pod.replicas, notes=notes)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,7 +144,9 @@ def run(args: argparse.Namespace) -> int:
                 if stream is not sys.stdin:
                     stack_of_files.enter_context(stream)
                 manifest = ManifestStream(stream, schema)
-                results = unplaceable(place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
+                results = unplaceable(
+                    with_replicas(m, place_admitted(m.admit(cluster, args.namespace), templates)) for m in manifest
+                )
 
                 def notes() -> list[str]:
                     return manifest.notes

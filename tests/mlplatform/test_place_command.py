@@ -62,7 +62,7 @@ def test_json_shape(capsys):
     assert list(doc) == ["schemaVersion", "stack", "pods", "notes"] and doc["stack"] == "dev"
     (pod,) = doc["pods"]
     # every documented key, empty lists when empty
-    assert list(pod) == ["name", "namespace", "groups", "ranking", "rejected", "notes", "warnings"]
+    assert list(pod) == ["name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings"]
     assert pod["rejected"] == [] and doc["notes"] == []
     assert pod["name"] == "StatefulSet/feature-store-cache"
     for group in pod["groups"]:
