@@ -27,6 +27,7 @@ from ..model.addons.proof import chart_workloads
 from ..model.addons.run_by_aws import needs_node_addons
 from ..model.config import StackConfig
 from ..model.layout import Layout, NodeGroupSpec
+from ..model.layout.gpu import whole_nodes
 from ..model.layout.sharing import EFA_RESOURCE
 from ..model.ml_settings import mlrun as mlrun_settings
 from ..model.ml_settings import polyaxon
@@ -55,6 +56,8 @@ class Profile:
     spot_only: bool = False  # asked for spot nodes outside MLRun (Polyaxon's spot environment)
     expected_groups: tuple[str, ...] | None = None  # system pods: exactly these groups, no more, no fewer
     per_node: bool = False  # a DaemonSet: one pod per node of the groups it reaches, never moved elsewhere
+    namespace: str | None = None  # admitted into this namespace first (its LimitRange); None: placed as written
+    must_reach: str | None = None  # a group this pod must be able to land on (a whole-node pod: its group)
 
     def pod(self) -> Pod:
         return Pod.from_spec(self.spec, self.name)
@@ -77,7 +80,7 @@ class ProfileInputs:
     def for_stack(cls, cfg: StackConfig, layout: Layout) -> ProfileInputs:
         """Inputs from what the stack exports: the MLRUN_* env (decoded as MLRun decodes it) and Polyaxon's
         environments, so the profiles prove the settings users get, not a second derivation of them."""
-        workloads = build_workloads(cfg)
+        workloads = build_workloads(cfg, whole_nodes(layout.node_sources))
         env = mlrun_settings.mlrun_env(layout, workloads)
         decoded = mlrun_settings.decode_mlrun_env(env)
         resources = {kind: dict(v) for kind, v in decoded["resources"].items() if v}
