@@ -209,7 +209,7 @@ class _Reader:
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
         name = meta.get("name") or meta.get("generateName") or f"document-{document}" + (f"/{item}" if item else "")
         namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
-        if kind not in POD_SPEC_PATHS:  # an operator's workload, or a Service, ConfigMap, CRD...: nothing to schedule
+        if verdict == "custom" or kind not in POD_SPEC_PATHS:  # an operator's workload, or a Service, ConfigMap...
             if not self.operator_pods(obj, kind, f"{kind}/{name}", namespace, document, item):
                 counts = self.unchecked if verdict == "custom" else self.skipped
                 counts[escaped(kind)] = counts.get(escaped(kind), 0) + 1

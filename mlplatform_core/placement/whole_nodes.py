@@ -63,9 +63,16 @@ def whole_node_profiles(
             amounts[resource] = gpus
         if alloc.get(EFA_RESOURCE):
             amounts[EFA_RESOURCE] = alloc[EFA_RESOURCE]
-        mode = "constrain" if g.preemptible and inputs.mlrun.configured else "prevent"
-        spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu")
+        # MLRun's pod, tolerating the group's taints (a dedicated or spot group is meant for the pods that do):
+        # what is proven is the namespace's cap, not who may use the group.
+        spec = mlrun_pod_spec(inputs, "none", "mlrun/mlrun-gpu")
         spec["containers"][0]["resources"] = {"requests": copy.copy(amounts), "limits": copy.copy(amounts)}
+        spec["tolerations"] = [
+            {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect}
+            if taint.value
+            else {"key": taint.key, "operator": "Exists", "effect": taint.effect}
+            for taint in t.taints
+        ]
         what = f"{gpus} {resource}" if gpus else f"{alloc[EFA_RESOURCE]} EFA interfaces"
         biggest = t.largest.instance_type  # type: ignore[union-attr]
         out.append(
@@ -74,7 +81,6 @@ def whole_node_profiles(
                 f"MLRun job taking a whole {t.group} node ({biggest}: {what}, {cpu_m}m cpu and "
                 f"{format_bytes(memory)} beside the DaemonSets) in namespace {namespace}",
                 spec,
-                preemption_mode=mode,
                 gpu=bool(gpus) and g.gpu,
                 efa=g.efa,
                 namespace=namespace,

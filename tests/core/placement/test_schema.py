@@ -13,6 +13,7 @@ import yaml
 from mlplatform_core.placement.manifests import ManifestError, ManifestStream, SchemaError
 from mlplatform_core.placement.schema import (
     KubernetesSchema,
+    custom_group,
     _lean_definitions,
     _lean_schema,
     _schema_file,
@@ -237,7 +238,7 @@ def _mutations(obj):
 def test_the_direct_walk_says_valid_exactly_when_jsonschema_finds_nothing(path):
     definitions = _lean_definitions((1, 35))
     for obj in yaml.safe_load_all(path.read_text()):
-        if not obj:
+        if not obj or custom_group(obj.get("apiVersion", "")):  # an operator's kind: no built-in schema
             continue
         file = _schema_file(obj["kind"], obj["apiVersion"]) if "kind" in obj else "podspec-v1.json"  # bare PodSpec
         validator: jsonschema.Validator = _validator((1, 35), file)
