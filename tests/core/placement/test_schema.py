@@ -13,12 +13,12 @@ import yaml
 from mlplatform_core.placement.manifests import ManifestError, ManifestStream, SchemaError
 from mlplatform_core.placement.schema import (
     KubernetesSchema,
-    custom_group,
     _lean_definitions,
     _lean_schema,
     _schema_file,
     _valid,
     _validator,
+    custom_group,
     pick_minor,
     shipped_minors,
 )
