@@ -81,8 +81,15 @@ class _Unplaceable:
             yield result
 
 
-def with_replicas(manifest_pod: ManifestPod, result: PodPlacement) -> PodPlacement:
-    """`result` with the replica count of an operator's role and the notes of how its spec was read."""
+def finished(manifest_pod: ManifestPod, result: PodPlacement, keys: frozenset[str]) -> PodPlacement:
+    """`result` with the replica count of an operator's role, the notes of how its spec was read, and a
+    did-you-mean for each toleration or selector key close to one of the stack's own (`keys`)."""
+    from mlplatform_core.placement.key_typos import key_warnings
+
+    if typos := key_warnings(result.pod, keys):
+        result = dataclasses.replace(
+            result, pod=dataclasses.replace(result.pod, warnings=(*result.pod.warnings, *typos))
+        )
     if manifest_pod.replicas is None and not manifest_pod.notes:
         return result
     notes = (*manifest_pod.notes, *result.notes)
@@ -104,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from mlplatform_core.model.workloads import manifests
     from mlplatform_core.placement.admission import ClusterObjects
     from mlplatform_core.placement.filters import place_admitted
+    from mlplatform_core.placement.key_typos import stack_keys
     from mlplatform_core.placement.manifests import ManifestError, ManifestStream
     from mlplatform_core.placement.schema import KubernetesSchema
     from mlplatform_core.placement.templates import node_templates
@@ -129,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     templates = node_templates(layout)
+    keys = stack_keys(templates)  # the taint and label keys of the stack's nodes, for typos in tolerations
     # Every object is checked against the OpenAPI schema of the stack's minor, then the values placement reads
     # against the API server's validation (placement/validation.py), as kubectl apply would have them checked.
     schema = KubernetesSchema.for_version(cfg.kubernetes_version)
@@ -145,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                     stack_of_files.enter_context(stream)
                 manifest = ManifestStream(stream, schema)
                 results = unplaceable(
-                    with_replicas(m, place_admitted(m.admit(cluster, args.namespace), templates)) for m in manifest
+                    finished(m, place_admitted(m.admit(cluster, args.namespace), templates), keys) for m in manifest
                 )
 
                 def notes() -> list[str]:

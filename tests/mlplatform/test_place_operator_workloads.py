@@ -99,3 +99,18 @@ def test_unreadable_operator_workloads_exit_2_naming_the_field(capsys, tmp_path,
     code, out, err = run_place(capsys, "dev", "-f", str(_write(tmp_path, text)))
     assert code == 2 and out == ""
     assert fragment in err
+
+
+def test_a_toleration_for_a_misspelt_taint_key_is_placed_with_a_did_you_mean(capsys, tmp_path):
+    """Issue 30: a toleration for app.iguazio.com/lifecyle was placed on `jobs` with no word of the typo."""
+    manifest = _write(
+        tmp_path,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: mlrun}\nspec:\n"
+        "  tolerations: [{key: app.iguazio.com/lifecyle, operator: Equal, value: preemptible, effect: NoSchedule}]\n"
+        "  containers: [{name: c, image: busybox}]\n",
+    )
+    [pod] = place_json(capsys, "dev", manifest)["pods"]
+    assert pod["ranking"] == ["jobs"]  # still placed where it can land (the spot taint is not tolerated)
+    assert pod["warnings"] == [
+        "toleration key 'app.iguazio.com/lifecyle' is on no node of this stack; did you mean 'app.iguazio.com/lifecycle'?"
+    ]
