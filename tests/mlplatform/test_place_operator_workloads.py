@@ -112,5 +112,6 @@ def test_a_toleration_for_a_misspelt_taint_key_is_placed_with_a_did_you_mean(cap
     [pod] = place_json(capsys, "dev", manifest)["pods"]
     assert pod["ranking"] == ["jobs"]  # still placed where it can land (the spot taint is not tolerated)
     assert pod["warnings"] == [
-        "toleration key 'app.iguazio.com/lifecyle' is on no node of this stack; did you mean 'app.iguazio.com/lifecycle'?"
+        "toleration key 'app.iguazio.com/lifecyle' is on no node of this stack; "
+        "did you mean 'app.iguazio.com/lifecycle'?"
     ]

@@ -19,7 +19,8 @@ def _warnings(**spec) -> list[str]:
 def test_the_issues_misspelt_lifecycle_toleration_is_named_with_the_key_it_means():
     [warning] = _warnings(tolerations=[{"key": "app.iguazio.com/lifecyle", "operator": "Exists"}])
     assert warning == (
-        "toleration key 'app.iguazio.com/lifecyle' is on no node of this stack; did you mean 'app.iguazio.com/lifecycle'?"
+        "toleration key 'app.iguazio.com/lifecyle' is on no node of this stack; "
+        "did you mean 'app.iguazio.com/lifecycle'?"
     )
 
 
