@@ -1,7 +1,8 @@
 """Built-in workload profiles: PodSpecs built the way each tool builds them, and what each is promised.
 
 Pure Python, no Pulumi import. MLRun jobs in each preemption mode enriched from the
-stack's MLRun preemptible-node settings (mlrun_preemption), a Nuclio function, a
+stack's MLRun preemptible-node settings (mlrun_preemption), the pods of MLRun's mpijob, spark and dask
+runtimes, a Nuclio function, a
 Jupyter server, a GPU training job, a Polyaxon experiment in the spot environment,
 core services placed like the toolkit's add-ons (CoreDNS, the EBS CSI controller), every DaemonSet
 EKS add-ons install (model/addons/node_agents: EBS CSI node, aws-node), and every Deployment and DaemonSet
@@ -186,6 +187,28 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 preemption_mode=mode,
             )
         )
+
+    # MLRun's other runtimes submit pods placed like a job's, in the default mode (mlrun/mlrun v1.6.4: the
+    # mpijob runtime's MPIJob Launcher and Worker templates take the function's nodeSelector, affinity,
+    # tolerations and priority class, server/api/runtime_handlers/mpijob/v1.py; spark3job.py's driver and
+    # executor preemption modes default to function_defaults.preemption_mode; daskjob.py's scheduler and
+    # workers are the function's pods).
+    for runtime, roles, image in (
+        ("mpijob", ("launcher", "worker"), "mlrun/mlrun"),
+        ("spark", ("driver", "executor"), "iguazio/spark-app"),
+        ("dask", ("scheduler", "worker"), "mlrun/ml-base"),
+    ):
+        for role in roles:
+            profiles.append(
+                Profile(
+                    f"mlrun-{runtime}-{role}",
+                    f"MLRun {runtime} runtime's {role} (default mode {default_mode})",
+                    mlrun_pod_spec(
+                        inputs, default_mode, image, restart_policy="Always" if runtime == "dask" else "Never"
+                    ),
+                    preemption_mode=default_mode,
+                )
+            )
 
     nuclio = mlrun_pod_spec(inputs, default_mode, "nuclio/processor", restart_policy="Always")
     profiles.append(
