@@ -12,6 +12,7 @@ stack's is a key of the user's own, left alone.
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 from collections.abc import Iterable
 
 from .pods import Pod
@@ -38,6 +39,7 @@ def _kubernetes_own(key: str) -> bool:
     return domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
 
 
+@lru_cache(maxsize=4096)  # a manifest of many pods repeats its keys; difflib per pod would add up
 def _near(key: str, keys: frozenset[str], of: str) -> str | None:
     if not key or key in keys or _kubernetes_own(key):
         return None
