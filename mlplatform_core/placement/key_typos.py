@@ -12,8 +12,8 @@ stack's is a key of the user's own, left alone.
 from __future__ import annotations
 
 import difflib
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 
 from .pods import Pod
 from .templates import PER_NODE_LABELS, NodeTemplate
