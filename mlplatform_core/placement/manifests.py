@@ -231,6 +231,8 @@ class _Reader:
             raise ManifestError(str(exc), document, kind, item) from None
         if templates is None:
             return False
+        if not templates:  # e.g. a RayJob on an existing cluster, a Workflow of steps only: said, never dropped
+            self.elsewhere.append(f"{name}: no pod template place can read (none of its roles has a PodSpec)")
         for t in templates:
             if self.schema is not None:
                 found = [f"{t.path}.{p}" for p in self.schema.refusals(t.spec, None) or []]

@@ -67,3 +67,15 @@ def test_argo_templates_take_the_workflows_scheduling_unless_they_set_their_own(
     assert (one["nodeSelector"], one["priorityClassName"]) == ({"a": "b"}, "igz-workload-low")
     assert (two["nodeSelector"], two["priorityClassName"]) == ({"c": "d"}, "igz-workload-high")
     assert "source" not in two["containers"][0]
+
+
+def test_a_known_kind_with_no_pod_template_is_noted_never_dropped():
+    from mlplatform_core.placement.manifests import ManifestStream
+
+    stream = ManifestStream(
+        "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: on-existing}\n"
+        "spec: {entrypoint: python x.py, clusterSelector: {ray.io/cluster: shared}}\n---\n"
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {POD}\n"
+    )
+    assert [m.name for m in stream] == ["Pod/p"]
+    assert "RayJob/on-existing: no pod template place can read" in " ".join(stream.notes)
