@@ -93,10 +93,12 @@ PLACEMENT_RULE = {
     "defaultLevel": "mandatory",
     "severity": "high",
     "description": "Every built-in workload profile (MLRun jobs in each preemption mode, Nuclio, Jupyter, GPU "
-    "training, Polyaxon on spot, core services) lands only where it belongs (offline only).",
+    "training, Polyaxon on spot, core services) lands only where it belongs, MLRun's admitted by its namespace's "
+    "LimitRange, and one MLRun job can use each GPU or EFA node whole (offline only).",
     "remediation": "Run `mlplatform plan <stack>` to see the placement matrix; make spot groups share their "
     "taints so MLRun's tolerations cover them, keep GPU types in GPU groups and core services "
-    "on the initial group.",
+    "on the initial group; raise (or remove) workloads.namespaces.<namespace>.limits.max where it refuses a "
+    "whole GPU node.",
 }
 
 

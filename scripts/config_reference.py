@@ -307,6 +307,12 @@ def reference() -> str:
         "",
         *_namespaces_table(),
         "",
+        "A `max` the stack does not set is raised to the vCPUs and memory of the stack's largest GPU or EFA "
+        "node when that is larger (e.g. 192 / 2048Gi with a p5.48xlarge group): one training pod takes such a "
+        "node whole, and a lower maximum would refuse it. The plan says so in its placement notes; a `max` the "
+        "stack sets is kept, and `check` fails (placement-invariants) when it refuses a pod that takes a GPU or "
+        "EFA node whole in MLRun's namespace.",
+        "",
         "### Priority classes",
         "",
         *_classes_table(),

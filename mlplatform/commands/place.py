@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING
@@ -14,6 +15,7 @@ from ..stack_names import add_stack_options, stack_argument
 
 if TYPE_CHECKING:
     from mlplatform_core.placement.filters import PodPlacement
+    from mlplatform_core.placement.manifests import ManifestPod
 
 HELP = "show on which node groups the pods of a manifest can land"
 _SPOOL_BYTES = 16 * 2**20  # output held in memory up to this, then in a temporary file
@@ -35,10 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--filename",
         required=True,
         metavar="MANIFEST",
-        help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs; "
+        help="YAML with Pods, Deployments, StatefulSets, Jobs, CronJobs, DaemonSets, Lists or bare PodSpecs, or "
+        "operators' workloads (Kubeflow training jobs, KubeRay, JobSet, LeaderWorkerSet, SparkApplication, Dask, "
+        "Argo Workflows: each role with its replica count); "
         "every object is first checked against the stack's Kubernetes schema and the API server's validation of "
         "the fields placement reads, as kubectl apply checks it; "
-        "objects without pods (Services, ConfigMaps, custom resources, ...) are skipped ('-' reads standard input)",
+        "objects without pods (Services, ConfigMaps, ...) are skipped and other custom resources noted "
+        "('-' reads standard input)",
     )
     parser.add_argument(
         "-n",
@@ -76,6 +81,21 @@ class _Unplaceable:
             yield result
 
 
+def finished(manifest_pod: ManifestPod, result: PodPlacement, keys: frozenset[str]) -> PodPlacement:
+    """`result` with the replica count of an operator's role, the notes of how its spec was read, and a
+    did-you-mean for each toleration or selector key close to one of the stack's own (`keys`)."""
+    from mlplatform_core.placement.key_typos import key_warnings
+
+    if typos := key_warnings(result.pod, keys):
+        result = dataclasses.replace(
+            result, pod=dataclasses.replace(result.pod, warnings=(*result.pod.warnings, *typos))
+        )
+    if manifest_pod.replicas is None and not manifest_pod.notes:
+        return result
+    notes = (*manifest_pod.notes, *result.notes)
+    return dataclasses.replace(result, replicas=manifest_pod.replicas, notes=notes)
+
+
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the manifest was placed (even if some pod fits nowhere, unless --fail-unplaceable), 2 on bad
     input."""
@@ -91,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from mlplatform_core.model.workloads import manifests
     from mlplatform_core.placement.admission import ClusterObjects
     from mlplatform_core.placement.filters import place_admitted
+    from mlplatform_core.placement.key_typos import stack_keys
     from mlplatform_core.placement.manifests import ManifestError, ManifestStream
     from mlplatform_core.placement.schema import KubernetesSchema
     from mlplatform_core.placement.templates import node_templates
@@ -116,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     templates = node_templates(layout)
+    keys = stack_keys(templates)  # the taint and label keys of the stack's nodes, for typos in tolerations
     # Every object is checked against the OpenAPI schema of the stack's minor, then the values placement reads
     # against the API server's validation (placement/validation.py), as kubectl apply would have them checked.
     schema = KubernetesSchema.for_version(cfg.kubernetes_version)
@@ -131,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
                 if stream is not sys.stdin:
                     stack_of_files.enter_context(stream)
                 manifest = ManifestStream(stream, schema)
-                results = unplaceable(place_admitted(m.admit(cluster, args.namespace), templates) for m in manifest)
+                results = unplaceable(
+                    finished(m, place_admitted(m.admit(cluster, args.namespace), templates), keys) for m in manifest
+                )
 
                 def notes() -> list[str]:
                     return manifest.notes

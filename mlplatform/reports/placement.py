@@ -164,16 +164,17 @@ def render_placement(
 def place_pod(result: PodPlacement) -> dict[str, Any]:
     """One pod of `mlplatform place --json`, every documented key present (empty lists, a null namespace)."""
     found = result.to_dict()
-    keys = ("name", "namespace", "groups", "ranking", "rejected", "notes", "warnings")
-    return {k: found.get(k, None if k == "namespace" else []) for k in keys} | found
+    keys = ("name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings")
+    return {k: found.get(k, None if k in ("namespace", "replicas") else []) for k in keys} | found
 
 
 def place_document(
     results: Iterable[PodPlacement], notes: Sequence[str] = (), stack: str | None = None
 ) -> dict[str, Any]:
-    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "groups": [{"name",
-    "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings"}], "notes"}. A pod the API server refuses
-    has no groups and its reasons under "rejected"; "notes" on the manifest as a whole. Every key is always there."""
+    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "replicas", "groups":
+    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings"}], "notes"}. A pod the API server
+    refuses has no groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run at
+    once (null for a plain object); "notes" on the manifest as a whole. Every key is always there."""
     return {
         "schemaVersion": SCHEMA_VERSION,
         "stack": stack,
@@ -194,8 +195,14 @@ def write_place_document(
     out.write('\n  ],\n  "notes": ' + json.dumps(list(notes())) + "\n}\n")
 
 
+def _title(result: PodPlacement) -> str:
+    """The pod's name, with how many pods of the spec an operator runs (x 3 pods)."""
+    many = "" if result.replicas is None else f" (x {result.replicas} pod{'' if result.replicas == 1 else 's'})"
+    return f"{result.pod.name}{many}"
+
+
 def place_table(result: PodPlacement) -> Table:
-    table = Table(title=f"{result.pod.name}", title_justify="left", show_lines=True)
+    table = Table(title=escape(_title(result)), title_justify="left", show_lines=True)
     for col in ("node group", "schedulable", "reasons"):
         table.add_column(col)
     ok = [g for g in result.groups if g.schedulable]
@@ -225,7 +232,7 @@ def render_place(
     """Each pod's verdict as it is placed, then the manifest's notes (`notes` may be asked for at the end)."""
     for result in results:
         if result.rejected:
-            console.print(f"[bold]{escape(result.pod.name)}[/bold]")
+            console.print(f"[bold]{escape(_title(result))}[/bold]")
             console.print("  [bold red]rejected by the API server[/bold red] (never created, never scheduled):")
             for reason in result.rejected:
                 console.print(f"    {escape(reason)}")

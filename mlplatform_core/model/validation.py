@@ -26,6 +26,7 @@ from .config.karpenter_settings import PROVISIONERS
 from .config.stack import cross_setting_problems, model_problems, split_keys
 from .config.stack_file import StackDocument
 from .layout import Layout, build_layout
+from .layout.gpu import whole_nodes
 from .workloads import Workloads, build_workloads
 
 _ANY_REGION = "us-east-1"
@@ -202,7 +203,7 @@ def validate_stack(
         else:
             problems += _derived(addon_problems(cfg, layout), aside)
         try:
-            workloads = build_workloads(cfg)
+            workloads = build_workloads(cfg, whole_nodes(layout.node_sources) if layout is not None else ())
         except ConfigError as err:
             problems += _derived(aside.restored(err.problems), aside)
     if problems or (document and document.problems) or layout is None or workloads is None:

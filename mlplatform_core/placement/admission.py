@@ -72,7 +72,8 @@ class ClusterObjects:
             if kind == "Namespace":
                 namespaces.add(meta["name"])
             elif kind == "LimitRange":
-                items = [_defaulted_item(i) for i in (obj.get("spec") or {}).get("limits") or []]
+                at = meta.get("name") or "(unnamed)"
+                items = [_defaulted_item(i, at, n) for n, i in enumerate((obj.get("spec") or {}).get("limits") or [])]
                 limits.setdefault(meta.get("namespace") or DEFAULT_NAMESPACE, []).extend(items)
             elif kind == "PriorityClass":
                 classes[meta["name"]] = int(obj.get("value", 0))
@@ -86,11 +87,13 @@ class ClusterObjects:
         )
 
 
-def _defaulted_item(item: Mapping[str, Any]) -> Mapping[str, Any]:
+def _defaulted_item(item: Mapping[str, Any], limit_range: str = "", index: int = 0) -> Mapping[str, Any]:
     """A LimitRange item as the API server stores it (SetDefaults_LimitRangeItem): for Container items,
-    default takes max where unset, defaultRequest takes default, then min, where unset."""
-    out = {k: dict(item.get(k) or {}) for k in _FIELDS}
+    default takes max where unset, defaultRequest takes default, then min, where unset. `source` names where
+    it is (LimitRange name, item index), for refusals to say which cap refused a pod."""
+    out: dict[str, Any] = {k: dict(item.get(k) or {}) for k in _FIELDS}
     out["type"] = item.get("type")
+    out["source"] = (limit_range, index)
     if out["type"] == "Container":
         for key, value in out["max"].items():
             out["default"].setdefault(key, value)
@@ -163,12 +166,19 @@ def _resources(container: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
     return res["requests"], res["limits"]
 
 
+def _cap(source: tuple[str, int], bound: str, resource: str) -> str:
+    """Not in the API server's message: which object and field refused the pod, to know what to edit."""
+    name, index = source
+    return f" (LimitRange {name}, spec.limits[{index}].{bound}.{resource})" if name else ""
+
+
 def _limit_range_errors(items: Iterable[Mapping[str, Any]], containers: list[tuple[str, dict]]) -> list[str]:
     """LimitRanger's validation: min, max and maxLimitRequestRatio of every Container item, per container."""
     errs: list[str] = []
     for item in items:
         if item["type"] != "Container":
             continue
+        source = item.get("source", ("", 0))
         for path, c in containers:
             requests, limits = _resources(c)
             for name, bound in item["min"].items():
@@ -177,29 +187,30 @@ def _limit_range_errors(items: Iterable[Mapping[str, Any]], containers: list[tup
                 if name not in requests:
                     errs.append(f"{rule}.  No request is specified")
                 elif req is not None and enforced is not None and req < enforced:
-                    errs.append(f"{rule}, but request is {requests[name]}")
+                    errs.append(f"{rule}, but request is {requests[name]}{_cap(source, 'min', name)}")
                 elif lim is not None and enforced is not None and lim < enforced:
-                    errs.append(f"{rule}, but limit is {limits[name]}")
+                    errs.append(f"{rule}, but limit is {limits[name]}{_cap(source, 'min', name)}")
             for name, bound in item["max"].items():
                 enforced, req, lim = _q(bound), _q(requests.get(name)), _q(limits.get(name))
                 rule = f"{path}: maximum {name} usage per Container is {bound}"
                 if name not in limits:
                     errs.append(f"{rule}.  No limit is specified")
                 elif lim is not None and enforced is not None and lim > enforced:
-                    errs.append(f"{rule}, but limit is {limits[name]}")
+                    errs.append(f"{rule}, but limit is {limits[name]}{_cap(source, 'max', name)}")
                 elif req is not None and enforced is not None and req > enforced:
-                    errs.append(f"{rule}, but request is {requests[name]}")
+                    errs.append(f"{rule}, but request is {requests[name]}{_cap(source, 'max', name)}")
             for name, ratio in item["maxLimitRequestRatio"].items():
                 req, lim, most = _q(requests.get(name)), _q(limits.get(name)), _q(ratio)
                 if not req or not lim or most is None:
                     errs.append(
                         f"{path}: {name} max limit to request ratio per Container is {ratio}, "
                         "but no request or no limit is specified or one is 0"
+                        + _cap(source, "maxLimitRequestRatio", name)
                     )
                 elif lim / req > most:
                     errs.append(
                         f"{path}: {name} max limit to request ratio per Container is {ratio}, "
-                        f"but provided ratio is {float(lim / req):f}"
+                        f"but provided ratio is {float(lim / req):f}" + _cap(source, "maxLimitRequestRatio", name)
                     )
     return errs
 

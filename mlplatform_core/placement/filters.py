@@ -182,6 +182,7 @@ class PodPlacement:
     rejected: tuple[str, ...] = ()  # why the API server refuses the pod (admission.py); it never reaches a node
     notes: tuple[str, ...] = ()  # what admission changed or assumed (namespace, LimitRange defaults)
     namespace: str | None = None
+    replicas: int | None = None  # an operator's role: how many pods of this spec run at once
 
     @property
     def reachable(self) -> tuple[str, ...]:
@@ -201,6 +202,8 @@ class PodPlacement:
         out["ranking"] = list(self.ranking)
         if self.namespace is not None:
             out["namespace"] = self.namespace
+        if self.replicas is not None:
+            out["replicas"] = self.replicas
         if self.rejected:
             out["rejected"] = list(self.rejected)
         if self.notes:

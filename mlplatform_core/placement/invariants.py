@@ -8,7 +8,10 @@
 - allow reaches a spot group and an on-demand workload group;
 - GPU jobs reach GPU groups only, and CPU-only user workloads stay off them; EFA jobs reach EFA groups only;
 - no user workload reaches the initial group;
-- system pods reach exactly their groups (core services: initial; every DaemonSet: the groups it serves).
+- system pods reach exactly their groups (core services: initial; every DaemonSet: the groups it serves);
+- with the stack's workload layer: MLRun's pods are admitted into its namespace (its LimitRange fills and caps
+  their resources), and a pod taking each GPU or EFA node whole gets past that LimitRange and lands on its
+  group (whole_nodes.py): a group no such pod can use is an error naming the cap and the edit.
 
 Stacks without a spot group. Then the toolkit exports empty preemptible-node
 settings and MLRun ignores preemption modes altogether ("with both empty every
@@ -25,15 +28,19 @@ group (no development work on prod): without them they are left out with a note.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..model.config import StackConfig
 from ..model.layout import Layout
+from ..model.layout.gpu import whole_nodes
 from ..model.scheduling import GROUP_LABEL, ROLE_LABEL
-from .filters import PodPlacement, place
+from ..model.workloads import Workloads, build_workloads, manifests
+from .admission import ClusterObjects, admit
+from .filters import PodPlacement, place, place_admitted
 from .mlrun_preemption import MLRunPreemption
 from .profiles import Profile, ProfileInputs, builtin_profiles
 from .templates import node_templates
+from .whole_nodes import limit_edit, whole_node_profiles
 
 
 @dataclass(frozen=True)
@@ -61,9 +68,15 @@ def _names(names: Iterable[str]) -> str:
 
 
 def check_invariants(
-    layout: Layout, profiles: Sequence[Profile], mlrun: MLRunPreemption, notes: Sequence[str] = ()
+    layout: Layout,
+    profiles: Sequence[Profile],
+    mlrun: MLRunPreemption,
+    notes: Sequence[str] = (),
+    cluster: ClusterObjects | None = None,
 ) -> InvariantReport:
-    """Place every profile and report each broken placement promise as an error."""
+    """Place every profile and report each broken placement promise as an error. With the stack's `cluster`
+    objects, a profile that names a namespace is first admitted there as the API server would (its LimitRange
+    fills and caps the resources): a pod it refuses lands nowhere, however the nodes look."""
     sources = layout.node_sources  # while migrating, the kept groups and pools too
     spot = {name for name, g in sources if g.preemptible}
     gpu = {name for name, g in sources if g.gpu}
@@ -73,12 +86,24 @@ def check_invariants(
     placements = []
     templates = node_templates(layout)  # once, not once per profile
     for profile in profiles:
-        result = place(profile.pod(), templates)
+        if cluster is not None and profile.namespace is not None:
+            admission = admit(profile.spec, cluster, profile.name, profile.namespace)
+            result = place_admitted(admission, templates)
+        else:
+            result = place(profile.pod(), templates)
         placements.append((profile, result))
         reach = set(result.reachable)
 
         def err(message: str, name: str = profile.name) -> None:
             errors.append(Finding(name, message))
+
+        if result.rejected:
+            edit = limit_edit(profile.namespace or "", result.rejected, profile.spec)
+            err(f"is refused by the API server in namespace {profile.namespace}: {'; '.join(result.rejected)}{edit}")
+            continue
+        if profile.must_reach is not None and profile.must_reach not in reach:
+            why = "; ".join(r.message for r in result.group(profile.must_reach).reasons)
+            err(f"cannot land on {profile.must_reach}, the group it is sized for: {why}")
 
         if not reach and profile.expected_groups != ():  # () : a DaemonSet meant to run nowhere in this layout
             err("reaches no node group; its pods would stay Pending")
@@ -145,13 +170,25 @@ def indistinguishable_groups(layout: Layout) -> list[str]:
     return out
 
 
-def check_layout(layout: Layout, inputs: ProfileInputs | None = None) -> InvariantReport:
-    """Build the built-in profiles for a layout and check the invariants."""
+def check_layout(
+    layout: Layout, inputs: ProfileInputs | None = None, workloads: Workloads | None = None
+) -> InvariantReport:
+    """Build the built-in profiles for a layout and check the invariants. With the stack's workload layer, MLRun's
+    profiles are admitted into its namespace, and a pod taking each GPU or EFA node whole is proven admitted."""
     inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
     profiles, notes = builtin_profiles(layout, inputs)
-    return check_invariants(layout, profiles, inputs.mlrun, [*notes, *indistinguishable_groups(layout)])
+    cluster = None
+    if workloads is not None:
+        cluster = ClusterObjects.from_manifests(manifests(workloads))
+        ns = workloads.mlrun_namespace
+        profiles = [replace(p, namespace=ns) if p.preemption_mode is not None else p for p in profiles]
+        profiles += whole_node_profiles(layout, inputs, profiles, ns)
+        notes = [*notes, *workloads.notes]
+    return check_invariants(layout, profiles, inputs.mlrun, [*notes, *indistinguishable_groups(layout)], cluster)
 
 
 def stack_report(cfg: StackConfig, layout: Layout) -> InvariantReport:
-    """The invariant check with the profiles built from what the stack exports to MLRun and Polyaxon."""
-    return check_layout(layout, ProfileInputs.for_stack(cfg, layout))
+    """The invariant check with the profiles built from what the stack exports to MLRun and Polyaxon, MLRun's
+    admitted into its namespace as the stack's LimitRange admits them."""
+    workloads = build_workloads(cfg, whole_nodes(layout.node_sources))
+    return check_layout(layout, ProfileInputs.for_stack(cfg, layout), workloads)

@@ -2,10 +2,12 @@
 
 Pure Python. Accepts YAML with one or more documents, as `helm template` or `kubectl get all -o yaml`
 write them: Pod, Deployment, StatefulSet, ReplicaSet, ReplicationController, DaemonSet, Job, CronJob,
-PodTemplate, a List (or PodList, DeploymentList, ...) of those, or a bare PodSpec (a mapping with
-`containers`). Objects of kinds without pods (Service, ConfigMap, ...) are skipped and counted. What
-cannot be read raises ManifestError naming the document (1-based, as editors count `---` sections),
-the item of a List (items[i]) and the kind.
+PodTemplate, a List (or PodList, DeploymentList, ...) of those, a bare PodSpec (a mapping with
+`containers`), or an operator's custom resource whose pods workload_kinds.py knows (Kubeflow training
+jobs, KubeRay, JobSet, LeaderWorkerSet, Spark, Dask, Argo Workflows): one pod spec per role, with its
+replica count. Objects of kinds without pods (Service, ConfigMap, ...) are skipped and counted; custom
+resources of other kinds are noted. What cannot be read raises ManifestError naming the document
+(1-based, as editors count `---` sections), the item of a List (items[i]) and the kind.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
-from ..model.config.errors import escaped, show
+from ..model.config.errors import escaped
 from .admission import Admission, ClusterObjects, admit
+from .manifest_yaml import ManifestLoader
+from .pod_template import KindError
 from .pods import Pod, PodSpecError
 from .validation import pod_spec_problems
+from .workload_kinds import ELSEWHERE, api_group, known_kinds, pod_templates
 
 if TYPE_CHECKING:
     from .schema import KubernetesSchema
@@ -28,70 +33,6 @@ if TYPE_CHECKING:
 # Documents are read one at a time and their pods placed as they come, so memory stays flat however long the
 # manifest; the byte limit only keeps a runaway stream (a device, an endless pipe) from running for ever.
 MAX_MANIFEST_BYTES = 1_000_000_000
-_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same safe types
-
-
-def _refuse_duplicate_keys(node: yaml.MappingNode) -> None:
-    """A key written twice in one mapping, which PyYAML would settle silently by keeping the last: kubectl refuses
-    it (sigs.k8s.io/yaml over go-yaml: `key "nodeSelector" already set in map`), as the API server's strict
-    decoding refuses a duplicate field. Keys merged in with `<<` may be overridden, as YAML means them to be."""
-    seen: set[tuple[str, str]] = set()
-    for key, _ in node.value:
-        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-            if (key.tag, key.value) in seen:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    f"the key {show(key.value)} is set twice in one mapping (kubectl refuses it)",
-                    key.start_mark,
-                )
-            seen.add((key.tag, key.value))
-
-
-class _ManifestLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
-    """The safe loader, building each document in one recursive pass: PyYAML's generic construction (a
-    generator per mapping, deep-construction bookkeeping) cost more than parsing and placing the pods. The
-    same values: scalars through the safe constructors, YAML aliases as shared objects, merge keys merged,
-    any other tag refused as the safe loader refuses it."""
-
-    def construct_document(self, node: yaml.Node) -> Any:
-        built: dict[int, Any] = {}
-        str_tag, map_tag, seq_tag = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
-        scalars = self.yaml_constructors
-
-        def build(n: yaml.Node) -> Any:
-            key = id(n)
-            if key in built:
-                return built[key]
-            if isinstance(n, yaml.ScalarNode):
-                if n.tag == str_tag:
-                    value = n.value
-                elif n.tag in scalars:
-                    value = scalars[n.tag](self, n)
-                else:
-                    value = self.construct_object(n, deep=True)  # refuses unknown tags, as safe_load does
-            elif isinstance(n, yaml.MappingNode) and n.tag == map_tag:
-                value = built[key] = {}
-                _refuse_duplicate_keys(n)
-                self.flatten_mapping(n)
-                for k, v in n.value:
-                    item = build(k)
-                    try:
-                        hash(item)
-                    except TypeError:
-                        raise yaml.constructor.ConstructorError(
-                            "while constructing a mapping", n.start_mark, "found unhashable key", k.start_mark
-                        ) from None
-                    value[item] = build(v)
-            elif isinstance(n, yaml.SequenceNode) and n.tag == seq_tag:
-                value = built[key] = []
-                value.extend(build(x) for x in n.value)
-            else:
-                value = self.construct_object(n, deep=True)
-            built[key] = value
-            return value
-
-        return build(node)
 
 
 # kind -> path from the object to its PodSpec
@@ -106,7 +47,9 @@ POD_SPEC_PATHS: Mapping[str, tuple[str, ...]] = {
     "ReplicationController": ("spec", "template", "spec"),
     "PodTemplate": ("template", "spec"),
 }
-SUPPORTED = ", ".join([*POD_SPEC_PATHS, "List", "a bare PodSpec"])
+SUPPORTED = ", ".join([*POD_SPEC_PATHS, "List", "a bare PodSpec"]) + (
+    f" (or an operator's: {', '.join(known_kinds())})"
+)
 
 
 class ManifestError(ValueError):
@@ -146,6 +89,8 @@ class ManifestPod:
     spec: Mapping[str, Any]
     namespace: str | None = None  # metadata.namespace of the object; None: wherever it is applied
     item: str = ""  # where in a List the object is, e.g. items[3]
+    replicas: int | None = None  # an operator's role: how many pods of this spec run at once (None: one object)
+    notes: tuple[str, ...] = ()  # how the spec was read (an operator's defaults, what is not modelled)
 
     def pod(self) -> Pod:
         try:
@@ -213,6 +158,7 @@ class _Reader:
         self.schema = schema
         self.problems: list[str] = []  # every field the API server would refuse, in every document
         self.unchecked: dict[str, int] = {}  # custom resources: kind -> count
+        self.elsewhere: list[str] = []  # custom resources whose pods another object describes
 
     def check(self, obj: Mapping[str, Any], kind: str | None, document: int, item: str) -> str:
         """The verdict on `obj`'s fields: "refused" when the API server would refuse them (each problem recorded),
@@ -223,7 +169,6 @@ class _Reader:
             return "ok"
         found = schema.refusals(obj, kind)
         if found is None:
-            self.unchecked[escaped(str(kind))] = self.unchecked.get(escaped(str(kind)), 0) + 1
             return "custom"
         if not found and (kind is None or kind in POD_SPEC_PATHS):  # well-typed: now the values the proof reads
             path = () if kind is None else POD_SPEC_PATHS[kind]
@@ -259,16 +204,47 @@ class _Reader:
                 self.read(entry, document, where, depth + 1)
             return
         verdict = self.check(obj, kind, document, item)
-        if verdict != "ok":  # refused, or a custom resource (counted apart)
-            return
-        if kind not in POD_SPEC_PATHS:  # a Service, ConfigMap, CRD...: nothing to schedule
-            self.skipped[kind] = self.skipped.get(kind, 0) + 1
+        if verdict == "refused":
             return
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
         name = meta.get("name") or meta.get("generateName") or f"document-{document}" + (f"/{item}" if item else "")
         namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+        if verdict == "custom" or kind not in POD_SPEC_PATHS:  # an operator's workload, or a Service, ConfigMap...
+            if not self.operator_pods(obj, kind, f"{kind}/{name}", namespace, document, item):
+                counts = self.unchecked if verdict == "custom" else self.skipped
+                counts[escaped(kind)] = counts.get(escaped(kind), 0) + 1
+            return
         spec = _dig(obj, POD_SPEC_PATHS[kind], document, kind, item)
         self.pods.append(ManifestPod(f"{kind}/{name}", kind, document, spec, namespace, item))
+
+    def operator_pods(
+        self, obj: Mapping[str, Any], kind: str, name: str, namespace: str | None, document: int, item: str
+    ) -> bool:
+        """The pods of a custom resource of a kind workload_kinds knows, each role's PodSpec checked as the API
+        server checks the pods its operator creates; False for any other kind."""
+        if (api_group(obj), kind) in ELSEWHERE:
+            self.elsewhere.append(f"{name}: {ELSEWHERE[api_group(obj), kind]}")
+            return True
+        try:
+            templates = pod_templates(obj, kind)
+        except KindError as exc:
+            raise ManifestError(str(exc), document, kind, item) from None
+        if templates is None:
+            return False
+        if not templates:  # e.g. a RayJob on an existing cluster, a Workflow of steps only: said, never dropped
+            self.elsewhere.append(f"{name}: no pod template place can read (none of its roles has a PodSpec)")
+        for t in templates:
+            if self.schema is not None:
+                found = [f"{t.path}.{p}" for p in self.schema.refusals(t.spec, None) or []]
+                found = found or [f"{t.path}.{p}" for p in pod_spec_problems(t.spec, None)]
+                if found:
+                    where = _where(document, item, kind, obj)
+                    self.problems.extend(f"{where}: {problem}" for problem in found)
+                    continue
+            self.pods.append(
+                ManifestPod(f"{name} {t.role}", kind, document, t.spec, namespace, item, t.replicas, t.notes)
+            )
+        return True
 
 
 class _Limited:
@@ -313,6 +289,7 @@ class ManifestStream:
                 f"skipped custom resources (no pods place reads; their fields are not checked: their schema is in "
                 f"their CustomResourceDefinition): {kinds}"
             )
+        out += reader.elsewhere
         if reader.schema is not None and reader.schema.note:
             out.append(reader.schema.note)
         return out
@@ -342,7 +319,7 @@ class ManifestStream:
         reader = self._reader
         document, found = 0, 0
         try:
-            for document, obj in enumerate(yaml.load_all(stream, Loader=_ManifestLoader), start=1):
+            for document, obj in enumerate(yaml.load_all(stream, Loader=ManifestLoader), start=1):
                 if obj is None:  # an empty document, e.g. a trailing ---
                     continue
                 if not isinstance(obj, Mapping):
@@ -363,7 +340,8 @@ class ManifestStream:
         if not found and not reader.problems:
             kinds = sorted({*reader.skipped, *reader.unchecked})
             skipped = f" (only {', '.join(kinds)})" if kinds else ""
-            raise ManifestError(f"no pod specs found{skipped}; give a {SUPPORTED}")
+            elsewhere = "".join(f"; {e}" for e in reader.elsewhere)
+            raise ManifestError(f"no pod specs found{skipped}{elsewhere}; give a {SUPPORTED}")
 
 
 def read_manifest(text: str) -> Manifest:

@@ -1,7 +1,8 @@
 """Built-in workload profiles: PodSpecs built the way each tool builds them, and what each is promised.
 
 Pure Python, no Pulumi import. MLRun jobs in each preemption mode enriched from the
-stack's MLRun preemptible-node settings (mlrun_preemption), a Nuclio function, a
+stack's MLRun preemptible-node settings (mlrun_preemption), the pods of MLRun's mpijob, spark and dask
+runtimes, a Nuclio function, a
 Jupyter server, a GPU training job, a Polyaxon experiment in the spot environment,
 core services placed like the toolkit's add-ons (CoreDNS, the EBS CSI controller), every DaemonSet
 EKS add-ons install (model/addons/node_agents: EBS CSI node, aws-node), and every Deployment and DaemonSet
@@ -27,6 +28,7 @@ from ..model.addons.proof import chart_workloads
 from ..model.addons.run_by_aws import needs_node_addons
 from ..model.config import StackConfig
 from ..model.layout import Layout, NodeGroupSpec
+from ..model.layout.gpu import whole_nodes
 from ..model.layout.sharing import EFA_RESOURCE
 from ..model.ml_settings import mlrun as mlrun_settings
 from ..model.ml_settings import polyaxon
@@ -55,6 +57,8 @@ class Profile:
     spot_only: bool = False  # asked for spot nodes outside MLRun (Polyaxon's spot environment)
     expected_groups: tuple[str, ...] | None = None  # system pods: exactly these groups, no more, no fewer
     per_node: bool = False  # a DaemonSet: one pod per node of the groups it reaches, never moved elsewhere
+    namespace: str | None = None  # admitted into this namespace first (its LimitRange); None: placed as written
+    must_reach: str | None = None  # a group this pod must be able to land on (a whole-node pod: its group)
 
     def pod(self) -> Pod:
         return Pod.from_spec(self.spec, self.name)
@@ -77,7 +81,7 @@ class ProfileInputs:
     def for_stack(cls, cfg: StackConfig, layout: Layout) -> ProfileInputs:
         """Inputs from what the stack exports: the MLRUN_* env (decoded as MLRun decodes it) and Polyaxon's
         environments, so the profiles prove the settings users get, not a second derivation of them."""
-        workloads = build_workloads(cfg)
+        workloads = build_workloads(cfg, whole_nodes(layout.node_sources))
         env = mlrun_settings.mlrun_env(layout, workloads)
         decoded = mlrun_settings.decode_mlrun_env(env)
         resources = {kind: dict(v) for kind, v in decoded["resources"].items() if v}
@@ -183,6 +187,28 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 preemption_mode=mode,
             )
         )
+
+    # MLRun's other runtimes submit pods placed like a job's, in the default mode (mlrun/mlrun v1.6.4: the
+    # mpijob runtime's MPIJob Launcher and Worker templates take the function's nodeSelector, affinity,
+    # tolerations and priority class, server/api/runtime_handlers/mpijob/v1.py; spark3job.py's driver and
+    # executor preemption modes default to function_defaults.preemption_mode; daskjob.py's scheduler and
+    # workers are the function's pods).
+    for runtime, roles, image in (
+        ("mpijob", ("launcher", "worker"), "mlrun/mlrun"),
+        ("spark", ("driver", "executor"), "iguazio/spark-app"),
+        ("dask", ("scheduler", "worker"), "mlrun/ml-base"),
+    ):
+        for role in roles:
+            profiles.append(
+                Profile(
+                    f"mlrun-{runtime}-{role}",
+                    f"MLRun {runtime} runtime's {role} (default mode {default_mode})",
+                    mlrun_pod_spec(
+                        inputs, default_mode, image, restart_policy="Always" if runtime == "dask" else "Never"
+                    ),
+                    preemption_mode=default_mode,
+                )
+            )
 
     nuclio = mlrun_pod_spec(inputs, default_mode, "nuclio/processor", restart_policy="Always")
     profiles.append(

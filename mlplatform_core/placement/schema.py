@@ -22,6 +22,7 @@ from typing import Any
 
 from ..model.config.errors import escaped, show
 from ..model.config.messages import did_you_mean, kind_of
+from .workload_kinds import OPERATOR_GROUPS
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,11 @@ def pick_minor(wanted: str, shipped: Iterable[tuple[int, int]]) -> tuple[tuple[i
 
 
 def custom_group(api_version: str) -> bool:
-    """A group with a dot that is not one of Kubernetes' own (*.k8s.io): a CustomResourceDefinition's. The core
+    """A group with a dot that is not one of Kubernetes' own (*.k8s.io, but operators' groups there such as the
+    Spark operator's sparkoperator.k8s.io): a CustomResourceDefinition's. The core
     group (v1) and the dotless built-in groups (apps, batch, policy, autoscaling) are never a custom resource's."""
     group = api_version.rpartition("/")[0]
-    return "." in group and not group.endswith(".k8s.io")
+    return "." in group and (not group.endswith(".k8s.io") or group in OPERATOR_GROUPS)
 
 
 def _schema_file(kind: str, api_version: str) -> str:

@@ -144,3 +144,17 @@ def test_shipped_stacks_keep_their_placement_promises(capsys):
         code, out, _ = run_cli(capsys, "check", stack, "--json")
         assert code == 0
         assert not [v for v in json.loads(out)["violations"] if v["policy"] == "placement-invariants"]
+
+
+def test_a_p5_group_behind_the_mlrun_namespaces_7_cpu_maximum_fails_check(capsys, tmp_path):
+    """Issue 30: the placement proof said an 8-GPU MLRun job lands on `train` while the LimitRange refused it."""
+    p5 = [{"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "maxSize": 2}]
+    capped = {"namespaces": {"mlrun": {"limits": {"max": {"cpu": "7", "memory": "28Gi"}}}}}
+    path = write_stack(tmp_path, "dev", additionalNodeGroups=p5, workloads=capped)
+    code, out, _ = run_cli(capsys, "check", "--config-file", path, "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["passed"] is False
+    [found] = [v for v in doc["violations"] if v["policy"] == "placement-invariants"]
+    assert found["level"] == "mandatory"
+    assert "whole-node-train is refused by the API server in namespace mlrun" in found["message"]
+    assert "workloads.namespaces.mlrun.limits.max" in found["message"]

@@ -55,7 +55,9 @@ def test_gpu_instance_type_replaces_the_gpu_group(docs):
     gpu = next(g for g in d["nodeGroups"] if g["name"] == "gpu")
     assert gpu["action"] == "replace" and gpu["fields"] == ["instanceTypes"] and gpu["forcedBy"] == ["instanceTypes"]
     assert gpu["order"] == "create-before-delete" and gpu["nodesAtMost"] == 8
-    assert [w["workload"] for w in gpu["displaced"]] == ["gpu-training-job"] and gpu["displaced"][0]["waits"]
+    # the GPU job, and the job that takes a GPU node whole (the placement proof's usable-group profile)
+    assert [w["workload"] for w in gpu["displaced"]] == ["gpu-training-job", "whole-node-gpu"]
+    assert all(w["waits"] for w in gpu["displaced"])
     assert {g["name"]: g["action"] for g in d["nodeGroups"]} == {
         "initial": "same",
         "workload": "same",

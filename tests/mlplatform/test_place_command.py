@@ -62,7 +62,7 @@ def test_json_shape(capsys):
     assert list(doc) == ["schemaVersion", "stack", "pods", "notes"] and doc["stack"] == "dev"
     (pod,) = doc["pods"]
     # every documented key, empty lists when empty
-    assert list(pod) == ["name", "namespace", "groups", "ranking", "rejected", "notes", "warnings"]
+    assert list(pod) == ["name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings"]
     assert pod["rejected"] == [] and doc["notes"] == []
     assert pod["name"] == "StatefulSet/feature-store-cache"
     for group in pod["groups"]:
@@ -136,7 +136,10 @@ def test_a_job_the_limit_range_refuses_is_rejected_not_placed(capsys):
     job, gpu = doc["pods"]
     assert job["name"] == "Job/wide-training" and job["namespace"] == "mlrun"
     assert job["groups"] == [] and job["ranking"] == []
-    assert job["rejected"][0] == "forbidden: spec.containers[0]: maximum cpu usage per Container is 7, but limit is 16"
+    assert job["rejected"][0] == (
+        "forbidden: spec.containers[0]: maximum cpu usage per Container is 7, but limit is 16 "
+        "(LimitRange container-defaults, spec.limits[0].max.cpu)"
+    )
     assert gpu["rejected"] == [
         "invalid: spec.containers[0].resources.limits: nvidia.com/gpu: Limit must be set for non overcommitable "
         "resources"

@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from .. import instances
 from ..config import show
 from ..scheduling import ACCELERATOR_LABEL, DEVICE_PLUGIN_LABEL
@@ -71,3 +74,13 @@ def gpu_labels(types: tuple[str, ...], ami_type: str) -> dict[str, str]:
     if needs_device_plugin(ami_type):
         labels[DEVICE_PLUGIN_LABEL] = "true"
     return labels
+
+
+def whole_nodes(sources: Iterable[tuple[str, Any]]) -> list[tuple[str, instances.InstanceType]]:
+    """The (group, instance type) of every GPU or EFA group's known types: nodes one training pod takes whole (all
+    their GPUs, or one pod per EFA node), so the namespaces' container maximum must let one container use them."""
+    out = []
+    for name, g in sources:
+        if (g.gpu or g.efa) and not g.is_initial:
+            out += [(name, info) for t in g.instance_types if (info := instances.lookup(t)) and info.known]
+    return out

@@ -5,7 +5,7 @@ unique names); every problem is raised at once as a ConfigError with its key pat
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -18,6 +18,7 @@ from ..config.workloads import (
     PriorityClassSettings,
     ResourceAmounts,
 )
+from ..instances import InstanceType
 from ..quantity import parse_quantity
 from .spec import (
     DEFAULT_NAMESPACES,
@@ -142,7 +143,12 @@ def _named_in_config(cfg: StackConfig, p: PriorityClass) -> bool:
 
 
 def _limits(
-    env: str, base: Mapping[str, ResourceValues], o: LimitRangeSettings, path: tuple, errs: _Problems
+    env: str,
+    base: Mapping[str, ResourceValues],
+    o: LimitRangeSettings,
+    path: tuple,
+    errs: _Problems,
+    whole_node: ResourceValues | None = None,
 ) -> ContainerLimits:
     given = {f: getattr(o, _attr(f)) or ResourceAmounts() for f in LIMIT_FIELDS}
     merged: dict[str, dict[str, str | None]] = {f: {} for f in LIMIT_FIELDS}
@@ -154,7 +160,7 @@ def _limits(
         merged["min"][r] = getattr(given["min"], r)
         merged["defaultRequest"][r] = request or getattr(base["defaultRequest"], r)
         merged["default"][r] = limit or getattr(base["default"], r)
-        merged["max"][r] = getattr(given["max"], r) or getattr(base["max"], r)
+        merged["max"][r] = getattr(given["max"], r) or _larger(getattr(base["max"], r), whole_node, r)
 
         chain = [(f, merged[f][r]) for f in LIMIT_FIELDS if merged[f][r] is not None]
         for (lo_field, lo), (hi_field, hi) in itertools.pairwise(chain):
@@ -177,6 +183,28 @@ def _limits(
         max=values["max"],
         min=values["min"] if any(merged["min"].values()) else None,
     )
+
+
+def _larger(default: str | None, whole_node: ResourceValues | None, resource: str) -> str | None:
+    """The default maximum, raised to a whole GPU or EFA node's size when that is larger."""
+    node = getattr(whole_node, resource) if whole_node is not None else None
+    if default is None or node is None:
+        return default or node
+    return node if parse_quantity(node) > parse_quantity(default) else default
+
+
+def whole_node_maximum(nodes: Sequence[tuple[str, InstanceType]]) -> tuple[ResourceValues, str] | None:
+    """The container maximum a whole GPU or EFA node needs: its vCPUs and memory (the largest of `nodes`, each a
+    (group, instance type) that one training pod takes whole), and a sentence saying which nodes set it."""
+    if not nodes:
+        return None
+    cpu_group, cpu = max(nodes, key=lambda n: n[1].vcpu or 0)
+    mem_group, mem = max(nodes, key=lambda n: n[1].memory_mib or 0)
+    values = ResourceValues(
+        str(cpu.vcpu), f"{mem.memory_mib // 1024}Gi" if mem.memory_mib % 1024 == 0 else f"{mem.memory_mib}Mi"
+    )
+    why = f"{cpu.name} of group {cpu_group}" + ("" if mem is cpu else f", {mem.name} of group {mem_group}")
+    return values, why
 
 
 def _attr(field_: str) -> str:
@@ -204,14 +232,22 @@ def _check_quota(ns: str, limits: ContainerLimits, quota: Mapping[str, str], pat
         errs.add(path + ("quota", "pods"), f"0 pods leaves namespace {ns} unusable; remove the namespace instead")
 
 
-def build_workloads(cfg: StackConfig) -> Workloads:
-    """The workload layer of a stack, defaults merged with overrides. Raises ConfigError listing every problem."""
+def build_workloads(cfg: StackConfig, whole_nodes: Sequence[tuple[str, InstanceType]] = ()) -> Workloads:
+    """The workload layer of a stack, defaults merged with overrides. Raises ConfigError listing every problem.
+
+    `whole_nodes` (layout/gpu.py whole_nodes): the stack's GPU and EFA nodes, which one training pod takes whole.
+    A namespace whose `max` the stack does not set gets a container maximum that lets one container use the
+    largest of them (its vCPUs and memory), not only the default that fits the CPU workload nodes: a LimitRange
+    below it would refuse every pod that fills such a node. A `max` the stack sets is kept (and the placement
+    proof says which group it leaves unusable)."""
     wl = cfg.workloads
     errs = _Problems()
     classes = _priority_classes(cfg, errs)
 
     env = cfg.environment
     defaults = DEFAULT_NAMESPACES[env]
+    ceiling = whole_node_maximum(whole_nodes)
+    notes: list[str] = []
     names = list(defaults) + [n for n in wl.namespaces if n not in defaults]
     namespaces: list[WorkloadNamespace] = []
     for name in names:
@@ -225,7 +261,12 @@ def build_workloads(cfg: StackConfig) -> Workloads:
             )
         if o.enabled is False:
             continue
-        limits = _limits(env, base, o.limits, path, errs)
+        limits = _limits(env, base, o.limits, path, errs, ceiling[0] if ceiling else None)
+        if ceiling and limits.max != _limits(env, base, o.limits, path, _Problems()).max:
+            notes.append(
+                f"namespace {name}: container maximum {limits.max.cpu} cpu, {limits.max.memory} memory so one "
+                f"container can use a whole {ceiling[1]} (set workloads.namespaces.{name}.limits.max to cap it)"
+            )
         if o.quota:
             _check_quota(name, limits, o.quota, path, errs)
         namespaces.append(
@@ -255,4 +296,5 @@ def build_workloads(cfg: StackConfig) -> Workloads:
         default_priority_class=default_class,
         preemption_mode=wl.preemption_mode,
         mlrun_namespace=wl.mlrun_namespace,
+        notes=tuple(notes),
     )

@@ -43,7 +43,8 @@ class ResourceValues:
 
 # Container defaults per environment and namespace purpose. Dev: burstable (request < limit) so many
 # notebooks and jobs share nodes. Prod: Guaranteed QoS (request == limit), which the seeds recommend for
-# prod and which makes the autoscaler add nodes before pods run short. Max fits the default workload nodes.
+# prod and which makes the autoscaler add nodes before pods run short. Max fits the default workload nodes;
+# build.py raises it to the stack's largest GPU or EFA node, which one training pod takes whole.
 _DEV_JOBS = {
     "defaultRequest": ResourceValues("500m", "1Gi"),
     "default": ResourceValues("2", "4Gi"),
@@ -122,6 +123,7 @@ class Workloads:
     default_priority_class: str  # the class MLRun gives jobs that name none
     preemption_mode: str
     mlrun_namespace: str
+    notes: tuple[str, ...] = ()  # what the layer derived from the layout (a maximum raised for GPU nodes)
 
     @property
     def workload_classes(self) -> tuple[PriorityClass, ...]:

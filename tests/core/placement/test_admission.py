@@ -57,7 +57,10 @@ def test_the_limit_range_fills_what_a_container_leaves_out():
 def test_a_16_cpu_job_in_mlrun_is_refused_by_the_limit_range_not_scheduled():
     """The issue's case: the dev mlrun LimitRange caps a container at 7 CPUs, so the API server refuses it."""
     _, result = verdict(spec(container(limits={"cpu": "16"})))
-    assert result.rejected == ("forbidden: spec.containers[0]: maximum cpu usage per Container is 7, but limit is 16",)
+    assert result.rejected == (
+        "forbidden: spec.containers[0]: maximum cpu usage per Container is 7, but limit is 16 "
+        "(LimitRange container-defaults, spec.limits[0].max.cpu)",
+    )
     assert result.reachable == () and result.groups == ()
     # prod's LimitRange allows 15
     assert verdict(spec(container(limits={"cpu": "16"})), name="prod")[1].rejected
@@ -109,10 +112,11 @@ def test_minimum_and_ratio_are_enforced():
     objs = ClusterObjects.from_manifests(objects)
     low = admit(spec(container(requests={"cpu": "50m"})), objs, "p", "t")
     assert low.rejected == (
-        "forbidden: spec.containers[0]: minimum cpu usage per Container is 100m, but request is 50m",
+        "forbidden: spec.containers[0]: minimum cpu usage per Container is 100m, but request is 50m "
+        "(LimitRange l, spec.limits[0].min.cpu)",
         # a ratio needs both a request and a limit
         "forbidden: spec.containers[0]: memory max limit to request ratio per Container is 2, but no request or no "
-        "limit is specified or one is 0",
+        "limit is specified or one is 0 (LimitRange l, spec.limits[0].maxLimitRequestRatio.memory)",
     )
     ratio = admit(spec(container(requests={"cpu": "1", "memory": "1Gi"}, limits={"memory": "4Gi"})), objs, "p", "t")
     assert "memory max limit to request ratio per Container is 2, but provided ratio is 4.000000" in ratio.rejected[0]

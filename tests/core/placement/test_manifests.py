@@ -64,7 +64,7 @@ def test_unusable_input_names_the_document_and_kind(text, fragment):
 def test_the_fast_loader_builds_what_safe_load_builds():
     import yaml
 
-    from mlplatform_core.placement.manifests import _ManifestLoader
+    from mlplatform_core.placement.manifest_yaml import ManifestLoader as _ManifestLoader
 
     text = """
 base: &base {cpu: 500m, memory: 1Gi, n: 3, f: 0.5, on: yes, none: ~, when: 2024-01-01}

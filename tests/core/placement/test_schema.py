@@ -18,6 +18,7 @@ from mlplatform_core.placement.schema import (
     _schema_file,
     _valid,
     _validator,
+    custom_group,
     pick_minor,
     shipped_minors,
 )
@@ -237,7 +238,7 @@ def _mutations(obj):
 def test_the_direct_walk_says_valid_exactly_when_jsonschema_finds_nothing(path):
     definitions = _lean_definitions((1, 35))
     for obj in yaml.safe_load_all(path.read_text()):
-        if not obj:
+        if not obj or custom_group(obj.get("apiVersion", "")):  # an operator's kind: no built-in schema
             continue
         file = _schema_file(obj["kind"], obj["apiVersion"]) if "kind" in obj else "podspec-v1.json"  # bare PodSpec
         validator: jsonschema.Validator = _validator((1, 35), file)
