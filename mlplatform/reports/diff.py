@@ -41,6 +41,28 @@ def _order(r: dict[str, Any]) -> str:
     return r["order"] + (f": {r['note']}" if r.get("note") else "")
 
 
+POOLS = {"karpenter": "Karpenter NodePools", "autoMode": "EKS Auto Mode NodePools"}  # as `plan` titles them
+
+
+def _sections(doc: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(title, entries): the node groups, then the NodePools of each provisioner (a stack moving from Karpenter
+    to Auto Mode has both)."""
+    out = [("Node groups", doc.get("nodeGroups") or [])]
+    pools = doc.get("nodePools") or []
+    out += [(title, [p for p in pools if p.get("provisioner", "karpenter") == who]) for who, title in POOLS.items()]
+    return [(title, entries) for title, entries in out if entries]
+
+
+def _last_column(doc: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """The resources table's last column: a replacement's order (and why), another change's note. Left out
+    when no row has either (a create has no order), titled for what it holds."""
+    cells = [_order(r) or r.get("note") or "" for r in doc["resources"]]
+    replaces = any(r["action"] == "replace" for r in doc["resources"])
+    notes = any(r.get("note") and r["action"] != "replace" for r in doc["resources"])
+    title = "order / note" if replaces and notes else "order" if replaces else "note" if notes else None
+    return title, cells
+
+
 def _displaced(g: dict[str, Any]) -> str:
     parts = []
     for d in g["displaced"]:
@@ -58,25 +80,24 @@ def render_diff(doc: dict[str, Any], console: Console) -> None:
         console.print(f"  Kubernetes {step['from']} -> {step['to']}")
     if doc["resources"]:
         table = Table(title="Resources (replacements first)", title_justify="left", show_lines=True)
-        for col in ("action", "resource", "type", "changed inputs", "order"):
+        last, cells = _last_column(doc)
+        for col in ("action", "resource", "type", "changed inputs", *([last] if last else [])):
             table.add_column(col)
-        for r in doc["resources"]:
+        for r, cell in zip(doc["resources"], cells, strict=True):
             style = STYLE[r["action"]]
             table.add_row(
                 f"[{style}]{r['action']}[/{style}]",
                 escape(r["name"]),
                 escape(r["type"]),
                 escape(", ".join(r["fields"]) or "-"),
-                escape(_order(r) or (r.get("note") or "")),
+                *([escape(cell)] if last else []),
             )
         print_table(console, table)
-    for key, title in (("nodeGroups", "Node groups"), ("nodePools", "Karpenter NodePools")):
-        if not doc.get(key):
-            continue
+    for title, entries in _sections(doc):
         table = Table(title=title, title_justify="left", show_lines=True)
         for col in ("group", "action", "changed inputs", "nodes at most", "displaced workloads"):
             table.add_column(col)
-        for g in doc[key]:
+        for g in entries:
             style = STYLE[g["action"]]
             nodes = "-" if g["nodesAtMost"] is None else str(g["nodesAtMost"])
             if g.get("batch"):
@@ -90,7 +111,7 @@ def render_diff(doc: dict[str, Any], console: Console) -> None:
                 escape(_displaced(g)),
             )
         print_table(console, table)
-        for g in doc[key]:
+        for g in entries:
             if g.get("note"):
                 console.print(f"  {escape(g['name'])}: {escape(g['note'])}")
 
@@ -107,30 +128,29 @@ def diff_markdown(doc: dict[str, Any]) -> str:
     if step["from"] != step["to"]:
         lines += [f"Kubernetes {step['from']} → {step['to']}.", ""]
     if doc["resources"]:
-        lines += ["| action | resource | type | changed inputs | order |", "| --- | --- | --- | --- | --- |"]
+        last, _ = _last_column(doc)
+        head = ["action", "resource", "type", "changed inputs", *([last] if last else [])]
+        lines += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
         for a in ACTION_ORDER:
             for r in (r for r in doc["resources"] if r["action"] == a):
-                lines.append(
-                    f"| **{a}** | `{_cell(r['name'])}` | `{r['type']}` | {_cell(', '.join(r['fields']))} | "
-                    f"{_cell(_order(r) or r.get('note') or '')} |"
-                )
+                cells = [f"**{a}**", f"`{_cell(r['name'])}`", f"`{r['type']}`", _cell(", ".join(r["fields"]))]
+                cells += [_cell(_order(r) or r.get("note") or "")] if last else []
+                lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-    for key, title in (("nodeGroups", "Node groups"), ("nodePools", "Karpenter NodePools")):
-        if not doc.get(key):
-            continue
+    for title, entries in _sections(doc):
         lines += [
             f"#### {title}",
             "",
             "| group | action | changed inputs | nodes at most | displaced workloads |",
             "| --- | --- | --- | --- | --- |",
         ]
-        for g in doc[key]:
+        for g in entries:
             nodes = "-" if g["nodesAtMost"] is None else str(g["nodesAtMost"])
             lines.append(
                 f"| {g['name']} | {g['action']} | {_cell(', '.join(g['fields']))} | {nodes} | {_cell(_displaced(g))} |"
             )
         lines.append("")
-        lines += [f"- `{g['name']}`: {g['note']}" for g in doc[key] if g.get("note")]
-        if any(g.get("note") for g in doc[key]):
+        lines += [f"- `{g['name']}`: {g['note']}" for g in entries if g.get("note")]
+        if any(g.get("note") for g in entries):
             lines.append("")
     return "\n".join(lines)

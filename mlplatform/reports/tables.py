@@ -60,7 +60,8 @@ def fit_widths(console: Console, table: Table, width: int) -> list[int] | None:
 
 
 def stacked(table: Table) -> RenderableType:
-    """The table's rows one below the other: `<first column>: <value>`, then a line per other column."""
+    """The table's rows one below the other: `<first column>: <value>`, then a line per other column that has a
+    value in the row."""
     headers = [str(c.header) for c in table.columns]
     cells = [list(c.cells) for c in table.columns]
     blocks: list[RenderableType] = []
@@ -74,6 +75,8 @@ def stacked(table: Table) -> RenderableType:
         blocks.append(heading)
         fields = Table.grid(Column(no_wrap=True, style="dim"), Column(overflow="fold"), padding=(0, 2))
         for header, column in zip(headers[1:], cells[1:], strict=True):
+            if not str(column[row]).strip():  # an empty cell is no line of the card (a create has no order)
+                continue
             fields.add_row(escape(header), column[row])
         blocks.append(Padding(fields, (0, 0, 0, 2)))
     return Group(*blocks)

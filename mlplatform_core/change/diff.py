@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model.eks_versions import minor_key
+from ..model.eks_versions import kubernetes_minor
 from .node_groups import DISRUPTING, node_group_changes, node_pool_changes, proof_names
 from .resources import CREATE, DELETE, EKS_CLUSTER, REPLACE, ROLL, SAME, UPDATE, ResourceChange, diff_resources
 
@@ -31,9 +31,9 @@ def version_step(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[st
     """The control plane's Kubernetes minor before and after, and how many minors it moves."""
     old, new = before.get("kubernetesVersion"), after.get("kubernetesVersion")
     step = None
-    if isinstance(old, str) and isinstance(new, str):
-        (om, on), (nm, nn) = minor_key(old)[:2], minor_key(new)[:2]
-        step = (nn - on) if om == nm else None
+    old_minor, new_minor = kubernetes_minor(old), kubernetes_minor(new)
+    if old_minor is not None and new_minor is not None and old_minor[0] == new_minor[0]:
+        step = new_minor[1] - old_minor[1]
     return {"from": old, "to": new, "minors": step}
 
 

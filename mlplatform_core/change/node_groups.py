@@ -207,13 +207,19 @@ def _drift_budget(pool: Mapping[str, Any]) -> str:
     return str((drifted or next((b for b in budgets if not b.get("reasons")), {})).get("nodes") or "10%")
 
 
+def pool_provisioner(pool: Mapping[str, Any]) -> str:
+    """Who runs a NodePool: `autoMode` for a pool of Auto Mode's NodeClass (eks.amazonaws.com), else `karpenter`
+    (an EC2NodeClass); a stack moving from one to the other has both while keepKarpenter holds."""
+    return "autoMode" if (pool.get("nodeClass") or {}).get("kind") == "NodeClass" else "karpenter"
+
+
 def version_roll(pool: Mapping[str, Any], before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
     """Why a control-plane version change replaces the pool's nodes (None when it does not or is unchanged)."""
     old, new = before.get("kubernetesVersion"), after.get("kubernetesVersion")
     if not old or not new or old == new:
         return None
     node_class = pool.get("nodeClass") or {}
-    if node_class.get("kind") == "NodeClass":  # Auto Mode's: the image is AWS's, per Kubernetes version
+    if pool_provisioner(pool) == "autoMode":  # Auto Mode's NodeClass: the image is AWS's, per Kubernetes version
         return AUTO_MODE_VERSION_ROLL.format(batch=_drift_budget(pool))
     aliases = [t["alias"] for t in node_class.get("amiSelectorTerms") or [] if t.get("alias")]
     if not aliases:  # AMIs chosen by id, name or tags do not follow the cluster's version
@@ -234,6 +240,7 @@ def node_pool_changes(
     names = list(new) + [n for n in old if n not in new]
     entries = [_entry(n, _pool_change(changes, n), old.get(n), new.get(n), before, after, set()) for n in names]
     for e in entries:
+        e["provisioner"] = pool_provisioner(new.get(e["name"]) or old.get(e["name"]) or {})
         pool = new.get(e["name"])
         why = version_roll(pool, before, after) if pool is not None and e["action"] in (SAME, UPDATE, ROLL) else None
         if e["action"] == ROLL and why is None:  # the pool's template or its node class changed: drift

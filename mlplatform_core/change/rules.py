@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.eks_versions import minor_key
+from ..model.eks_versions import kubernetes_minor
 from .resources import DELETE, NODE_GROUP, NODE_POOL, REPLACE, ROLL
 from .rolls import roll_consequence
 
@@ -96,10 +96,13 @@ def _version_violations(diff: Mapping[str, Any], after: Mapping[str, Any]) -> li
             (f"kubernetesVersion {step['from']} -> {step['to']} goes back; EKS cannot downgrade a control plane", None)
         )
     control = after.get("kubernetesVersion")
+    control_minor = kubernetes_minor(control)
     for r in after.get("resources", []):
-        version = r.get("inputs", {}).get("version")
-        ahead = isinstance(version, str) and isinstance(control, str) and minor_key(version) > minor_key(control)
-        if r["type"] == NODE_GROUP and ahead:
+        if r.get("type") != NODE_GROUP or control_minor is None:
+            continue  # other resources' `version` is a chart's, a provider's or an add-on's (v0.5.30, 9.59.0)
+        version = (r.get("inputs") or {}).get("version")
+        minor = kubernetes_minor(version)
+        if minor is not None and minor > control_minor:
             out.append(
                 (
                     f"node group {r['name']} runs Kubernetes {version}, ahead of the control plane's {control}",

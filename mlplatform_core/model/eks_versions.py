@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -47,6 +48,17 @@ def today() -> datetime.date:
 
 def minor_key(minor: str) -> tuple[int, ...]:
     return tuple(int(part) for part in minor.split("."))
+
+
+_MINOR = re.compile(r"(\d+)\.(\d+)")
+
+
+def kubernetes_minor(value: object) -> tuple[int, int] | None:
+    """(1, 35) for a Kubernetes minor as EKS spells it ("1.35"), None for anything else: a resource's `version`
+    input is a chart's, a provider's or an add-on's as often (v0.5.30, 9.59.0, "(newest ... resolved at deploy)"),
+    and a saved document is foreign input: neither is ever parsed as a minor."""
+    match = _MINOR.fullmatch(value) if isinstance(value, str) else None
+    return (int(match[1]), int(match[2])) if match else None
 
 
 @cache

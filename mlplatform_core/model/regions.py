@@ -66,6 +66,6 @@ def region_problem(region: str) -> str | None:
     source = _snapshot()["source"][0]
     return (
         f"{region!r} is not an AWS region{hint} (regions as the AWS SDK lists them: botocore {source['version']}, "
-        f"{source['date']}, e.g. us-east-1, eu-west-1, ap-southeast-2; for a region opened since, refresh "
-        "mlplatform_core/data/regions.json with scripts/generate_regions.py)"
+        f"{source['date']}, e.g. us-east-1, eu-west-1, ap-southeast-2; for a region opened since, upgrade "
+        "ml-platform-eks: each release lists the regions the AWS SDK knew when it was made)"
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlplatform_core.model.config.node_groups import GPU_AMI_TYPES
+from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG
 from mlplatform_core.model.layout.autoscaler_tags import AUTOSCALER_PREFIX
 from mlplatform_core.model.layout.sharing import MIG_CONFIG_LABEL
 from mlplatform_core.model.layout.spec import MIG_RESOURCE_PREFIX as MIG_PREFIX
@@ -41,7 +42,7 @@ from .props import (
     prod_rules,
     taints_of,
 )
-from .resource_types import ASG_TAG, NODE_GROUP
+from .resource_types import ASG_TAG, EC2_TAG, EKS_CLUSTER, NODE_GROUP, SUBNET
 
 
 @dataclass
@@ -53,6 +54,9 @@ class Group:
     props: Any
     ignore_changes: list[str]
     parent: str | None
+    # Whether the stack runs the Cluster Autoscaler (cluster_autoscaler_runs); a rule that sees one resource only
+    # cannot tell, and assumes it does.
+    autoscaler: bool = True
 
     @property
     def labels(self) -> dict[str, Any]:
@@ -85,8 +89,11 @@ class Group:
 
     @property
     def autoscaled(self) -> bool:
+        """Resized by the Cluster Autoscaler: a group of several sizes (minSize != maxSize) in a stack that runs
+        it. A group a migration keeps next to Karpenter or Auto Mode is not (it holds the nodes it has until it is
+        drained), as the plan says (mlplatform/reports/plan_document.py, Layout.runs_cluster_autoscaler)."""
         lo, hi = self.size("minSize"), self.size("maxSize")
-        return lo is not None and hi is not None and lo != hi
+        return self.autoscaler and lo is not None and hi is not None and lo != hi
 
     @property
     def is_initial(self) -> bool:
@@ -110,9 +117,27 @@ def group_of(args: Any) -> Group:
     return Group(args.name, args.urn, args.props, list(args.opts.ignore_changes or []), args.opts.parent)
 
 
+def cluster_autoscaler_runs(resources: Any) -> bool:
+    """Whether the toolkit runs the Cluster Autoscaler in this stack: only when no other provisioner launches
+    nodes, since two autoscalers would both launch nodes for the same pending pods (Layout.runs_cluster_autoscaler,
+    addons/releases.addons_of). The autoscaler itself may be in the other program of a split stack, but what
+    provisions instead is marked in the cluster program next to the node groups: the discovery tag Karpenter's
+    and Auto Mode's node classes select the cluster's subnets and security group by (karpenter.sh/discovery, on a
+    created subnet's tags or an aws.ec2.Tag), and Auto Mode's computeConfig on the EKS cluster."""
+    for r in resources:
+        if r.resource_type == SUBNET and DISCOVERY_TAG in entries(get(r.props, "tags", default={})):
+            return False
+        if r.resource_type == EC2_TAG and get(r.props, "key") == DISCOVERY_TAG:
+            return False
+        if r.resource_type == EKS_CLUSTER and get(r.props, "computeConfig", "enabled") is True:
+            return False
+    return True
+
+
 def groups_in(stack_args: Any) -> list[Group]:
+    autoscaler = cluster_autoscaler_runs(stack_args.resources)
     return [
-        Group(r.name, r.urn, r.props, list(r.opts.ignore_changes or []), r.parent.urn if r.parent else None)
+        Group(r.name, r.urn, r.props, list(r.opts.ignore_changes or []), r.parent.urn if r.parent else None, autoscaler)
         for r in stack_args.resources
         if r.resource_type == NODE_GROUP
     ]

@@ -6,6 +6,7 @@ from mlplatform_core.model.karpenter.flavors import AUTO_MODE_FLAVOR
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG_TAG = "aws:autoscaling/tag:Tag"
+EC2_TAG = "aws:ec2/tag:Tag"
 # pulumi_eks.Cluster (eks:index:Cluster) is a remote component: the engine registers it with no properties,
 # so no rule reads it. Its child carries the control plane's settings.
 EKS_CLUSTER = "aws:eks/cluster:Cluster"

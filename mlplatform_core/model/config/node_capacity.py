@@ -21,13 +21,17 @@ AVAILABILITY_ZONE = r"^[a-z]{2}(-[a-z]+)+-[0-9]+[a-z]$"
 
 
 def _date(value: Any) -> Any:
-    """A day or a moment (ISO 8601). YAML reads `2026-12-01` as a date; the Pulumi engine hands it over as text."""
+    """A day or a moment (ISO 8601), as the user wrote it, quoted or not: the stack file's loader and the Pulumi
+    engine both hand an unquoted `2026-12-01` over as text (scalars.plain_tag); a date object (a program's own
+    config) is taken as it is."""
     if isinstance(value, bool) or not isinstance(value, str | datetime.date):
         raise ValueError(f"{show(value)} is not a date such as 2026-12-01 or 2026-12-01T11:30:00Z")
     if isinstance(value, datetime.date):
         return value
+    text = value.strip()
     try:
-        return datetime.datetime.fromisoformat(value) if "T" in value else datetime.date.fromisoformat(value)
+        # A YAML timestamp may separate the time with a space (2026-12-01 11:30:00Z): fromisoformat takes either.
+        return datetime.date.fromisoformat(text) if len(text) == 10 else datetime.datetime.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{show(value)} is not a date such as 2026-12-01 or 2026-12-01T11:30:00Z") from None
 

@@ -7,7 +7,8 @@ and the Go parser of the Pulumi CLI (gopkg.in/yaml.v3, resolve.go: yes/on are te
 `AsWritten` (its text and both readings): the settings model refuses it wherever it appears, naming the
 value as written and the two readings, and asking for the unambiguous spelling.
 
-Scalars written the same way by all three (true, 3, 2.5, m5.xlarge, 0x1F, null) load as usual.
+Scalars written the same way by all three (true, 3, 2.5, m5.xlarge, 0x1F, null) load as usual, and so do dates
+(2027-01-15): every reading that reaches a program is their text (plain_tag says why).
 """
 
 from __future__ import annotations
@@ -85,6 +86,13 @@ def plain_tag(text: str, yaml11_tag: str) -> str:
     """The tag of a plain scalar: YAML 1.1's (what PyYAML resolved) when YAML 1.2 agrees, else TAG."""
     if yaml11_tag in (_YAML + "merge", _YAML + "value"):  # `<<` merges in both; a bare `=` is text
         return yaml11_tag if yaml11_tag.endswith("merge") else _YAML + "str"
+    if yaml11_tag == _YAML + "timestamp":
+        # A date or a moment (2027-01-15, 2026-12-01T11:30:00Z): PyYAML reads a date object, YAML 1.2 the text, and
+        # so does the Pulumi CLI: go-yaml v3 resolves it as a timestamp but decodes it into interface{}, as Pulumi
+        # reads a stack's config, as its text ("for backward compatibility reasons we set it as a string",
+        # gopkg.in/yaml.v3 decode.go, d.scalar). So the text is what a program gets, and what the user wrote:
+        # it loads as text, quoted or not, and every date setting parses it (node_capacity.EndDate).
+        return _YAML + "str"
     tag12, _ = core_value(text)
     if text in _YAML11_BOOL:
         return TAG

@@ -51,3 +51,12 @@ def test_every_listed_region_is_accepted():
     mirror = {"ml-platform-eks:imageRegistry": "registry.example.com/mirror"}  # China stacks need one
     for region in regions.known_regions():
         assert parse({"aws:region": region, "ml-platform-eks:environment": "dev", **mirror}).region == region
+
+
+def test_the_refusal_says_what_a_user_of_the_installed_package_can_do():
+    """The generator script is the repository's, not the wheel's: a user cannot run it."""
+    with pytest.raises(ConfigError) as err:
+        parse({"aws:region": "eu-west-9", "ml-platform-eks:environment": "dev"})
+    (problem,) = err.value.problems
+    assert "scripts/" not in problem.message and ".py" not in problem.message
+    assert "upgrade ml-platform-eks" in problem.message and "regions the AWS SDK knew" in problem.message

@@ -158,3 +158,29 @@ def test_an_ambiguous_scalar_of_another_namespace_reaches_the_engine_as_written(
         "aws:skipMetadataApiCheck": "on"
     }
     assert json.loads(to_pulumi_config({"pulumi:tags": {"a": AsWritten("010", 8, 10)}})["pulumi:tags"]) == {"a": "010"}
+
+
+def test_a_date_loads_as_the_text_written_quoted_or_not(tmp_path):
+    """PyYAML reads an unquoted 2027-01-15 as a date; the Pulumi CLI hands it to the program as its text
+    (gopkg.in/yaml.v3 decodes a timestamp into interface{} as a string), as YAML 1.2 reads it: the text it is."""
+    path = tmp_path / "Pulumi.t.yaml"
+    written = ["2027-01-15", "'2027-01-15'", "2026-12-01T11:30:00Z", '"2026-12-01T11:30:00Z"', "2026-12-01 11:30:00Z"]
+    path.write_text(HEAD + f"  x:a: [{', '.join(written)}]\n", encoding="utf-8")
+    assert read_stack_file(path)["x:a"] == [w.strip("'\"") for w in written]
+
+
+@pytest.mark.parametrize("end", ["2027-01-15", "'2027-01-15'", "2027-01-15T11:30:00Z", "'2027-01-15T11:30:00Z'"])
+def test_a_reservation_end_date_is_read_quoted_or_not(tmp_path, end):
+    """docs/gpu.md and docs/configuration.md write `endDate: 2027-01-15` unquoted."""
+    body = (
+        "  ml-platform-eks:kubernetesVersion: '1.35'\n"
+        "  ml-platform-eks:additionalNodeGroups:\n"
+        "    - name: block\n      gpu: true\n      instanceTypes: [p5.48xlarge]\n"
+        "      availabilityZone: us-west-2b\n"
+        f"      capacityReservation: {{id: cr-0a1b2c3d4e5f60718, type: capacity-block, endDate: {end}}}\n"
+    )
+    path = tmp_path / "Pulumi.t.yaml"
+    path.write_text(HEAD + body, encoding="utf-8")
+    cfg = validate_stack(read_stack_file(path), "t").config
+    (block,) = cfg.additional_node_groups
+    assert block.capacity_reservation.end_date.isoformat().startswith("2027-01-15")
