@@ -15,16 +15,17 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 
 import yaml
 
 from mlplatform_core.errors import InputError
 
+from .. import __version__
 from ..project import CLUSTER_MAIN, KUBERNETES_DIRECTORY, PROJECT_FILES, layer_main
 from ..stack_names import PROJECT_NAME
-from .pinning import DISTRIBUTION, VENDOR, Pin, choose, installed
+from .pinning import VENDOR, Pin, choose, installed
 from .stack_files import stack_file
 
 ENVIRONMENTS = ("dev", "prod")
@@ -179,11 +180,7 @@ def write_project(
     if problem := regions.region_problem(region):
         raise InputError(f"--region {region!r}: {problem}")
     chosen = choose(pin, wheel)
-    try:
-        version = metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    scaffold = Scaffold(name, region, chosen, version)
+    scaffold = Scaffold(name, region, chosen, __version__)
     files = scaffold.files()
     copies = scaffold.copies()
     existing = sorted(p for p in [*files, *copies] if (folder / p).exists())

@@ -25,6 +25,8 @@ from urllib.parse import unquote, urlparse
 
 from mlplatform_core.errors import InputError
 
+from .. import __version__
+
 DISTRIBUTION = "ml-platform-eks"
 WHEEL_PREFIX = "ml_platform_eks-"  # a wheel's file name starts with the normalized distribution name
 VENDOR = "vendor"
@@ -89,11 +91,16 @@ def vendored(wheel: str | Path, why: str) -> Pin:
 
 def installed() -> Pin:
     """The pin of this installation, from its PEP 610 record (direct_url.json)."""
+    # The version of the code that runs (an editable install's record keeps the version it was installed at).
+    version = __version__
     try:
         dist = metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:
-        return Pin(DISTRIBUTION, "the toolkit (not installed here: pin the version you use)", warning=_index_needed())
-    version = dist.version
+        return Pin(
+            f"{DISTRIBUTION}=={version}",
+            "the toolkit (not installed here: pin the version you use)",
+            warning=_index_needed(version),
+        )
     text = dist.read_text("direct_url.json")
     info = json.loads(text) if text else {}
     url = info.get("url", "")
@@ -126,7 +133,7 @@ def installed() -> Pin:
     )
 
 
-def _index_needed(version: str = "X.Y.Z", why: str = "the toolkit is not installed here") -> str:
+def _index_needed(version: str, why: str = "the toolkit is not installed here") -> str:
     return (
         f"requirements.txt pins {DISTRIBUTION}=={version}, but {why} and {NOT_ON_PYPI}: CI installs it only from "
         f"an index your team runs. Or run init again with --wheel FILE (the wheel, copied into {VENDOR}/) or "

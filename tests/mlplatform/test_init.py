@@ -9,6 +9,7 @@ import json
 import yaml
 
 import mlplatform_policies
+from mlplatform import __version__ as VERSION
 from mlplatform.cli import main
 from mlplatform.project import find_project
 from mlplatform.scaffold import requirement
@@ -110,6 +111,7 @@ def test_init_workflow_gates_a_pull_request_on_the_change_from_the_base_branch(t
     under GitHub's `bash -e`, a stack new on the branch is skipped."""
     import os
     import subprocess
+    import sys
 
     project = tmp_path / "work" / "x"
     assert run_cli(capsys, "init", str(project))[0] == 0
@@ -122,7 +124,10 @@ def test_init_workflow_gates_a_pull_request_on_the_change_from_the_base_branch(t
     log = tmp_path / "calls.txt"
     stand_in = (  # records its arguments; `plan` writes a document, diff/check exit with the code asked
         '#!/bin/bash\necho "$*" >> "$LOG"\n'
-        'case "$1" in plan) echo "{}";; diff) exit "$DIFF_CODE";; check) exit "$CHECK_CODE";; esac\n'
+        'case "$1" in --version) echo "mlplatform 9.9.9 (plan document schema 2)";;\n'
+        '  plan) echo "{\\"schemaVersion\\": \\"$BASE_SCHEMA\\"}";;\n'
+        '  diff) exit "$DIFF_CODE";; check) exit "$CHECK_CODE";;\n'
+        "esac\n"
     )
     for venv in (project / ".venv", tmp_path / "work" / "base-venv"):
         (venv / "bin").mkdir(parents=True)
@@ -132,24 +137,34 @@ def test_init_workflow_gates_a_pull_request_on_the_change_from_the_base_branch(t
     base.mkdir(parents=True)
     (base / "Pulumi.dev.yaml").write_text("config: {}\n")  # prod is new on the branch: nothing to diff
 
-    def run(step: str, diff_code: int, check_code: int) -> int:
+    def run(step: str, diff_code: int, check_code: int, base_schema: str = "2") -> int:
         env = {**os.environ, "LOG": str(log), "DIFF_CODE": str(diff_code), "CHECK_CODE": str(check_code)}
+        env["BASE_SCHEMA"] = base_schema
+        # `python` as on a runner after setup-python: this interpreter's folder first.
+        env["PATH"] = f"{os.path.dirname(sys.executable)}{os.pathsep}{env.get('PATH', '')}"
         env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
         script = _gate_script(workflow, step)
         return subprocess.run(["bash", "-e", "-c", script], cwd=project, env=env, check=False).returncode
 
     assert run("BEFORE", 0, 0) == 0
-    assert (tmp_path / "work" / "before" / "dev.json").read_text() == "{}\n"
+    assert (tmp_path / "work" / "before" / "dev.json").read_text() == '{"schemaVersion": "2"}\n'
     assert not (tmp_path / "work" / "before" / "prod.json").exists()
     assert log.read_text().splitlines() == ["plan dev --json"]
     log.unlink()
     assert run("AFTER", 0, 0) == 0
     assert log.read_text().splitlines() == [
+        "--version",
         "diff dev --against ../before/dev.json --format markdown",
         "check dev --against ../before/dev.json",
     ]
     assert run("AFTER", 0, 1) == 1  # a mandatory change rule fails the pull request
-    assert run("AFTER", 2, 1) == 2  # BEFORE of another schema version: bad input, said by diff
+    assert run("AFTER", 2, 1) == 2  # bad input, said by diff
+    # A pull request that upgrades the toolkit across a schema version: said in the summary, not failed, and
+    # nothing compared (the BEFORE made by the base branch's toolkit says schema 1, `--version` says 2).
+    assert run("BEFORE", 0, 0, base_schema="1") == 0
+    log.unlink()
+    assert run("AFTER", 2, 1) == 0 and log.read_text().splitlines() == ["--version"]
+    assert "the base branch's plan is schema 1, this toolkit's 2" in (tmp_path / "summary.md").read_text()
 
 
 def test_init_into_a_folder_it_cannot_write_is_bad_input(tmp_path, capsys):
@@ -282,7 +297,7 @@ def test_a_requirement_is_pinned_as_any_machine_installs_it(tmp_path, capsys, mo
     # From an index (no record): the version, from the team's index (not PyPI).
     monkeypatch.setattr(module.metadata, "distribution", lambda name: _Installed(None))
     assert run_cli(capsys, "init", str(tmp_path / "a"))[0] == 0
-    assert set(map(tuple, _requirement_lines(tmp_path / "a").values())) == {("ml-platform-eks==0.2.0",)}
+    assert set(map(tuple, _requirement_lines(tmp_path / "a").values())) == {(f"ml-platform-eks=={VERSION}",)}
     # From a repository: its URL and commit.
     vcs = {"url": "https://github.com/acme/ml-platform-eks", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}
     monkeypatch.setattr(module.metadata, "distribution", lambda name: _Installed(vcs))
@@ -297,13 +312,13 @@ def test_a_requirement_is_pinned_as_any_machine_installs_it(tmp_path, capsys, mo
         monkeypatch.setattr(module.metadata, "distribution", lambda name, r=record: _Installed(r))
         folder = tmp_path / f"c{len(list(tmp_path.iterdir()))}"
         code, _, err = run_cli(capsys, "init", str(folder))
-        assert code == 0 and set(map(tuple, _requirement_lines(folder).values())) == {("ml-platform-eks==0.2.0",)}
+        assert code == 0 and set(map(tuple, _requirement_lines(folder).values())) == {(f"ml-platform-eks=={VERSION}",)}
         assert "not on PyPI" in err and "--wheel" in err and "--requirement" in err
         assert str(tmp_path) not in (folder / "requirements.txt").read_text()
 
 
 def test_requirement_and_wheel_options(tmp_path, capsys):
-    spec = "ml-platform-eks==0.2.0"
+    spec = f"ml-platform-eks=={VERSION}"
     assert run_cli(capsys, "init", str(tmp_path / "a"), "--requirement", spec)[0] == 0
     assert set(map(tuple, _requirement_lines(tmp_path / "a").values())) == {(spec,)}
     wheel = _fake_wheel(tmp_path / "dist")

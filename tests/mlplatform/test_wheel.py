@@ -13,6 +13,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from mlplatform.documents import SCHEMA_VERSION
 from tests.conftest import ROOT
 
 
@@ -60,6 +61,14 @@ def test_a_wheel_in_its_own_virtualenv_inits_plans_and_checks_outside_the_checko
         env=env,
     )
     assert where.returncode == 0 and str(ROOT) not in where.stdout and str(site) in where.stdout, where
+
+    # pip and `mlplatform --version` report the same release (pyproject.toml reads mlplatform.__version__).
+    pip_version = run(
+        python, "-c", "from importlib.metadata import version; print(version('ml-platform-eks'))", cwd=tmp_path, env=env
+    )
+    shown = run(mlplatform, "--version", cwd=tmp_path, env=env).stdout
+    assert wheel.name.startswith(f"ml_platform_eks-{pip_version.stdout.strip()}-")
+    assert shown == f"mlplatform {pip_version.stdout.strip()} (plan document schema {SCHEMA_VERSION})\n"
 
     assert run(mlplatform, "init", "acme", cwd=tmp_path, env=env).returncode == 0
     project = tmp_path / "acme"
