@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {len(written)} files into {folder}:")
     for path in sorted(written, key=lambda p: (len(p.relative_to(folder).parts), p.as_posix())):
         print(f"  {path.relative_to(folder).as_posix()}")
-    print(f"\nrequirements.txt: {pin.line}  ({pin.note})")
+    print(f"\nrequirements.txt pins the toolkit: {pin.line}\n  ({pin.note})")
     print(
         f"\nnext:\n  cd {shlex.quote(str(folder))}\n"  # a folder name with a space still pastes into a shell
         "  mlplatform plan dev        # offline: what the dev stack builds\n"

@@ -287,7 +287,7 @@ def test_installed_from_a_wheel_init_copies_it_into_the_project_and_names_it_rel
     for path in root.rglob("*"):
         if path.is_file() and path.suffix != ".whl":
             assert str(tmp_path) not in path.read_text(), path
-    assert f"requirements.txt: ./vendor/{wheel.name}" in out
+    assert f"requirements.txt pins the toolkit: ./vendor/{wheel.name}\n" in out
     assert "not on PyPI" in (root / "requirements.txt").read_text()
 
 
