@@ -234,6 +234,10 @@ def test_the_workflow_deploys_each_stack_cluster_then_kubernetes_layer_and_dev_n
     assert condition.startswith("${{ !cancelled()") and "needs.deploy-dev.result == 'success'" in condition
     assert "skipped" in condition and "needs.deploy-dev-kubernetes.result" in condition
     assert not any("matrix" in job.get("strategy", {}) for job in jobs.values())
+    # The README the jobs point to says how the in-VPC runner is first brought up, and which variable to set.
+    readme = (tmp_path / "p/README.md").read_text()
+    assert "## The first deploy: the in-VPC runner" in readme and "README.md, The first deploy" in str(jobs)
+    assert all(f"MLP_VPC_RUNNER_{s}" in readme for s in ("DEV", "PROD")) and "mlp-dev-vpc" in readme
 
 
 # --- requirements.txt installs on another machine ------------------------------------------------------------
