@@ -167,8 +167,9 @@ def write_project(
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} exists and is not a folder")
     if not allow_nested and (found := enclosing_project(folder)):
+        where = "holds" if found.parent == Path(os.path.abspath(folder)) else "is inside"
         raise InputError(
-            f"{folder} is inside {_project_name_of(found)} ({found}): a project written there would nest in it "
+            f"{folder} {where} {_project_name_of(found)} ({found}): a project written there would nest in it "
             "(the Pulumi CLI and mlplatform take the nearest Pulumi.yaml, so its commands would change project "
             "by folder). Choose a folder outside it, or pass --allow-nested to write it there anyway"
         )
