@@ -53,7 +53,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "Pulumi.yaml) or --project-dir.",
         epilog=exit_codes_help(),
     )
-    parser.add_argument("--version", action=_Version, nargs=0, help="show the installed version and exit")
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="show the installed version and the plan document's schema version, and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module in COMMANDS.items():
         command = importlib.import_module(f"{__package__}.commands.{module}")
@@ -71,11 +76,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def version_line() -> str:
+    """`mlplatform --version`: the release (docs/versioning.md) and the schema version of the documents it writes
+    and reads (a plan saved by another schema version is no BEFORE for `diff`/`check --against`)."""
+    from .documents import SCHEMA_VERSION
+
+    return f"mlplatform {version()} (plan document schema {SCHEMA_VERSION})"
+
+
 class _Version(argparse.Action):
     """--version, looked up only when given."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} {version()}")
+        print(version_line())
         parser.exit()
 
 

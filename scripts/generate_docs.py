@@ -73,6 +73,17 @@ def fixed_world() -> Iterator[None]:
 
     cwd = Path.cwd()
     with contextlib.ExitStack() as stack:
+        # `init` pins the toolkit as a user who installed its wheel sees it, whatever installed this checkout
+        # (editable, a build's egg-info in the working directory): the wheel copied into the project.
+        from mlplatform import __version__
+        from mlplatform.scaffold import pinning
+
+        wheel = (
+            Path(stack.enter_context(tempfile.TemporaryDirectory())) / f"ml_platform_eks-{__version__}-py3-none-any.whl"
+        )
+        wheel.write_bytes(b"")
+        why = f"ml-platform-eks {__version__}, the wheel this toolkit was installed from"
+        stack.enter_context(mock.patch.object(pinning, "installed", lambda: pinning.vendored(wheel, why)))
         stack.enter_context(mock.patch.object(eks_versions, "today", lambda: DOCS_DATE))
         stack.enter_context(mock.patch.object(pack_cost, "today", lambda: DOCS_DATE))
         stack.enter_context(mock.patch.object(plan_module, "run_stack", cached))

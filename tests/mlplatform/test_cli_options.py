@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
-from importlib import metadata
 
 import pytest
 
+import mlplatform
 from mlplatform.cli import main
+from mlplatform.documents import SCHEMA_VERSION
 from tests.conftest import ROOT, STACKS
 from tests.mlplatform.conftest import EXAMPLES
 
@@ -20,12 +22,15 @@ def run_cli(capsys, *argv):
     return code, out, err
 
 
-def test_version_is_the_installed_package_version():
+def test_version_names_the_release_and_the_plan_documents_schema_version():
+    """The release (pyproject.toml reads mlplatform.__version__, so pip reports the same: test_wheel checks it on
+    a built wheel) and the schema version of the documents: what decides whether a saved plan is a BEFORE."""
     proc = subprocess.run(
         [sys.executable, "-m", "mlplatform", "--version"], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"mlplatform {metadata.version('ml-platform-eks')}\n"
+    assert proc.stdout == f"mlplatform {mlplatform.__version__} (plan document schema {SCHEMA_VERSION})\n"
+    assert re.fullmatch(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)", mlplatform.__version__)  # semantic
 
 
 @pytest.mark.parametrize(

@@ -64,9 +64,13 @@ def test_place_exits_1_for_an_unplaceable_pod_only_when_asked(capsys):
 
 def test_init_exits_2_on_bad_input(tmp_path, capsys):
     (tmp_path / "Pulumi.yaml").write_text("name: mine\n")
-    code, _, err = run_cli(capsys, "init", str(tmp_path))
+    code, _, err = run_cli(capsys, "init", str(tmp_path))  # a project there already: named, never overwritten
+    assert code == 2 and f"{tmp_path} holds the Pulumi project 'mine' ({tmp_path / 'Pulumi.yaml'})" in err
+    assert (tmp_path / "Pulumi.yaml").read_text() == "name: mine\n"
+    code, _, err = run_cli(capsys, "init", str(tmp_path), "--allow-nested")
     assert code == 2 and "already has Pulumi.yaml" in err and "never overwrites" in err
     assert (tmp_path / "Pulumi.yaml").read_text() == "name: mine\n"
+    (tmp_path / "Pulumi.yaml").unlink()
     code, _, err = run_cli(capsys, "init", str(tmp_path / "x"), "--name", "no spaces")
     assert code == 2 and "--name 'no spaces' is not a Pulumi project name" in err
     code, _, err = run_cli(capsys, "init", str(tmp_path / "x"), "--region", "Oregon")

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
 
+from mlplatform.documents import SCHEMA_VERSION
 from tests.conftest import ROOT
 
 
@@ -60,8 +62,34 @@ def test_a_wheel_in_its_own_virtualenv_inits_plans_and_checks_outside_the_checko
     )
     assert where.returncode == 0 and str(ROOT) not in where.stdout and str(site) in where.stdout, where
 
+    # pip and `mlplatform --version` report the same release (pyproject.toml reads mlplatform.__version__).
+    pip_version = run(
+        python, "-c", "from importlib.metadata import version; print(version('ml-platform-eks'))", cwd=tmp_path, env=env
+    )
+    shown = run(mlplatform, "--version", cwd=tmp_path, env=env).stdout
+    assert wheel.name.startswith(f"ml_platform_eks-{pip_version.stdout.strip()}-")
+    assert shown == f"mlplatform {pip_version.stdout.strip()} (plan document schema {SCHEMA_VERSION})\n"
+
     assert run(mlplatform, "init", "acme", cwd=tmp_path, env=env).returncode == 0
     project = tmp_path / "acme"
+    # requirements.txt names the wheel copied into the project, never the path it was installed from: moved to
+    # another machine (another folder, the original wheel gone), each requirements file installs from its folder.
+    assert (project / "vendor" / wheel.name).is_file()
+    assert f"./vendor/{wheel.name}" in (project / "requirements.txt").read_text().splitlines()
+    elsewhere = tmp_path / "runner" / "checkout"
+    elsewhere.parent.mkdir()
+    shutil.copytree(project, elsewhere)
+    wheel.unlink()
+    for folder in (elsewhere, elsewhere / "kubernetes-layer", elsewhere / "policies"):
+        assert str(tmp_path) not in (folder / "requirements.txt").read_text()
+        dry = run(
+            *(sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index", "--ignore-installed"),
+            *("--quiet", "--report", "-", "-r", "requirements.txt"),
+            cwd=folder,
+        )
+        assert dry.returncode == 0, dry.stderr[-2000:]
+        (item,) = json.loads(dry.stdout)["install"]
+        assert item["metadata"]["name"] == "ml-platform-eks" and item["download_info"]["url"].endswith(wheel.name)
     checked = run(mlplatform, "check", "--all", "--json", cwd=project, env=env)
     assert checked.returncode == 0, checked.stderr[-2000:]
     doc = json.loads(checked.stdout)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import InputError
+from .breaking_changes import with_release_notes
 from .scalars import AsWritten
 
 PROJECT = "ml-platform-eks"  # the Pulumi project: every setting lives under `ml-platform-eks:<key>`
@@ -32,7 +33,8 @@ class ConfigError(ValueError, InputError):
     """Invalid stack configuration. Raised before any resource is registered."""
 
     def __init__(self, problems: list[Problem], source: str | None = None):
-        self.problems = problems
+        # A problem a release's breaking change causes names that release and the edit (breaking_changes.py).
+        self.problems = with_release_notes(problems)
         self.source = source
         super().__init__(str(self))
 
