@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from mlplatform_core.model.config import PROJECT, REGION_KEY, ConfigError, read_stack_document
+from mlplatform_core.model.config import PROJECT, REGION_KEY, read_stack_document
 from mlplatform_core.model.validation import validate_stack
 from scripts import config_reference, generate_docs
 from tests.conftest import ROOT
@@ -46,19 +46,7 @@ def test_every_setting_is_in_the_reference():
         assert f"### `{shown}`" in page, key.path
 
 
-# Examples refused today for a bug fixed on another branch (strict: the merge that fixes it flips the test).
-KNOWN_BROKEN = {"nodeGroups.<group>.capacityReservation.endDate": "fixed on branch gate"}
-
-
-@pytest.mark.parametrize(
-    "key",
-    [
-        pytest.param(k.path, marks=[pytest.mark.xfail(strict=True, raises=ConfigError, reason=KNOWN_BROKEN[k.path])])
-        if k.path in KNOWN_BROKEN
-        else k.path
-        for k in config_reference.settings()
-    ],
-)
+@pytest.mark.parametrize("key", [k.path for k in config_reference.settings()])
 def test_every_example_in_the_reference_is_a_valid_setting(key, tmp_path):
     """Each example as a user pastes it into a stack file, read as `plan` reads the file."""
     example = yaml.safe_load(config_reference.MEANINGS[key].example)
@@ -76,12 +64,7 @@ def test_every_example_in_the_reference_is_a_valid_setting(key, tmp_path):
     stack_file = tmp_path / "Pulumi.docs.yaml"
     stack_file.write_text(yaml.safe_dump({"config": config}, sort_keys=False), encoding="utf-8")
     document = read_stack_document(stack_file, "the reference's example")
-    try:
-        validate_stack(document.config, "docs", "the reference's example", document)
-    except ConfigError as err:
-        if key in KNOWN_BROKEN and "is not a date such as" not in str(err):
-            raise AssertionError(f"refused for another reason than the known bug: {err}") from err
-        raise
+    validate_stack(document.config, "docs", "the reference's example", document)
 
 
 MERMAID_LABEL = re.compile(r'\["([^"]*)"\]|\[\("([^"]*)"\)\]|\|"([^"]*)"\|')

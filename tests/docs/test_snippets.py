@@ -19,17 +19,6 @@ pytestmark = pytest.mark.docs
 
 BLOCKS = snippets.blocks(ROOT, pages())
 CHECKED = [b for b in BLOCKS if b.lang in snippets.CHECKED]
-# Snippets refused today for a bug fixed on another branch, with the error they get: the test expects exactly
-# that error (any other failure fails), strictly, so the merge that fixes the bug flips it.
-KNOWN_BROKEN = {("docs/gpu.md", "endDate: 2027-01-15"): ("fixed on branch gate", "is not a date such as")}
-
-
-class KnownBroken(AssertionError):
-    """A snippet refused with exactly the error of a bug fixed on another branch."""
-
-
-def _known_broken(block: snippets.Block) -> tuple[str, str] | None:
-    return next((v for (page, text), v in KNOWN_BROKEN.items() if page == block.page and text in block.text), None)
 
 
 def _params(lang: set[str]) -> list:
@@ -37,9 +26,7 @@ def _params(lang: set[str]) -> list:
     for block in CHECKED:
         if block.lang not in lang:
             continue
-        broken = _known_broken(block)
-        marks = [pytest.mark.xfail(strict=True, raises=KnownBroken, reason=broken[0])] if broken else []
-        params.append(pytest.param(block, id=block.where, marks=marks))
+        params.append(pytest.param(block, id=block.where))
     return params
 
 
@@ -69,9 +56,6 @@ def test_every_stack_snippet_plans_or_is_refused_as_documented(block, tmp_path):
     if marker.one("expect") == "refused":
         assert result.code == 2 and marker.one("message") in result.err, str(result)
     else:
-        broken = _known_broken(block)
-        if broken and result.code == 2 and broken[1] in result.err:
-            raise KnownBroken(f"{block.where}: {broken[0]}: {result.err}")
         assert result.code == 0, f"{block.where} (merged into {base}) does not plan:\n{result}"
 
 
