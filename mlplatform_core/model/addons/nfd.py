@@ -17,7 +17,8 @@ recipe for EKS installs the operator with NFD on too), and:
   (`deviceClassWhitelist` 02, 0200, 0207, 0300, 0302; `deviceLabelFields: [vendor]`, values.yaml), which the
   toolkit leaves as the chart sets it; NVIDIA's PCI vendor is 10de;
 - its master and garbage collector (Deployments) run with the core services, their memory limit equal to the
-  request (the proof's rule for controllers; the chart's defaults are limits of 4Gi and 1Gi over 128Mi).
+  request (the proof's rule for controllers; the chart's defaults are limits of 4Gi and 1Gi over 128Mi);
+- every pod under the runtime's default seccomp profile as an unprivileged user (`podSecurityContext`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ WORKER_PCI_CLASSES = ("02", "0200", "0207", "0300", "0302")
 WORKER = "gpu-operator-node-feature-discovery-worker"
 # The subchart's image (its values.yaml), moved onto a stack's imageRegistry like the operator's own.
 IMAGE = "registry.k8s.io/nfd/node-feature-discovery"
+# The chart's containers are already non-root, read-only, with every capability dropped and no privilege escalation;
+# the pods add the runtime's default seccomp profile and a fixed unprivileged user (nobody: NFD writes nothing but
+# through the API server, and reads world-readable host files).
+POD_SECURITY_CONTEXT = {"runAsUser": 65534, "runAsGroup": 65534, "seccompProfile": {"type": "RuntimeDefault"}}
 MASTER_RESOURCES = {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "256Mi"}}
 GC_RESOURCES = {"requests": {"cpu": "10m", "memory": "128Mi"}, "limits": {"memory": "128Mi"}}
 
@@ -86,8 +91,9 @@ def worker_placement(layout: Layout) -> dict[str, Any]:
 def nfd_values(layout: Layout) -> dict[str, Any]:
     """The gpu-operator chart's `node-feature-discovery` values (its subchart)."""
     core = core_services_placement(layout)
+    pod = {"podSecurityContext": POD_SECURITY_CONTEXT}
     return {
-        "master": {**core, "resources": MASTER_RESOURCES},
-        "gc": {**core, "resources": GC_RESOURCES},
-        "worker": worker_placement(layout),
+        "master": {**core, "resources": MASTER_RESOURCES, **pod},
+        "gc": {**core, "resources": GC_RESOURCES, **pod},
+        "worker": {**worker_placement(layout), **pod},
     }
