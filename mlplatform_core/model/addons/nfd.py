@@ -93,6 +93,8 @@ def nfd_values(layout: Layout) -> dict[str, Any]:
     core = core_services_placement(layout)
     pod = {"podSecurityContext": POD_SECURITY_CONTEXT}
     return {
+        # Named even without a mirror (the chart's own): the recorded facts then prove a mirror's repository too.
+        "image": {"repository": IMAGE},
         "master": {**core, "resources": MASTER_RESOURCES, **pod},
         "gc": {**core, "resources": GC_RESOURCES, **pod},
         "worker": {**worker_placement(layout), **pod},
