@@ -135,8 +135,9 @@ def test_moving_off_karpenter_keeps_it_next_to_auto_mode_and_one_owner_of_the_di
 
 def test_training_pools_get_their_zone_efa_security_group_and_reservation_and_no_placement_group():
     """The gpu settings under Auto Mode, across the two programs: the cluster program makes the EFA security group
-    (no placement group: efa alone implies none on Auto Mode) and exports where single-zone pools launch; kubernetes-layer/ puts them
-    in the NodeClasses and NodePools. No EFA device plugin: Auto Mode's image runs its own."""
+    (no placement group: efa alone implies none on Auto Mode) and exports where single-zone pools launch;
+    kubernetes-layer/ puts them in the NodeClasses and NodePools. No EFA device plugin: Auto Mode's image runs its
+    own."""
     raw = stack_config(STACK)
     raw["ml-platform-eks:additionalNodeGroups"] = [
         {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2},
