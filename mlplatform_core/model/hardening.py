@@ -10,13 +10,19 @@
   DescribeKey). The policy is applied once the cluster role exists (a separate aws.kms.KeyPolicy); EKS creates
   its grants at CreateCluster with the deployer's rights (EKS user guide security-k8s.adoc: DescribeKey and
   CreateGrant for the principal that calls CreateCluster), which the account's administration keeps.
+- The flow-log group is encrypted with the same key (checkov CKV_AWS_158): CloudWatch Logs must be allowed to
+  use it before CreateLogGroup, or the call fails (CloudWatch Logs user guide, "Encrypt log data in CloudWatch
+  Logs using AWS KMS", step 2: principal `logs.<region>.amazonaws.com`, the Encrypt*/Decrypt*/ReEncrypt*/
+  GenerateDataKey*/Describe* actions, conditioned on `kms:EncryptionContext:aws:logs:arn`). The principal carries
+  the partition's DNS suffix (`logs.cn-north-1.amazonaws.com.cn` in China: terraform-provider-aws
+  data.aws_service_principal); the condition names this stack's flow-log groups only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .regions import partition_of
+from .regions import dns_suffix, partition_of
 
 FLOW_LOG_RETENTION_DAYS = 365  # CloudWatch Logs allows 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...
 FLOW_LOGS_SERVICE = "vpc-flow-logs.amazonaws.com"  # the same in every partition (VPC user guide)
@@ -38,6 +44,17 @@ KEY_ADMIN_ACTIONS = (
     "kms:RotateKeyOnDemand",
 )
 CLUSTER_KEY_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey")
+LOGS_KEY_ACTIONS = ("kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*")
+
+
+def flow_log_group_prefix(cluster_name: str) -> str:
+    """The name prefix of the cluster's flow-log group (CloudWatch Logs appends a unique suffix)."""
+    return f"/mlplatform/{cluster_name}/vpc-flow-logs-"
+
+
+def logs_service_principal(region: str) -> str:
+    """CloudWatch Logs' regional service principal, with the partition's DNS suffix."""
+    return f"logs.{region}.{dns_suffix(region)}"
 
 
 def account_root(region: str, account_id: str) -> str:
@@ -79,9 +96,12 @@ def flow_log_role_policy(log_group_arn: str) -> dict[str, Any]:
     }
 
 
-def secrets_key_policy(region: str, account_id: str, cluster_role_arn: str) -> dict[str, Any]:
-    """The account administers the key; only the cluster role encrypts and decrypts with it."""
-    return {
+def secrets_key_policy(
+    region: str, account_id: str, cluster_role_arn: str, log_group_prefix: str | None = None
+) -> dict[str, Any]:
+    """The account administers the key; only the cluster role encrypts and decrypts with it, and, given the
+    flow-log group's name prefix, CloudWatch Logs for those groups of this account and region."""
+    doc: dict[str, Any] = {
         "Version": "2012-10-17",
         "Id": "mlplatform-secrets-key",
         "Statement": [
@@ -101,3 +121,16 @@ def secrets_key_policy(region: str, account_id: str, cluster_role_arn: str) -> d
             },
         ],
     }
+    if log_group_prefix is not None:
+        groups = f"arn:{partition_of(region)}:logs:{region}:{account_id}:log-group:{log_group_prefix}*"
+        doc["Statement"].append(
+            {
+                "Sid": "CloudWatchLogsUsesTheKeyForFlowLogs",
+                "Effect": "Allow",
+                "Principal": {"Service": logs_service_principal(region)},
+                "Action": list(LOGS_KEY_ACTIONS),
+                "Resource": "*",
+                "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": groups}},
+            }
+        )
+    return doc

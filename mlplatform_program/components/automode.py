@@ -106,8 +106,8 @@ class AutoModePools(pulumi.ComponentResource):
     ):
         """`depends_on`: in the same program, the AutoModeInfrastructure's `ready` resources and the cluster (the
         NodeClass and NodePool APIs exist once Auto Mode is on); in kubernetes-layer/ the cluster stack holds them.
-        `training`: per single-zone pool its zone and EFA security group (the cluster program's TrainingNetwork,
-        or its `autoModeTraining` output)."""
+        `training`: per single-zone pool its zone, placement group and EFA security group (the cluster program's
+        TrainingNetwork, or its `autoModeTraining` output)."""
         super().__init__("mlplatform:automode:AutoModePools", name, None, opts)
         tags = dict(tags or {})
         # The environment label tells the policy pack which environment's rules apply, as on Karpenter's objects.
@@ -127,6 +127,7 @@ class AutoModePools(pulumi.ComponentResource):
                     tags,
                     kms_key,
                     efa_security_group=of(pool.name, "efaSecurityGroup") if pool.efa else None,
+                    placement_group=of(pool.name, "placementGroup") if pool.placement_group else None,
                 ),
                 meta_labels,
                 on_cluster,

@@ -44,6 +44,7 @@ class Cluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
 
         net = cfg.network
+        vpc: Vpc | None = None
         if net.creates_vpc:
             vpc = Vpc(
                 f"{name}-vpc",
@@ -130,14 +131,18 @@ class Cluster(pulumi.ComponentResource):
         # The key's explicit policy, once the cluster's role exists: the account administers the key, only the
         # cluster role uses it (model/hardening.py). Replaces the default policy (the account may do kms:*).
         account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
-        aws.kms.KeyPolicy(
+        # With the stack's VPC, CloudWatch Logs may also use it for the flow-log group (CKV_AWS_158).
+        logs_prefix = hardening.flow_log_group_prefix(layout.cluster_name) if vpc is not None else None
+        key_policy = aws.kms.KeyPolicy(
             f"{name}-secrets",
             key_id=key.id,
             policy=pulumi.Output.all(account, self.eks.eks_cluster.role_arn).apply(
-                lambda a: json.dumps(hardening.secrets_key_policy(cfg.region, a[0], a[1]))
+                lambda a: json.dumps(hardening.secrets_key_policy(cfg.region, a[0], a[1], logs_prefix))
             ),
             opts=child,
         )
+        if vpc is not None:
+            vpc.flow_logs(key.arn, key_policy)
         self.name = layout.cluster_name
         # The same name as an Output of the aws.eks.Cluster inside the component (pulumi_eks `eks_cluster`):
         # a resource that takes it waits for the control plane, and the state records the dependency.

@@ -49,7 +49,9 @@ class Vpc(pulumi.ComponentResource):
         )
         # Adopted with no ingress and no egress: the provider removes the rules EC2 put there.
         aws.ec2.DefaultSecurityGroup(f"{name}-default", vpc_id=vpc.id, tags=tags, opts=child)
-        self._flow_logs(name, vpc, cluster_name, region, tags, child)
+        # The flow logs come later (flow_logs): their group is encrypted with the stack's key, whose policy must
+        # first let CloudWatch Logs use it, and that policy waits for the cluster role.
+        self._name, self._vpc, self._cluster_name, self._region, self._tags = name, vpc, cluster_name, region, tags
         igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=tags, opts=child)
         public_rt = aws.ec2.RouteTable(
             f"{name}-public",
@@ -102,16 +104,19 @@ class Vpc(pulumi.ComponentResource):
         self.vpc_id = vpc.id
         self.register_outputs({"vpcId": vpc.id, "privateSubnetIds": self.private_subnet_ids})
 
-    def _flow_logs(
-        self, name: str, vpc: aws.ec2.Vpc, cluster_name: str, region: str, tags: dict, child: pulumi.ResourceOptions
-    ) -> None:
-        """ALL traffic to a log group kept FLOW_LOG_RETENTION_DAYS, through a role that may write there only."""
+    def flow_logs(self, key_arn: pulumi.Input[str], key_policy: pulumi.Resource) -> None:
+        """ALL traffic to a log group kept FLOW_LOG_RETENTION_DAYS and encrypted with the stack's key (once
+        `key_policy` lets CloudWatch Logs use it: CreateLogGroup fails otherwise), through a role that may write
+        there only."""
+        name, vpc, cluster_name, region, tags = self._name, self._vpc, self._cluster_name, self._region, self._tags
+        child = pulumi.ResourceOptions(parent=self)
         group = aws.cloudwatch.LogGroup(
             f"{name}-flow-logs",
-            name_prefix=f"/mlplatform/{cluster_name}/vpc-flow-logs-",
+            name_prefix=hardening.flow_log_group_prefix(cluster_name),
             retention_in_days=hardening.FLOW_LOG_RETENTION_DAYS,
+            kms_key_id=key_arn,
             tags=tags,
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[key_policy]),
         )
         account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
         role = aws.iam.Role(

@@ -5,7 +5,7 @@ labels, taints, capacity type, scaling and tags are plain resource inputs that
 tests and policies can see, offline and in a real preview alike.
 
 Multi-node training and reservations live in the launch template (model/layout/training.py says why): EFA
-interfaces (all `efa`, the first on device 0 and the others on device 1 of their network cards, with the
+interfaces (laid out by model/efa.py: by default an ENA primary interface and `efa-only` ones, with the
 cluster's and the EFA security group), the placement group, and the capacity reservation target with the
 instance type (and `capacity-block` market type) that EKS requires for reservations. A group whose launch
 template names the instance type gives the node group none.
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import pulumi
 import pulumi_aws as aws
 
+from mlplatform_core.model import efa
 from mlplatform_core.model.layout import NodeGroupSpec, autoscaler_tags
 from mlplatform_core.model.layout.spec import root_device
 
@@ -25,16 +26,18 @@ from .training_network import GroupNetwork
 
 
 def _efa_interfaces(spec: NodeGroupSpec, network: GroupNetwork) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
+    """The group's interfaces as model/efa.py lays them out (efaOnly: an ENA primary interface, EFA-only ones)."""
     groups = [network.cluster_security_group, *([network.efa_security_group] if network.efa_security_group else [])]
     return [
         aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-            network_card_index=card,
-            device_index=0 if card == 0 else 1,
-            interface_type="efa",
+            network_card_index=i.network_card,
+            device_index=i.device,
+            # The ENA primary interface is EC2's default type, "interface": the provider's schema takes it as is.
+            interface_type=i.interface_type,
             security_groups=groups,
             delete_on_termination="true",
         )
-        for card in range(spec.efa_interfaces)
+        for i in efa.interfaces(spec.efa_interfaces, spec.efa_layout)
     ]
 
 

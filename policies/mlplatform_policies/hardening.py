@@ -62,6 +62,12 @@ def flow_logs(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | No
             group = group or [g for g in groups if getattr(g.parent, "urn", None) == getattr(log.parent, "urn", None)]
             if group and number(get(group[0].props, "retentionInDays")) in (None, 0):
                 yield f"flow log group {group[0].name} keeps its records forever: set a retention", group[0].urn
+            if group and not get(group[0].props, "kmsKeyId"):
+                yield (
+                    f"flow log group {group[0].name} is not encrypted with a KMS key: set kmsKeyId (the key's policy "
+                    "must let logs.<region>.<dns suffix> use it, or CreateLogGroup fails)",
+                    group[0].urn,
+                )
 
 
 def default_security_group(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:

@@ -115,11 +115,17 @@ def test_plan_tables_show_the_waves(capsys):
 
 
 def test_the_critical_path_runs_through_the_slow_steps_when_chains_tie(dev_run):
-    # Subnet -> route table association ties with subnet -> control plane in waves; the control plane and a
-    # node group take minutes, so the critical path is the chain through them.
+    # Subnet -> route table association ties with subnet -> control plane in waves; the control plane takes
+    # minutes, so the critical path is the chain through it. The longest chain by waits now ends in the flow logs:
+    # their group is encrypted with the stack's key, whose policy waits for the cluster role (components/network.py).
     cluster_program = dev_run.programs[0]
     path = [r.type for r in critical_path(cluster_program)]
-    assert "eks:index:Cluster" in path and "aws:eks/nodeGroup:NodeGroup" in path
+    assert "eks:index:Cluster" in path
+    assert path[-3:] == [
+        "aws:kms/keyPolicy:KeyPolicy",
+        "aws:cloudwatch/logGroup:LogGroup",
+        "aws:iam/rolePolicy:RolePolicy",
+    ]
     assert len(path) == len(waves(cluster_program))
 
 

@@ -57,6 +57,7 @@ def test_rule_passes_on_the_shipped_stack_and_fails_on_the_broken_one(rule, stac
 
 VARIANTS = [
     ("vpc-flow-logs", lambda r: edit(r, LOG_GROUP, None, set_at(["retentionInDays"], 0))),
+    ("vpc-flow-logs-unencrypted", lambda r: edit(r, LOG_GROUP, None, set_at(["kmsKeyId"], None))),  # CKV_AWS_158
     (
         "default-security-group-closed",
         lambda r: edit(r, DEFAULT_SG, None, set_at(["egress"], [{"protocol": "-1", "cidrBlocks": ["0.0.0.0/0"]}])),
@@ -67,7 +68,7 @@ VARIANTS = [
 
 @pytest.mark.parametrize("rule,breaks", VARIANTS, ids=[v[0] for v in VARIANTS])
 def test_a_weakened_configuration_fails_too(rule, breaks):
-    assert_rule_case(rule, "dev", breaks, "mandatory")
+    assert_rule_case(rule.removesuffix("-unencrypted"), "dev", breaks, "mandatory")
 
 
 def test_a_key_policy_that_lets_the_account_use_the_key_is_too_wide():

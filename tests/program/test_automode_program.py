@@ -135,8 +135,9 @@ def test_moving_off_karpenter_keeps_it_next_to_auto_mode_and_one_owner_of_the_di
 
 def test_training_pools_get_their_zone_efa_security_group_and_reservation_and_no_placement_group():
     """The gpu settings under Auto Mode, across the two programs: the cluster program makes the EFA security group
-    (no placement group: Auto Mode has none) and exports where single-zone pools launch; kubernetes-layer/ puts them
-    in the NodeClasses and NodePools. No EFA device plugin: Auto Mode's image runs its own."""
+    (no placement group: efa alone implies none on Auto Mode) and exports where single-zone pools launch;
+    kubernetes-layer/ puts them in the NodeClasses and NodePools. No EFA device plugin: Auto Mode's image runs its
+    own."""
     raw = stack_config(STACK)
     raw["ml-platform-eks:additionalNodeGroups"] = [
         {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2},
@@ -174,3 +175,35 @@ def test_pod_identity_and_node_repair_need_no_agent_add_on_on_auto_mode():
     run = run_stack(STACK, raw)
     assert parse(raw).node_repair  # on by default
     assert not run.of_type(ADDON)  # Auto Mode runs the Pod Identity agent and the node monitoring itself
+
+
+def test_an_auto_mode_pool_with_placement_group_cluster_gets_the_group_the_cluster_program_creates():
+    """The current EKS "Manage EFA devices" page: a NodeClass selects a placement group (placementGroupSelector);
+    as on node groups the stack creates the cluster placement group, or selects a reservation's by name."""
+    raw = stack_config(STACK)
+    raw["ml-platform-eks:additionalNodeGroups"] = [
+        {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "placementGroup": "cluster"},
+        {
+            "name": "odcr",
+            "gpu": True,
+            "instanceTypes": ["p5.48xlarge"],
+            "availabilityZone": "us-east-1c",
+            "capacityReservation": {
+                "id": "cr-0123456789abcdef0",
+                "type": "on-demand",
+                "instanceCount": 2,
+                "placementGroup": "training-pg",
+            },
+        },
+    ]
+    cluster, layer = run_stack(STACK, raw).programs
+    (pg,) = cluster.of_type("aws:ec2/placementGroup:PlacementGroup")
+    assert pg.inputs["strategy"] == "cluster"
+    where = cluster.exports["autoModeTraining"]
+    assert where["train"]["placementGroup"] == pg.outputs["name"]
+
+    def spec(name: str) -> dict:
+        return next(r.inputs["spec"] for r in layer.resources if r.type.endswith("NodeClass") and r.name == name)
+
+    assert spec("nodeclass-train")["placementGroupSelector"] == {"name": pg.outputs["name"]}
+    assert spec("nodeclass-odcr")["placementGroupSelector"] == {"name": "training-pg"}

@@ -42,9 +42,10 @@ def test_efa_on_p5_plans_a_placement_group_efa_interfaces_one_subnet_and_the_efa
     node_group = one_in(p, NG, "train")
     lt = template_of(p, "train")
     interfaces = lt.inputs["networkInterfaces"]
-    assert len(interfaces) == 32 and {i["interfaceType"] for i in interfaces} == {"efa"}
-    assert [i["networkCardIndex"] for i in interfaces] == list(range(32))
-    assert [i["deviceIndex"] for i in interfaces[:2]] == [0, 1]
+    # AWS's layout (EKS "Manage EFA devices", "Conserving IP address allocation"): the primary interface (card 0,
+    # device 0) ENA, then EFA-only on card 0 device 1 and on device 0 of every other card: one ENA, 32 EFA-only.
+    placed = [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in interfaces]
+    assert placed == [(0, 0, "interface"), (0, 1, "efa-only")] + [(card, 0, "efa-only") for card in range(1, 32)]
     assert all(len(i["securityGroups"]) == 2 for i in interfaces)  # the cluster's and the EFA group's
     placement_group = one_in(p, "aws:ec2/placementGroup:PlacementGroup", "training-train")
     assert placement_group.inputs["strategy"] == "cluster"
@@ -220,3 +221,45 @@ def test_karpenter_pools_select_their_placement_group_security_group_zone_and_re
     ]
     reserved = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved"]}
     assert reserved in spec("NodePool", "nodepool-block")["template"]["spec"]["requirements"]
+
+
+def test_efa_interfaces_efa_keeps_every_interface_efa_one_per_card(capsys, tmp_path):
+    import yaml
+
+    raw = yaml.safe_load((EXAMPLES / "Pulumi.training.yaml").read_text())["config"]
+    raw["ml-platform-eks:additionalNodeGroups"][0]["efaInterfaces"] = "efa"
+    path = tmp_path / "Pulumi.efa-layout.yaml"
+    path.write_text(yaml.safe_dump({"config": raw}))
+    lt = template_of(build_plan(None, str(path)), "train")
+    placed = [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in lt.inputs["networkInterfaces"]]
+    assert placed == [(0, 0, "efa")] + [(card, 1, "efa") for card in range(1, 32)]
+    # A value that is neither layout: exit 2 naming the setting, the value and the choices.
+    raw["ml-platform-eks:additionalNodeGroups"][0]["efaInterfaces"] = "efa-only"
+    path.write_text(yaml.safe_dump({"config": raw}))
+    assert main(["plan", "--config-file", str(path), "--stack", "efa-layout"]) == 2
+    err = capsys.readouterr().err
+    assert "additionalNodeGroups[0].efaInterfaces" in err and "efa-only" in err
+    assert "efaOnly" in err and "internal error" not in err
+
+
+def test_a_karpenter_efa_pool_lists_one_ena_and_efa_only_interfaces_in_its_ec2nodeclass():
+    """Karpenter v1.14.1 EC2NodeClass `networkInterfaces` (interface / efa-only; a primary `interface` on card 0
+    device 0): the same layout as the launch template's, and Karpenter counts the efa-only entries as the node's
+    vpc.amazonaws.com/efa."""
+    from mlplatform.engine import run_stack
+    from tests.conftest import stack_config
+
+    raw = stack_config("dev-karpenter")
+    raw["ml-platform-eks:additionalNodeGroups"] = [
+        {"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2},
+        {"name": "own", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "efaInterfaces": "efa"},
+    ]
+    _, layer = run_stack("dev-karpenter", raw).programs
+
+    def spec(name: str) -> dict:
+        return next(r.inputs["spec"] for r in layer.resources if r.type.endswith("EC2NodeClass") and r.name == name)
+
+    interfaces = spec("ec2nodeclass-train")["networkInterfaces"]
+    placed = [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in interfaces]
+    assert placed == [(0, 0, "interface"), (0, 1, "efa-only")] + [(card, 0, "efa-only") for card in range(1, 32)]
+    assert "networkInterfaces" not in spec("ec2nodeclass-own")  # Karpenter's own all-efa layout

@@ -191,3 +191,35 @@ def test_invalid_config_stops_the_program_before_any_resource():
 def test_runs_are_independent():
     again = run_stack("dev", stack_config("dev"))
     assert len(again.resources) == len(shipped_run("dev").resources)
+
+
+def test_the_flow_log_group_is_encrypted_with_the_stacks_key_once_its_policy_lets_cloudwatch_logs_use_it(prod_run):
+    """CKV_AWS_158; CreateLogGroup with a key whose policy does not allow CloudWatch Logs fails."""
+    import json
+
+    key = prod_run.one("aws:kms/key:Key", "cluster-secrets")
+    policy = prod_run.one("aws:kms/keyPolicy:KeyPolicy", "cluster-secrets")
+    (group,) = prod_run.of_type("aws:cloudwatch/logGroup:LogGroup")
+    assert group.inputs["kmsKeyId"] == key.outputs["arn"]
+    assert policy.urn in group.dependencies
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    (logs,) = [s for s in statements if s.get("Principal", {}).get("Service", "").startswith("logs.")]
+    assert logs["Principal"]["Service"] == "logs.us-east-1.amazonaws.com"
+    arn = logs["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"]
+    assert arn.endswith(":log-group:" + group.inputs["namePrefix"] + "*")
+    # The flow log writes to that group.
+    (flow,) = prod_run.of_type("aws:ec2/flowLog:FlowLog")
+    assert flow.inputs["logDestination"] == group.outputs["arn"]
+
+
+def test_a_stack_in_its_own_vpc_lets_no_logs_service_use_the_key():
+    raw = stack_config("dev")
+    raw["ml-platform-eks:network"] = {
+        "vpcId": "vpc-0123456789abcdef0",
+        "privateSubnetIds": ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"],
+    }
+    import json
+
+    run = run_stack("dev", raw)
+    statements = json.loads(run.one("aws:kms/keyPolicy:KeyPolicy", "cluster-secrets").inputs["policy"])["Statement"]
+    assert not [s for s in statements if "Service" in s.get("Principal", {})]

@@ -210,9 +210,10 @@ def test_every_generator_input_is_pinned_to_a_commit():
     files = {k: p for k, p in pins.items() if not {"url", "pypi", "tags", "facts", "npm"} & set(p)}
     assert all(len(p["commit"]) == 40 and p["repo"] and p["path"] and p["license"] for p in files.values())
     # Pages outside git (the AWS statement of the EKS control-plane prices, the EKS user guide's quotas table,
-    # rendered from Service Quotas) are pinned by their URL and date.
+    # rendered from Service Quotas, and its pod-identities page, which the stopped awsdocs repository does not
+    # carry) are pinned by their URL and date.
     pages = {k: p for k, p in pins.items() if "url" in p and not k.startswith("aws-price-list-")}
-    assert set(pages) == {"eks-control-plane-pricing", "eks-service-quotas"}
+    assert set(pages) == {"eks-control-plane-pricing", "eks-service-quotas", "eks-pod-identities"}
     assert all(
         p["url"].startswith(("https://aws.amazon.com/", "https://docs.aws.amazon.com/")) and p["date"] and p["license"]
         for p in pages.values()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.scripts.test_generators import load
 
 DOC = {
@@ -118,6 +120,12 @@ QUOTAS_PAGE = """
 QUOTAS_GUIDE = """
 * Pod Identity associations per cluster is [.noloc]`1000` in each supported region and this quota isn't adjustable.
 """
+# The pod-identities page's "Limits" (docs.aws.amazon.com/eks/latest/userguide/pod-identities.md, 2026-11-28).
+POD_IDENTITIES_PAGE = """
+## Limits
+
+- Up to 5,000 EKS Pod Identity associations per cluster to map IAM roles to Kubernetes service accounts are supported.
+"""
 
 
 def test_the_quota_generator_reads_the_table_and_the_notes_outside_service_quotas(tmp_path):
@@ -136,10 +144,41 @@ def test_the_quota_generator_reads_the_table_and_the_notes_outside_service_quota
     }
     assert gen.parse_user_guide(QUOTAS_GUIDE)["Pod Identity associations per cluster"]["default"] == 1000
     assert gen.parse_user_guide(QUOTAS_GUIDE)["Pod Identity associations per cluster"]["adjustable"] is False
-    page, guide = tmp_path / "page.md", tmp_path / "guide.adoc"
+    page, guide, pods = tmp_path / "page.md", tmp_path / "guide.adoc", tmp_path / "pods.md"
     page.write_text(QUOTAS_PAGE)
     guide.write_text(QUOTAS_GUIDE)
-    assert gen.main(["--page", str(page), "--user-guide", str(guide), "-o", str(tmp_path / "q.json")]) == 0
+    pods.write_text(POD_IDENTITIES_PAGE)
+    out = tmp_path / "q.json"
+    assert (
+        gen.main(["--page", str(page), "--user-guide", str(guide), "--pod-identities", str(pods), "-o", str(out)]) == 0
+    )
+    # The pod-identities page's 5,000 overrides the stale note's 1000; the note's "isn't adjustable" stands.
+    written = json.loads(out.read_text())["quotas"]["Pod Identity associations per cluster"]
+    assert (written["default"], written["adjustable"]) == (5000, False)
+    assert gen.parse_pod_identities("Pod Identity associations per cluster: 2,500 (not adjustable).") == {
+        "Pod Identity associations per cluster": {
+            "default": 2500,
+            "adjustable": False,
+            "description": "not in Service Quotas (the pod-identities page)",
+        }
+    }
+    # A page that no longer gives the quota fails the generator rather than keeping a stale number.
+    pods.write_text("## Limits\n\nNone.\n")
+    assert (
+        gen.main(["--page", str(page), "--user-guide", str(guide), "--pod-identities", str(pods), "-o", str(out)]) == 1
+    )
+
+
+def test_the_shipped_pod_identity_quota_is_the_pod_identities_pages():
+    from mlplatform_core.model import quotas
+
+    data = quotas.snapshot()
+    assert data["quotas"]["Pod Identity associations per cluster"] == {
+        "adjustable": False,
+        "default": 5000,
+        "description": "not in Service Quotas (the pod-identities page)",
+    }
+    assert any(s.get("role") == "eks-pod-identities" for s in data["source"])
 
 
 def test_the_shipped_quotas_have_the_defaults_a_stack_can_reach():

@@ -12,7 +12,8 @@ What the values below rely on, from the charts at their pinned tags:
   `nvidia.com/gpu.deploy.mig-manager=true`, which it sets on MIG-capable GPUs unless
   `nvidia.com/gpu.deploy.operands=false` (controllers/state_manager.go); operands tolerate `daemonsets.tolerations`.
   With the AL2023 NVIDIA AMI's driver and container toolkit in place the operator runs only the MIG manager and
-  GPU feature discovery (which reports MIG capability);
+  GPU feature discovery (which reports MIG capability), with Node Feature Discovery (its subchart), whose PCI
+  labels are how the operator recognises GPU nodes at all (nfd.py);
 - dcgm-exporter (NVIDIA/dcgm-exporter deployment/): `nodeSelector`, `tolerations` replace the defaults; its
   ServiceMonitor needs the Prometheus operator's CRDs, so it is off.
 
@@ -37,7 +38,7 @@ from ..layout import Layout, NodeGroupSpec
 from ..layout.gpu_metrics import dcgm_server
 from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
 from ..scheduling import EFA_LABEL, GPU_PRESENT_LABEL, Toleration
-from . import charts
+from . import charts, nfd
 from .affinity import expression, required
 from .core_services import core_services_placement, placement_groups
 
@@ -58,12 +59,18 @@ HOST_NEEDS: dict[str, dict[str, str]] = {
         "gpu-operator": (
             "a controller the chart gives no securityContext value (deployments/gpu-operator/templates/"
             "operator.yaml): the image's defaults apply; it only talks to the API server"
-        )
+        ),
+        nfd.WORKER: (
+            "reads the node's hardware and OS through read-only host paths (/boot, /etc/os-release, /sys, /usr/lib, "
+            "/lib: node-feature-discovery templates/worker.yaml) to publish the PCI labels the GPU operator "
+            "recognises GPU nodes by; otherwise non-root, read-only, every capability dropped (the chart's default)"
+        ),
     },
     versions.DCGM_EXPORTER: {
         "dcgm-exporter": (
-            "runs as root with CAP_SYS_ADMIN (the chart's default, for DCGM's profiling metrics) and reads the "
-            "kubelet's /var/lib/kubelet/pod-resources host path to name the pods using each GPU"
+            "runs as root with CAP_SYS_ADMIN (the chart's default, for DCGM's profiling metrics; under the runtime's "
+            "default seccomp profile) and reads the kubelet's /var/lib/kubelet/pod-resources host path to name the "
+            "pods using each GPU"
         )
     },
 }
@@ -122,6 +129,7 @@ def gpu_operator_values(layout: Layout, image_registry: str | None = None) -> di
         repositories = versions.chart_source(versions.GPU_OPERATOR)["repositories"]
         for key, repository in repositories.items():
             values.setdefault(key, {})["repository"] = charts.moved(repository, image_registry)
+        values["node-feature-discovery"]["image"] = {"repository": charts.moved(nfd.IMAGE, image_registry)}
     return values
 
 
@@ -132,7 +140,10 @@ def _gpu_operator_values(layout: Layout, groups: tuple[NodeGroupSpec, ...]) -> d
             # A controller: memory limit = request (the chart's default limit, 350Mi, as the request too).
             "resources": {"requests": {"cpu": "200m", "memory": "350Mi"}, "limits": {"memory": "350Mi"}},
         },
-        "nfd": {"enabled": False},  # the toolkit labels GPU nodes nvidia.com/gpu.present itself
+        # The operator recognises GPU nodes by NFD's PCI labels only and clears gpu.present where they are missing
+        # (nfd.py): NFD runs wherever the operator does, its workers on every GPU node.
+        "nfd": {"enabled": True},
+        "node-feature-discovery": nfd.nfd_values(layout),
         "cdi": {"enabled": False},
         "driver": {"enabled": False},
         "toolkit": {"enabled": False},
@@ -187,6 +198,9 @@ def dcgm_exporter_values(layout: Layout, enabled: bool, image_registry: str | No
         "nodeSelector": {GPU_PRESENT_LABEL: "true"},
         "tolerations": tolerations_for(layout.gpu_groups),
         "serviceMonitor": {"enabled": False},
+        # The runtime's default seccomp profile: it still grants the syscalls CAP_SYS_ADMIN unlocks (the
+        # capability the chart adds for DCGM's profiling metrics), and no longer runs the exporter unconfined.
+        "podSecurityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
     }
     if shares_agent_host_engine(layout):
         # One host engine per node: the agent's (module docstring).
@@ -202,6 +216,11 @@ def daemonset_groups(layout: Layout) -> dict[str, tuple[tuple[str, ...], str]]:
         out["aws-efa-k8s-device-plugin"] = (
             tuple(layout.source_name(g) for g in efa_groups(layout)),  # the proof's names (kept groups too)
             "advertises vpc.amazonaws.com/efa on EFA groups",
+        )
+    if gpu_operator_values(layout) is not None:
+        out[nfd.WORKER] = (
+            tuple(name for name, _ in nfd.gpu_node_sources(layout)),
+            "NFD's PCI labels on every GPU node, by which the GPU operator recognises them (nfd.py)",
         )
     if dcgm_exporter_values(layout, layout.gpu_metrics) is not None:
         gpu = tuple(name for name, g in layout.node_sources if g.gpu)  # a migrating stack's kept GPU groups too

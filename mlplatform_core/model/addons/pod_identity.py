@@ -10,7 +10,7 @@ aws.eks.PodIdentityAssociation binds each to its one service account. Sources (a
   IRSA's `sub` condition does;
 - the agent (`eks-pod-identity-agent` add-on) must run on every node whose pods use it: a DaemonSet on the host
   network tolerating everything (aws/eks-pod-identity-agent charts/eks-pod-identity-agent @ d4dc0f3f);
-- Pod Identity associations per cluster: 1000, not adjustable (model/quotas.py).
+- Pod Identity associations per cluster: 5,000, not adjustable (the pod-identities page; model/quotas.py).
 No role needs AWS for the EFA device plugin or the NVIDIA add-ons: they get none.
 """
 

@@ -13,7 +13,9 @@ Specification"; auto-kms.adoc; auto-change.adoc):
   (since August 6, 2025);
 - `tags`: the stack's, plus the group's name;
 - `capacityReservationSelectorTerms` (automode/auto-odcr.adoc) for a group with a capacityReservation, and the
-  group's EFA security group among the `securityGroupSelectorTerms` (`id` terms, create-node-class.adoc).
+  group's EFA security group among the `securityGroupSelectorTerms` (`id` terms, create-node-class.adoc);
+- `placementGroupSelector` (`name`, or `id`) for a pool in a placement group (the current EKS user guide
+  "Manage EFA devices" page shows it on an Auto Mode NodeClass).
 No AMI, IMDS or block-device settings: Auto Mode owns them (IMDSv2 with hop limit 1 is enforced).
 """
 
@@ -37,15 +39,19 @@ def node_class_spec(
     tags: Mapping[str, str],
     kms_key: str | None = None,
     efa_security_group: Any = None,
+    placement_group: Any = None,
 ) -> dict[str, Any]:
     """The NodeClass's `spec`. `role_name` is the node role's name, `efa_security_group` the id of the group the
-    cluster program made for an EFA pool (Pulumi Outputs in the component); selector terms are ORed, so it
-    joins the cluster's. A pool in a capacity reservation selects it by id (auto-odcr.adoc)."""
+    cluster program made for an EFA pool and `placement_group` the name of its placement group (Pulumi Outputs in
+    the component); selector terms are ORed, so the EFA group joins the cluster's. A pool in a capacity
+    reservation selects it by id (auto-odcr.adoc)."""
     discovery = [{"tags": {DISCOVERY_TAG: cluster_name}}]
     storage: dict[str, Any] = {"size": f"{pool.ephemeral_storage_gib}Gi"}
     if kms_key:
         storage["kmsKeyID"] = kms_key
     extra: dict[str, Any] = {}
+    if pool.placement_group and placement_group is not None:
+        extra["placementGroupSelector"] = {"name": placement_group}
     if pool.reservation_id:
         extra["capacityReservationSelectorTerms"] = [{"id": pool.reservation_id}]
     return {

@@ -19,8 +19,9 @@ still shape the managed node groups kept for the migration):
 - tags the NodeClass refuses (create-node-class.adoc, "Node Class Specification", `tags`);
 - a Kubernetes minor before 1.29 ("EKS Auto Mode requires Kubernetes version 1.29 or greater",
   migrate-auto.adoc);
-- the GPU and training settings Auto Mode has no place for: placementGroup cluster, gpuSharing, a group's
-  nodeRepair, and the stack's nodeRepair: false when no managed node group would take it (_training_settings).
+- the GPU and training settings Auto Mode has no place for: efaInterfaces (Auto Mode lays out the interfaces),
+  gpuSharing, a group's nodeRepair, and the stack's nodeRepair: false when no managed node group would take it
+  (_training_settings).
 
 The training settings it maps, as the Karpenter pools do (karpenter/training.py): efa narrows the pool to EFA
 types, adds the group's EFA security group to the NodeClass and keeps the nodes in one AZ; Auto Mode attaches
@@ -29,8 +30,11 @@ and runs the EFA device plugin itself (aws/eks-charts PR #1359, 2026-08-17, main
 is already included in Auto Mode AMIs"; the chart keeps off `compute-type: auto` nodes), so the stack installs
 none for these pools. availabilityZone becomes the pool's zone requirement; capacityReservation the
 NodeClass's capacityReservationSelectorTerms and capacity type `reserved` (automode/auto-odcr.adoc; Capacity
-Blocks too). With one NodeClass selecting a reservation Auto Mode stops using open On-Demand Capacity
-Reservations for every NodeClass of the cluster (same page). Pod Identity and node health are built into Auto
+Blocks too); placementGroup: cluster (or the reservation's placementGroup) the NodeClass's placementGroupSelector
+naming the placement group the cluster program creates (or the reservation's, by name), as the current EKS
+"Manage EFA devices" page shows; efa alone implies none on Auto Mode (karpenter/flavors.py). With one
+NodeClass selecting a reservation Auto Mode stops using open On-Demand Capacity Reservations for every NodeClass
+of the cluster (auto-odcr.adoc). Pod Identity and node health are built into Auto
 Mode's nodes (the stack installs neither agent for them: components/node_agent_addons.py); quotas count
 managed node groups, as for Karpenter pools; gpuMetrics' DCGM exporter runs on Auto Mode GPU pools as on any
 GPU group (no public source confirms or rules it out on Auto Mode nodes).
@@ -125,12 +129,12 @@ def _owned_settings(cfg: StackConfig, groups: Sequence[Any], add: Add) -> None:
 def _training_settings(o: NodeGroupSettings, gpath: tuple, add: Add) -> None:
     """The GPU and training settings a pool's group may not carry on Auto Mode (what it maps: efa,
     availabilityZone, capacityReservation, in karpenter/pools.py and manifests.py)."""
-    if o.placement_group == "cluster":
+    if o.efa_interfaces is not None:
         add(
-            gpath + ("placementGroup",),
-            "cluster: EKS Auto Mode cannot launch into a placement group (its NodeClass has none; EKS user guide "
-            'device-management-efa.adoc: Auto Mode and Karpenter "do not support placement groups"); remove it '
-            "(an EFA pool on Auto Mode has its nodes in one AZ, without a placement group)",
+            gpath + ("efaInterfaces",),
+            f"{show(o.efa_interfaces)}: EKS Auto Mode attaches the EFA interfaces of its nodes itself (for pods "
+            "requesting vpc.amazonaws.com/efa); the stack writes no interface layout for an Auto Mode pool, so "
+            "remove efaInterfaces",
         )
     if o.gpu_sharing is not None:
         add(

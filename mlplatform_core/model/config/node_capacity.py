@@ -14,6 +14,9 @@ from .base import Count, SettingsModel
 from .errors import show
 
 PLACEMENT_GROUPS = ("cluster", "none")
+# How an EFA group's interfaces are laid out (model/efa.py): efaOnly (AWS's layout: an ENA primary interface and
+# EFA-only interfaces that take no IP address) or efa (every interface EFA with ENA, each taking addresses).
+EFA_INTERFACE_TYPES = ("efaOnly", "efa")
 RESERVATION_TYPES = ("on-demand", "capacity-block")
 MIG_STRATEGIES = ("single", "mixed")
 # An EC2 Availability Zone name (not a zone ID): the region's name and a letter, e.g. us-east-1a, us-gov-west-1b.
@@ -83,6 +86,7 @@ class NodeCapacitySettings(SettingsModel):
 
     # Every EFA interface the type supports, one per network card, in one AZ and (by default) a placement group.
     efa: bool | None = None
+    efa_interfaces: Literal[EFA_INTERFACE_TYPES] | None = None  # type: ignore[valid-type]
     placement_group: Literal[PLACEMENT_GROUPS] | None = None  # type: ignore[valid-type]
     availability_zone: str | None = Field(default=None, pattern=AVAILABILITY_ZONE)
     capacity_reservation: CapacityReservationSettings | None = None

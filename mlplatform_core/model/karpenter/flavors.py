@@ -40,7 +40,9 @@ class Flavor:
     default_expire_after: str
     max_expire_after_hours: int | None  # None: no ceiling (Never allowed)
     fixed_ami_family: str | None  # the image the flavor always runs (Auto Mode: Bottlerocket); None: the stack's
-    placement_groups: bool = True  # whether a node class can launch into a placement group
+    # Whether efa: true alone puts a pool in a cluster placement group (an explicit placementGroup: cluster, or a
+    # reservation's placementGroup, always does: the node class's placementGroupSelector names it).
+    implied_placement_group: bool = True
 
     @property
     def pool_noun(self) -> str:
@@ -84,9 +86,10 @@ AUTO_MODE_FLAVOR = Flavor(
     # "Can run AWS Bottlerocket: Yes - Required" (automode/auto-mng.adoc); AWS picks the image and its GPU
     # drivers and device plugins (automode/auto-accelerated.adoc).
     fixed_ami_family="Bottlerocket",
-    # The NodeClass has no placement group field; "EKS Auto Mode and Karpenter currently do not support
-    # placement groups" (EKS user guide device-management-efa.adoc "Create EKS nodes with EFA interfaces").
-    placement_groups=False,
+    # The NodeClass selects a placement group (`placementGroupSelector`, the current EKS user guide "Manage EFA
+    # devices" page; the older device-management-efa.adoc said Auto Mode had none): a pool gets one when the
+    # stack asks for it, and efa alone keeps implying none, so that EFA pools planned before keep their nodes.
+    implied_placement_group=False,
 )
 FLAVORS = {f.provisioner: f for f in (KARPENTER_FLAVOR, AUTO_MODE_FLAVOR)}
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import efa
 from .spec import (
     DISCOVERY_TAG,
     NODE_CLASS_API,
@@ -78,6 +79,8 @@ def node_class_spec(
         extra["placementGroupSelector"] = {"name": placement_group}
     if pool.reservation_id:
         extra["capacityReservationSelectorTerms"] = [{"id": pool.reservation_id}]
+    if pool.efa_only_interfaces:  # efaInterfaces efaOnly: an ENA primary interface and EFA-only ones (model/efa.py)
+        extra["networkInterfaces"] = [i.to_karpenter() for i in efa.interfaces(pool.efa_only_interfaces, efa.EFA_ONLY)]
     security_groups = discovery + ([{"id": efa_security_group}] if pool.efa and efa_security_group else [])
     return {
         "role": role_name,

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Protocol
 
+from .. import efa as efa_model
 from .. import instances
 from ..config import StackConfig
 from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NodePoolSettings
@@ -52,7 +53,14 @@ from .spec import (
     NodePoolSpec,
     Requirement,
 )
-from .training import capacity_type_of, efa_interfaces, efa_type_problems, pool_problems, zone_requirements
+from .training import (
+    capacity_type_of,
+    efa_interfaces,
+    efa_only_problems,
+    efa_type_problems,
+    pool_problems,
+    zone_requirements,
+)
 
 INITIAL = "initial"  # the layout's core-services group (model/layout/spec.py); it never becomes a pool
 SPOT_WEIGHT, ON_DEMAND_WEIGHT = 50, 10
@@ -227,10 +235,11 @@ def build_pool(
     ami = _ami(ami, flavor, g.gpu)
     if flavor.provisioner == KARPENTER:
         pool_problems(g, o, gpath, types, add)
+        efa_only_problems(g, o, gpath, types, add)
     else:  # Auto Mode's refusals are its own (model/automode/pools.py)
         efa_type_problems(g, o, gpath, types, add)
     g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))  # type: ignore[type-var]
-    if not flavor.placement_groups:  # efa's default placement group (an explicit one is refused by the flavor)
+    if not flavor.implied_placement_group and _implied_placement_group_only(g, o):
         g = dataclasses.replace(g, placement_group=False)  # type: ignore[type-var]
     limits = _limits(g, types, ps, ppath, add)
     policy = _consolidation(g, ps, ppath, add)
@@ -293,6 +302,10 @@ def build_pool(
         placement_group=g.placement_group,
         single_zone=g.single_zone,
         reservation_id=g.reservation.id if g.reservation else None,
+        # The interfaces the node class lists: Karpenter's EC2NodeClass with efaOnly (Auto Mode chooses its own).
+        efa_only_interfaces=(
+            g.efa_interfaces if flavor.provisioner == KARPENTER and g.efa_layout == efa_model.EFA_ONLY else 0
+        ),
     )
     group = dataclasses.replace(  # type: ignore[type-var]
         g,
@@ -305,6 +318,12 @@ def build_pool(
         auto_mode=flavor.provisioner == AUTO_MODE,
     )
     return pool, group
+
+
+def _implied_placement_group_only(g: Any, o: NodeGroupSettings) -> bool:
+    """The group's placement group is only the one efa implies (no placementGroup: cluster, no reservation's)."""
+    named = g.reservation is not None and g.reservation.placement_group is not None
+    return g.placement_group and o.placement_group != "cluster" and not named
 
 
 def retained_groups(cfg: StackConfig, groups: Sequence[Any]) -> tuple[Any, ...]:

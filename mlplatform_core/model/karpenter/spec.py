@@ -122,6 +122,9 @@ class NodePoolSpec:
     placement_group: bool = False
     single_zone: bool = False
     reservation_id: str | None = None
+    # With efaInterfaces efaOnly, the EC2NodeClass's networkInterfaces for this many EFA interfaces (model/efa.py);
+    # 0: none (Karpenter attaches its own all-`efa` layout when a pod asks for EFA).
+    efa_only_interfaces: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

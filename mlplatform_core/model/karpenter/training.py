@@ -2,9 +2,12 @@
 
 Pure Python, called by pools.py for every Karpenter pool. What Karpenter v1.14 offers (aws/karpenter-provider-aws
 @ v1.14.1) and what each group setting becomes:
-- efa: Karpenter attaches every EFA interface a type supports when a pending pod requests
-  vpc.amazonaws.com/efa (pkg/providers/instance/instance.go getEFACountForInstance; instancetype/types.go
-  `efas`), so the pool only narrows its types to EFA types; its EC2NodeClass adds the group's EFA security group;
+- efa: the pool narrows its types to EFA types and its EC2NodeClass adds the group's EFA security group; with
+  efaInterfaces efaOnly (the default) the EC2NodeClass lists the interfaces (`networkInterfaces`: an ENA
+  primary interface and `efa-only` ones, model/efa.py), which Karpenter attaches to every node and counts as its
+  vpc.amazonaws.com/efa (instancetype/types.go `efas`); with `efa` Karpenter attaches every EFA interface a type
+  supports, all `efa`, when a pending pod requests vpc.amazonaws.com/efa (instance/instance.go
+  getEFACountForInstance, launchtemplate/launchtemplate.go generateNetworkInterfaces);
 - placementGroup: the EC2NodeClass's `placementGroupSelector` (docs/concepts/nodeclasses.md) naming the
   cluster placement group the cluster program creates;
 - availabilityZone / one AZ: a `topology.kubernetes.io/zone` requirement (Karpenter does not keep a cluster
@@ -24,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import efa as efa_model
 from .. import instances
 from ..config import show
 from ..config.node_groups import NodeGroupSettings
@@ -79,3 +83,20 @@ def efa_interfaces(o: NodeGroupSettings, types: Sequence[str]) -> int:
     if not o.efa:
         return 0
     return max((t.efa_interfaces_per_node for t in map(instances.lookup, types) if t is not None), default=0)
+
+
+def efa_only_problems(g: Any, o: NodeGroupSettings, gpath: tuple, types: Sequence[str], add: Add) -> None:
+    """efaInterfaces efaOnly puts one list of interfaces in the EC2NodeClass (model/efa.py); Karpenter launches only
+    the types that hold all of them (compatibility.go), so the pool's EFA types must have the same number."""
+    if not o.efa or (o.efa_interfaces or efa_model.DEFAULT_LAYOUT) != efa_model.EFA_ONLY:
+        return
+    counts = {t: i.efa_interfaces_per_node for t in types if (i := instances.lookup(t)) is not None and i.efa}
+    if len(set(counts.values())) > 1:
+        shown = ", ".join(f"{t} ({n})" for t, n in list(counts.items())[:6])
+        add(
+            gpath + ("efaInterfaces",),
+            f"efaOnly (the default) gives every node of the pool the same EFA-only interfaces in its EC2NodeClass, "
+            f"but its types have different numbers ({shown}{'...' if len(counts) > 6 else ''}) and Karpenter would "
+            "never launch the types with fewer; narrow the pool to types with the same number of network cards, or "
+            "set efaInterfaces: efa (Karpenter then attaches each type's own EFA interfaces, all of type efa)",
+        )

@@ -82,6 +82,7 @@ class NodeGroupSpec:
     node_pool: str = ""  # the NodePool's name when it is not the group's (model/automode/pools.py)
     # Multi-node training, reservations, sharing, health (model/layout/training.py, sharing.py):
     efa_interfaces: int = 0  # EFA interfaces per node, one per network card (0: no EFA)
+    efa_layout: str = "efaOnly"  # efaOnly or efa: the interfaces' types and devices (model/efa.py)
     placement_group: bool = False  # in a cluster placement group: its own, or its reservation's (by name)
     availability_zone: str | None = None  # the one AZ of a single-zone group; None: the stack's first AZ
     reservation: Reservation | None = None

@@ -3,10 +3,10 @@
 Pure Python, called by the layout build for every group. What each setting becomes (components/node_group.py
 and the Karpenter pools apply it):
 - `efa: true`: every EFA interface the type supports, one per network card (instance catalog: EC2
-  MaximumEfaInterfaces and the network cards), in a launch template whose interfaces are all `efa`, the first
-  on device 0 and the rest on device 1 of their cards (EC2 user guide efa-acc-inst-types / eksctl's EFA
-  launch templates); the nodes in one AZ and a cluster placement group (`placementGroup: none` opts out), a
-  security group letting EFA traffic flow between them;
+  MaximumEfaInterfaces and the network cards), in a launch template laid out as `efaInterfaces` says (model/efa.py:
+  `efaOnly`, the default, an ENA primary interface and EFA-only interfaces; `efa`, every interface EFA); the
+  nodes in one AZ and a cluster placement group (`placementGroup: none` opts out), a security group letting EFA
+  traffic flow between them;
 - `availabilityZone`: the group's one AZ (one subnet); unset on a single-zone group: the stack's first AZ;
 - `capacityReservation`: the launch template targets the reservation (EKS user guide capacity-blocks-mng.adoc:
   a Capacity Block needs `instanceMarketOptions.marketType: capacity-block`, the reservation target and the
@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
+from .. import efa as efa_model
 from .. import eks_versions, instances
 from ..config import StackConfig, show
 from ..config.karpenter_settings import AUTO_MODE
@@ -37,6 +38,12 @@ def efa_examples(n: int = 4) -> list[str]:
 
 
 def _efa_interfaces(o: NodeGroupSettings, name: str, role: str, types: tuple[str, ...], path: tuple, add: Add) -> int:
+    if not o.efa and o.efa_interfaces is not None:
+        add(
+            path + ("efaInterfaces",),
+            f"{show(o.efa_interfaces)}: lays out the interfaces of an EFA group, but efa is not true; remove it "
+            "(or set efa: true)",
+        )
     if not o.efa:
         if o.placement_group == "none":
             add(
@@ -171,9 +178,11 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, kept: bool, path: tuple, a
       "Limitations"); a group the stack creates never holds the reservation, so a targeted launch into it would
       fail. Refused unless capacityReservation.placementGroup names the existing cluster placement group the
       reservation was created in (the nodes launch into that one), or placementGroup: none.
-    Auto Mode pools have no placement group at all (an explicit one is refused by model/automode/pools.py), so
-    efa implies none there; but while a migration keeps the node groups (`kept`), the same group is also a managed
-    node group that gets efa's placement group, so the on-demand refusal holds for it.
+    Auto Mode pools get a placement group only when asked for (`placementGroup: cluster`, or the reservation's
+    `placementGroup`): their NodeClass selects it (`placementGroupSelector`, EKS user guide "Manage EFA devices");
+    efa alone implies none there (karpenter/pools.py drops it), so an Auto Mode EFA pool planned before keeps its
+    nodes and an on-demand reservation. While a migration keeps the node groups (`kept`), the same group is also a
+    managed node group that gets efa's placement group, so the on-demand refusal holds for it.
     """
     wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
     r = o.capacity_reservation
@@ -187,9 +196,7 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, kept: bool, path: tuple, a
                 f"none, but capacityReservation.placementGroup says reservation {r.id} was created in placement "
                 f"group {r.placement_group}, so its instances launch there; remove one of the two",
             )
-        elif auto_mode:
-            add(rpath, f"{show(r.placement_group)}: EKS Auto Mode cannot launch into a placement group; remove it")
-        else:
+        else:  # Auto Mode too: its NodeClass selects the group by name (placementGroupSelector)
             return True  # the reservation's own group, by name (components/training_network.py)
         return False
     if r is None or not wanted or (auto_mode and not kept and o.placement_group is None):
@@ -241,6 +248,7 @@ def training_fields(
         add(path + ("capacityType",), "SPOT: a capacity reservation holds on-demand capacity, never spot")
     return {
         "efa_interfaces": efa,
+        "efa_layout": o.efa_interfaces or efa_model.DEFAULT_LAYOUT,
         "placement_group": _placement(
             o, cfg.provisioner == AUTO_MODE, cfg.provisioner == AUTO_MODE and cfg.auto_mode.keep_node_groups, path, add
         ),

@@ -335,7 +335,7 @@ def test_gpu_settings_auto_mode_has_no_place_for_are_refused_naming_why():
     found = problems(
         config(
             additionalNodeGroups=[
-                {**TRAIN, "placementGroup": "cluster"},
+                {**TRAIN, "efaInterfaces": "efa"},
                 {
                     "name": "shared",
                     "gpu": True,
@@ -347,8 +347,7 @@ def test_gpu_settings_auto_mode_has_no_place_for_are_refused_naming_why():
             nodeRepair=False,
         )
     )
-    assert "placement group" in found[P + "additionalNodeGroups[0].placementGroup"]
-    assert "device-management-efa.adoc" in found[P + "additionalNodeGroups[0].placementGroup"]
+    assert "attaches the EFA interfaces of its nodes itself" in found[P + "additionalNodeGroups[0].efaInterfaces"]
     assert "not configurable" in found[P + "additionalNodeGroups[1].gpuSharing"]
     assert "always checks and repairs" in found[P + "additionalNodeGroups[2].nodeRepair"]
     assert "cannot be turned off" in found[P + "nodeRepair"]
@@ -359,9 +358,9 @@ def test_stack_node_repair_off_is_kept_for_a_managed_initial_group():
     assert not layout.node_repair and [g.name for g in layout.managed_groups] == ["initial"]
 
 
-def test_an_efa_pool_with_an_on_demand_reservation_plans_on_auto_mode_which_has_no_placement_groups():
+def test_an_efa_pool_with_an_on_demand_reservation_plans_on_auto_mode_where_efa_implies_no_placement_group():
     # On managed node groups efa's implied placement group cannot hold an existing reservation (refused there);
-    # Auto Mode pools have none, so nothing is in the way.
+    # on Auto Mode efa alone implies none, so nothing is in the way.
     odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
     g = {**TRAIN, "name": "t2", "availabilityZone": "us-east-1a", "capacityReservation": odcr}
     pool = next(p for p in layout_of(additionalNodeGroups=[g]).node_pools if p.name == "t2")
@@ -385,3 +384,33 @@ def test_a_kept_efa_node_group_with_an_on_demand_reservation_is_refused_as_a_nod
         parse(config(additionalNodeGroups=[group_none], autoMode=auto_mode_settings(keepNodeGroups=True))), STACK
     )
     assert not ok.group("train").placement_group
+
+
+def test_placement_group_cluster_puts_an_auto_mode_pool_in_a_placement_group_its_nodeclass_selects():
+    """The current EKS "Manage EFA devices" page: an Auto Mode NodeClass with placementGroupSelector."""
+    layout = layout_of(additionalNodeGroups=[{**TRAIN, "placementGroup": "cluster"}])
+    pool = next(p for p in layout.node_pools if p.name == "train")
+    assert pool.placement_group and layout.group("train").placement_group
+    spec = manifests.node_class_spec(pool, "role", "c", {}, efa_security_group="sg-efa", placement_group="pg-name")
+    assert spec["placementGroupSelector"] == {"name": "pg-name"}
+    # efa alone: no placement group, no selector (as planned before; no node replaced).
+    plain = next(p for p in layout_of(additionalNodeGroups=[TRAIN]).node_pools if p.name == "train")
+    assert not plain.placement_group
+    assert "placementGroupSelector" not in manifests.node_class_spec(plain, "role", "c", {}, placement_group="pg")
+
+
+def test_an_auto_mode_pool_launches_into_the_placement_group_its_reservation_was_made_in():
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2, "placementGroup": "my-cpg"}
+    g = {**TRAIN, "name": "t2", "availabilityZone": "us-east-1a", "capacityReservation": odcr}
+    pool = next(p for p in layout_of(additionalNodeGroups=[g]).node_pools if p.name == "t2")
+    assert (pool.placement_group, pool.capacity_type) == (True, "reserved")
+
+
+def test_placement_group_cluster_with_an_on_demand_reservation_is_refused_on_auto_mode_as_on_node_groups():
+    odcr = {"id": "cr-0123456789abcdef0", "type": "on-demand", "instanceCount": 2}
+    g = {**TRAIN, "availabilityZone": "us-east-1a", "capacityReservation": odcr, "placementGroup": "cluster"}
+    found = problems(config(additionalNodeGroups=[g]))
+    assert (
+        "cannot be used from a placement group this stack creates"
+        in found[P + "additionalNodeGroups[0].placementGroup"]
+    )

@@ -93,11 +93,27 @@ def test_the_gpu_charts_workloads_land_on_exactly_their_groups():
 
 def test_the_gpu_operator_controller_is_bounded_and_its_gaps_stated():
     layout, cfg = example("shared-gpus")
-    (operator,) = rendered(layout, versions.GPU_OPERATOR).workloads
-    res = operator["containers"][0]["resources"]
-    assert res["requests"]["memory"] == res["limits"]["memory"] and res["requests"]["cpu"]
-    stated = proof.prove(layout, at_deploy(cfg)).stated
-    assert any(s.startswith("gpu-operator: Deployment gpu-operator") for s in stated)
+    workloads = {w["name"]: w for w in rendered(layout, versions.GPU_OPERATOR).workloads}
+    # The operator and NFD, its subchart (on since the operator recognises GPU nodes by NFD's labels: nfd.py).
+    assert set(workloads) == {
+        "gpu-operator",
+        "gpu-operator-node-feature-discovery-master",
+        "gpu-operator-node-feature-discovery-gc",
+        "gpu-operator-node-feature-discovery-worker",
+    }
+    for name, w in workloads.items():
+        res = w["containers"][0]["resources"]
+        assert res["requests"]["cpu"], name
+        if w["kind"] == "Deployment":
+            assert res["requests"]["memory"] == res["limits"]["memory"], name
+    proven = proof.prove(layout, at_deploy(cfg))
+    assert not proven.problems
+    assert any(s.startswith("gpu-operator: Deployment gpu-operator ") for s in proven.stated)
+    assert any(
+        s.startswith("gpu-operator: DaemonSet gpu-operator-node-feature-discovery-worker") for s in proven.stated
+    )
+    # NFD's controllers meet the baseline: nothing stated for them.
+    assert not any("node-feature-discovery-master" in s or "node-feature-discovery-gc" in s for s in proven.stated)
 
 
 def test_time_slicing_is_proven_on_the_configmap_and_env_the_chart_renders():

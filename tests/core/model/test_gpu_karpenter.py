@@ -102,3 +102,36 @@ def test_an_efa_pool_by_family_needs_efa_in_every_type():
         "additionalNodeGroups[0].efa: true, but the pool may launch types without EFA (g5.xlarge" in str(p)
         for p in err.value.problems
     )
+
+
+def test_an_efa_pool_lists_aws_efa_layout_in_its_ec2nodeclass_valid_against_the_crd():
+    """efaInterfaces efaOnly (default): Karpenter v1.14.1 `networkInterfaces`, checked against its CRD (schema and
+    CEL: a primary `interface` on card 0 device 0, at most one efa-only per card)."""
+    lay = layout({"name": "train", "gpu": True, "instanceTypes": ["p5.48xlarge"], "efa": True, "maxSize": 2})
+    (pool,) = [p for p in lay.node_pools if p.name == "train"]
+    node_class = manifests.ec2_node_class(pool, "role", lay.cluster_name, {})
+    interfaces = node_class["spec"]["networkInterfaces"]
+    assert interfaces[:2] == [
+        {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+        {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"},
+    ]
+    assert sum(i["interfaceType"] == "efa-only" for i in interfaces) == 32
+    assert not errors(node_class)
+
+
+def test_an_efa_only_pool_needs_types_with_the_same_number_of_efa_interfaces():
+    """A pool by families may launch types with different EFA counts; one networkInterfaces list cannot fit them
+    (Karpenter would never launch the types with fewer: compatibility.go)."""
+    config = raw({"name": "train", "gpu": True, "efa": True, "maxSize": 2})
+    config[P + "karpenter"] = {
+        "nodePools": {"train": {"instanceFamilies": ["p5"], "instanceSizes": ["4xlarge", "48xlarge"]}}
+    }
+    with pytest.raises(ConfigError) as err:
+        validate_stack(config, "dev-karpenter")
+    (problem,) = [str(p) for p in err.value.problems if "efaInterfaces" in str(p)]
+    assert "p5.4xlarge (1)" in problem and "p5.48xlarge (32)" in problem and "efaInterfaces: efa" in problem
+    # With efa, Karpenter attaches each type's own interfaces: no list in the node class, nothing to refuse.
+    config[P + "additionalNodeGroups"][0]["efaInterfaces"] = "efa"
+    lay = build_layout(parse(config), "dev-karpenter")
+    (pool,) = [p for p in lay.node_pools if p.name == "train"]
+    assert "networkInterfaces" not in manifests.ec2_node_class(pool, "role", lay.cluster_name, {})["spec"]
