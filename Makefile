@@ -54,6 +54,7 @@ test-scheduler: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python scripts/generate_policy_docs.py
 	$(BIN)/python scripts/generate_addon_docs.py
+	$(BIN)/python scripts/generate_rehearsal_docs.py
 	$(BIN)/python scripts/generate_docs.py
 
 ## make docs-site: build the documentation site (MkDocs, Material) into site/, failing on any warning

@@ -61,10 +61,11 @@ class Api:
             model = client.meta.service_model.operation_model(operation)
             report = ParamValidator().validate(params, model.input_shape)
             if report.has_errors():
-                raise ShapeError(report.generate_report())
+                raise ShapeError(f"Parameter validation failed:\n{report.generate_report()}")
             self.calls.append(Call(service, operation, params, sent=False))
             return {}
         method = client.meta.method_to_api_mapping
         name = next(py for py, api in method.items() if api == operation)
-        self.calls.append(Call(service, operation, params, sent=True))
-        return getattr(client, name)(**params)
+        answer = getattr(client, name)(**params)
+        self.calls.append(Call(service, operation, params, sent=True))  # the calls AWS (moto) accepted
+        return answer
