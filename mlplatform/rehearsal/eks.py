@@ -15,6 +15,19 @@ from .mapping import Resource, integer, maps, name_of
 _ADDON_VERSION_PLACEHOLDERS = ("<", "(")  # a version looked up at deploy (pulumi-eks, aws.eks.getAddonVersion)
 
 
+def _role_exists(api: Api, arn: str | None) -> None:
+    """What EKS checks of a role it is handed in the account (its answer when the role does not exist is an
+    InvalidParameterException): asked of IAM, so that a request validated only still names a real role."""
+    if not arn or f":iam::{api.account}:role/" not in arn:
+        return  # unset, or another account's principal (an access entry for a platform team's role)
+    api("iam", "GetRole", RoleName=arn.rsplit("/", 1)[1])
+
+
+def _cluster_exists(api: Api, name: str) -> None:
+    """The cluster a validated-only request names must exist (EKS answers ResourceNotFoundException)."""
+    api("eks", "DescribeCluster", name=name)
+
+
 def _clean(value: Any) -> Any:
     """Nested inputs as the EKS API takes them (it is camelCase too): integral floats as ints, unset dropped."""
     if isinstance(value, dict):
@@ -153,13 +166,17 @@ def addon(api: Api, r: Resource) -> dict[str, str]:
     cluster_name, addon_name = r.inputs.need("clusterName"), r.inputs.need("addonName")
     r.inputs.drop("preserve", "resolveConflictsOnUpdate")  # delete- and update-time settings
     associations = r.inputs.take("podIdentityAssociations")
+    service_role = r.inputs.take("serviceAccountRoleArn")
+    for role in [service_role, *(a.get("roleArn") for a in associations or [])]:
+        _role_exists(api, role)
+    _cluster_exists(api, cluster_name)
     api(
         "eks",
         "CreateAddon",
         clusterName=cluster_name,
         addonName=addon_name,
         addonVersion=_addon_version(r.inputs.take("addonVersion")),
-        serviceAccountRoleArn=r.inputs.take("serviceAccountRoleArn"),
+        serviceAccountRoleArn=service_role,
         resolveConflicts=r.inputs.take("resolveConflictsOnCreate"),
         configurationValues=r.inputs.take("configurationValues"),
         podIdentityAssociations=_clean(associations),
@@ -172,6 +189,8 @@ def addon(api: Api, r: Resource) -> dict[str, str]:
 @maps("aws:eks/accessEntry:AccessEntry", "internal/service/eks/access_entry.go (resourceAccessEntryCreate)")
 def access_entry(api: Api, r: Resource) -> dict[str, str]:
     cluster_name, principal = r.inputs.need("clusterName"), r.inputs.need("principalArn")
+    _role_exists(api, principal)
+    _cluster_exists(api, cluster_name)
     api(
         "eks",
         "CreateAccessEntry",
@@ -190,6 +209,7 @@ def access_entry(api: Api, r: Resource) -> dict[str, str]:
 def access_policy_association(api: Api, r: Resource) -> dict[str, str]:
     cluster_name, principal = r.inputs.need("clusterName"), r.inputs.need("principalArn")
     policy_arn = r.inputs.need("policyArn")
+    _cluster_exists(api, cluster_name)
     api(
         "eks",
         "AssociateAccessPolicy",
@@ -204,14 +224,16 @@ def access_policy_association(api: Api, r: Resource) -> dict[str, str]:
 
 @maps("aws:eks/podIdentityAssociation:PodIdentityAssociation", "internal/service/eks/pod_identity_association.go")
 def pod_identity_association(api: Api, r: Resource) -> dict[str, str]:
-    cluster_name = r.inputs.need("clusterName")
+    cluster_name, role = r.inputs.need("clusterName"), r.inputs.need("roleArn")
+    _role_exists(api, role)
+    _cluster_exists(api, cluster_name)
     api(
         "eks",
         "CreatePodIdentityAssociation",
         clusterName=cluster_name,
         namespace=r.inputs.need("namespace"),
         serviceAccount=r.inputs.need("serviceAccount"),
-        roleArn=r.inputs.need("roleArn"),
+        roleArn=role,
         targetRoleArn=r.inputs.take("targetRoleArn"),
         disableSessionTags=r.inputs.take("disableSessionTags"),
         tags=r.inputs.take("tags"),

@@ -35,6 +35,10 @@ NOT_IMPLEMENTED: dict[str, Gap] = {
         "eks", "CreatePodIdentityAssociation", "moto's EKS has no Pod Identity"
     ),
 }
+VALIDATED_ONLY = (
+    "request built from the inputs and validated by botocore, not sent; for EKS, the cluster and the account's "
+    "roles it names checked to exist (as EKS does)"
+)
 SHAPE_ONLY_OPERATIONS = frozenset((g.service, g.operation) for g in NOT_IMPLEMENTED.values())
 
 # What EKS creates itself and moto's EKS does not; the rehearsal creates it as EKS would (eks.py).
@@ -70,7 +74,7 @@ def table() -> str:
     """The Markdown table docs/rehearsal.md shows (generated, and asserted by the tests)."""
     rows = ["| Resource type | Operation | What moto lacks | The rehearsal |", "| --- | --- | --- | --- |"]
     for type_, gap in sorted(NOT_IMPLEMENTED.items()):
-        rows.append(f"| `{type_}` | `{gap.operation}` | {gap.reason} | request built and validated by botocore |")
+        rows.append(f"| `{type_}` | `{gap.operation}` | {gap.reason} | {VALIDATED_ONLY} |")
     for type_, what in sorted(EKS_SIDE.items()):
         rows.append(f"| `{type_}` | (EKS's side) | {what} | created as EKS would |")
     return "\n".join(rows) + "\n"
