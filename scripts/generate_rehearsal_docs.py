@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the generated tables of docs/rehearsal.md: what moto does not implement, by resource type, and which
-terraform-provider-aws file each resource type's mapping follows (mlplatform/rehearsal/gaps.py).
+terraform-provider-aws file each resource type's mapping follows (mlplatform/rehearsal/gaps.py, tables.py).
 
 The text around them is written by hand; the tables sit between `<!-- generated:NAME -->` markers. A test fails
 while the committed page differs (tests/rehearse/test_gaps_doc.py).
@@ -17,14 +17,14 @@ import re
 import sys
 from pathlib import Path
 
-from mlplatform.rehearsal import gaps
+from mlplatform.rehearsal import tables
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "rehearsal.md"
 
 
 def render(text: str) -> str:
-    for name, table in (("gaps", gaps.table()), ("mappings", gaps.mapping_table())):
+    for name, table in (("gaps", tables.table()), ("mappings", tables.mapping_table())):
         start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
         pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
         if not pattern.search(text):

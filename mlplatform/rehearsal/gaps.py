@@ -59,17 +59,6 @@ EKS_SIDE: dict[str, str] = {
 NOT_AWS_PREFIXES = ("kubernetes:", "pulumi:providers:")
 
 
-def mapping_table() -> str:
-    """Each AWS type the rehearsal replays and the provider file its mapping follows (docs/rehearsal.md)."""
-    from .replay import MAPPERS  # the mappers register when replay imports their modules
-
-    rows = ["| Resource type | Follows (create function) | In moto |", "| --- | --- | --- |"]
-    for type_, mapping in sorted(MAPPERS.items()):
-        source = mapping.source.removeprefix("hashicorp/terraform-provider-aws ")
-        rows.append(f"| `{type_}` | `{source}` | {'validated only' if type_ in NOT_IMPLEMENTED else 'created'} |")
-    return "\n".join(rows) + "\n"
-
-
 def table() -> str:
     """The Markdown table docs/rehearsal.md shows (generated, and asserted by the tests)."""
     rows = ["| Resource type | Operation | What moto lacks | The rehearsal |", "| --- | --- | --- | --- |"]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from mlplatform.rehearsal import MAPPERS, NOT_IMPLEMENTED, gaps
+from mlplatform.rehearsal import MAPPERS, NOT_IMPLEMENTED, tables
 from tests.conftest import ROOT
 
 
 def test_the_docs_table_is_the_gap_list():
     page = (ROOT / "docs" / "rehearsal.md").read_text()
-    assert gaps.table() in page, "run `make docs` (scripts/generate_rehearsal_docs.py)"
-    assert gaps.mapping_table() in page, "run `make docs` (scripts/generate_rehearsal_docs.py)"
+    assert tables.table() in page, "run `make docs` (scripts/generate_rehearsal_docs.py)"
+    assert tables.mapping_table() in page, "run `make docs` (scripts/generate_rehearsal_docs.py)"
 
 
 def test_every_type_moto_lacks_still_has_its_request_mapping():
