@@ -11,8 +11,8 @@ Sources (kubernetes-sigs/aws-ebs-csi-driver @ 429e202e, chart 2.64.0):
   (chart >= 2.24.0);
 - docs/install.md "Metadata": with IMDSv2's hop limit of 1 (the toolkit's) a node pod reaches IMDS only on
   the host network, else it falls back to Kubernetes metadata and miscounts attachable volumes;
-- docs/install.md "Set up driver permissions": AWS's managed AmazonEBSCSIDriverPolicyV2 scopes the driver to volumes and snapshots it tagged; the controller's service account is
-  kube-system/ebs-csi-controller-sa;
+- docs/install.md "Set up driver permissions": AWS's managed AmazonEBSCSIDriverPolicyV2 scopes the driver to
+  volumes and snapshots it tagged; the controller's service account is kube-system/ebs-csi-controller-sa;
 - docs/parameters.md: StorageClass parameters `type`, `encrypted` (a string), `csi.storage.k8s.io/fstype`.
 
 Version: the driver publishes no per-minor table (README "compatible with all Kubernetes versions supported

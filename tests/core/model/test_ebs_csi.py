@@ -37,7 +37,7 @@ def test_node_pods_tolerate_every_taint_and_read_metadata_on_the_host_network():
 
 def test_the_driver_role_gets_the_scoped_managed_policy_of_the_regions_partition():
     assert ebs_csi.policy_arn("us-east-1") == "arn:aws:iam::aws:policy/AmazonEBSCSIDriverPolicyV2"
-    assert ebs_csi.policy_arn("cn-north-1")== "arn:aws-cn:iam::aws:policy/AmazonEBSCSIDriverPolicyV2"
+    assert ebs_csi.policy_arn("cn-north-1") == "arn:aws-cn:iam::aws:policy/AmazonEBSCSIDriverPolicyV2"
     assert (ebs_csi.NAMESPACE, ebs_csi.CONTROLLER_SERVICE_ACCOUNT) == ("kube-system", "ebs-csi-controller-sa")
 
 
