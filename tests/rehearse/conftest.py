@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from functools import cache
 
 import pytest
 
@@ -43,8 +44,10 @@ def endpoint() -> Iterator[str]:
         yield url
 
 
+@cache
 def plan_run(stack: str) -> ProgramRun:
-    """The recording `mlplatform plan` makes of a shipped stack or an example (build_plan: validated, then run)."""
+    """The recording `mlplatform plan` makes of a shipped stack or an example (build_plan: validated, then run);
+    cached per process (the proofs change copies of it; `plan_run.__wrapped__` runs the program afresh)."""
     project = find_project(str(ROOT))
     if stack in EXAMPLES or stack in REFUSED_EXAMPLES:
         return build_plan(config_file=str(EXAMPLE_DIR / f"Pulumi.{stack}.yaml"), project=project).run

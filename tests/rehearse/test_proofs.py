@@ -48,7 +48,7 @@ def test_the_old_service_role_path_of_the_ebs_csi_policy_fails_at_attach_role_po
     """As the program was before the fix: AWS has no `service-role/AmazonEBSCSIDriverPolicyV2` (NoSuchEntity)."""
     old = "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2"
     monkeypatch.setattr(ebs_csi, "policy_arn", lambda region: old)
-    run = plan_run("dev")
+    run = plan_run.__wrapped__("dev")  # the program run afresh, with the old ARN
     result = rehearse(endpoint, run, label="dev-old-ebs-csi-arn", report=False)
     assert not result.ok
     message = failures(result)[(ATTACHMENT, "platform-storage-ebs-csi")]
