@@ -35,6 +35,12 @@ format: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q -n 2
 
+## make rehearse: the deploy rehearsal: moto's server on loopback (AWS's managed policies loaded) and every AWS
+## resource of every shipped stack, example and partition variant replayed through boto3 (docs/rehearsal.md)
+.PHONY: rehearse
+rehearse: $(STAMP)
+	$(BIN)/python -m pytest -q -m rehearse -n 2 tests/rehearse
+
 ## make test-scheduler: `place` against a real kube-apiserver and kube-scheduler v1.20 (opt-in; the first run
 ## builds them from Debian's kubernetes source package into KUBE_BIN_DIR, outside the repo: 6-15 min, needs root)
 KUBE_BIN_DIR ?= $(HOME)/.cache/ml-platform-eks/kube-v1.20.2/bin
@@ -48,6 +54,7 @@ test-scheduler: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python scripts/generate_policy_docs.py
 	$(BIN)/python scripts/generate_addon_docs.py
+	$(BIN)/python scripts/generate_rehearsal_docs.py
 	$(BIN)/python scripts/generate_docs.py
 
 ## make docs-site: build the documentation site (MkDocs, Material) into site/, failing on any warning
