@@ -266,7 +266,7 @@ def run_data(fetch: bool, ref: str | None) -> tuple[list[str], list[str], list[s
         args = [sys.executable, str(ROOT / "scripts" / gen.script)]
         if fetch:
             args.append("--fetch")
-            if ref and "--ref" in (ROOT / "scripts" / gen.script).read_text(encoding="utf-8"):
+            if ref and 'add_argument("--ref"' in (ROOT / "scripts" / gen.script).read_text(encoding="utf-8"):
                 args += ["--ref", ref]
         print(f"generate: {gen.script}", flush=True)
         code = subprocess.run(args, cwd=ROOT).returncode
