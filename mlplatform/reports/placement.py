@@ -168,26 +168,15 @@ def place_pod(result: PodPlacement) -> dict[str, Any]:
     return {k: found.get(k, None if k in ("namespace", "replicas") else []) for k in keys} | found
 
 
-def place_document(
-    results: Iterable[PodPlacement], notes: Sequence[str] = (), stack: str | None = None
-) -> dict[str, Any]:
-    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "replicas", "groups":
-    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings"}], "notes"}. A pod the API server
-    refuses has no groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run at
-    once (null for a plain object); "notes" on the manifest as a whole. Every key is always there."""
-    return {
-        "schemaVersion": SCHEMA_VERSION,
-        "stack": stack,
-        "pods": [place_pod(r) for r in results],
-        "notes": list(notes),
-    }
-
-
 def write_place_document(
     results: Iterable[PodPlacement], notes: Callable[[], Sequence[str]], stack: str | None, out: TextIO
 ) -> None:
-    """place_document written as the pods are placed: one pod per line, so memory stays flat for any number of
-    pods; `notes` is asked for once every pod is out (what the manifest skipped is known only then)."""
+    """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "replicas", "groups":
+    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings"}], "notes"}, written as the pods
+    are placed: one pod per line, so memory stays flat for any number of pods. A pod the API server refuses has no
+    groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run at once (null for
+    a plain object); "notes" on the manifest as a whole, asked for once every pod is out (what the manifest skipped
+    is known only then). Every key is always there."""
     head = json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": stack}, indent=2)[:-2]
     out.write(head + ',\n  "pods": [')
     for i, result in enumerate(results):

@@ -6,8 +6,10 @@ by a test on the installed SDK (docs/internals.md lists them). Anywhere else in 
 the programs, the pack, bench/ and scripts/, this test refuses:
 
 - an import of a module or name the SDK does not export: `pulumi` and `pulumi_policy` declare their API in
-  `__all__` (pulumi.runtime exports its `rpc` submodule, not `settings`, `stack`, `mocks` or `proto`;
-  pulumi_policy exports no `proxy` or `policy` module); in every SDK, names with a leading underscore;
+  `__all__` (pulumi.runtime exports no `settings`, `stack`, `mocks` or `proto`; pulumi_policy exports no
+  `proxy` or `policy` module); in every SDK, names with a leading underscore;
+- `pulumi.runtime.rpc`: exported, but the SDK's wire format (how values are serialized to and from the engine),
+  which only the seams read;
 - the same reached through attributes (`pulumi.runtime.settings.SETTINGS`) or named in a string
   (`importlib.import_module("pulumi.runtime.settings")`);
 - a copy of an SDK's private constant (the opaque signatures and sentinels of its wire format);
@@ -44,6 +46,8 @@ SDK = ("pulumi", "pulumi_policy", "pulumi_aws", "pulumi_eks", "pulumi_kubernetes
 DECLARED_API = ("pulumi", "pulumi_policy")  # packages whose __all__ is their public API
 # NamedTuple's public methods carry a leading underscore only to keep clear of field names.
 NAMEDTUPLE_API = {"_asdict", "_replace", "_fields", "_make", "_field_defaults"}
+# Exported, yet the SDK's wire format: what a value looks like on its way to the engine is the seams' business.
+WIRE_FORMAT = ("pulumi.runtime.rpc",)
 MODULE_PATH = re.compile(r"^(pulumi|pulumi_policy)(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 OPAQUE = re.compile(r"^[0-9a-f][0-9a-f-]{15,}$")  # signatures and sentinels: hex digests, UUIDs
 
@@ -54,6 +58,8 @@ def private(name: str) -> bool:
 
 def public(dotted: str) -> bool:
     """Whether the SDK path `dotted` (module path, then attributes) is part of the SDK's public API."""
+    if any(dotted == m or dotted.startswith(f"{m}.") for m in WIRE_FORMAT):
+        return False
     parts = dotted.split(".")
     obj: object = importlib.import_module(parts[0])
     for i, part in enumerate(parts[1:], 1):
@@ -185,7 +191,8 @@ def test_the_check_catches_private_imports_attributes_strings_and_copies(tmp_pat
         "from pulumi.runtime.sync_await import _sync_await\n"  # 4
         "from pulumi_policy.proxy import UnknownValueError\n"  # 5: pulumi_policy does not export proxy
         "from pulumi_policy.policy import _NotApplicableError\n"  # 6
-        "from pulumi.runtime import rpc, set_mocks, Mocks\n"  # public
+        "from pulumi.runtime import set_mocks, Mocks\n"  # public
+        "from pulumi.runtime import rpc\n"  # 15: exported, but the wire format
         "loop = asyncio.new_event_loop()\n"
         "pulumi_mocks._sync_await = _sync_await\n"  # 7: assigns, 8: uses ._sync_await
         "setattr(pulumi_mocks, 'x', 1)\n"  # 9
@@ -194,8 +201,16 @@ def test_the_check_catches_private_imports_attributes_strings_and_copies(tmp_pat
         "pulumi.runtime.stack.wait_for_rpcs\n"  # 12: through attributes
         "importlib.import_module('pulumi.runtime.settings')\n"  # 13: named in a string
         "SIG = '4dabf18193072939515e22adb298388d'\n"  # 14: rpc._special_sig_key, copied
-        "rpc.is_rpc_secret({})\n"  # public
-        "UNKNOWN = rpc.UNKNOWN\n"  # public
+        "rpc.is_rpc_secret({})\n"  # 16
+        "UNKNOWN = rpc.UNKNOWN\n"  # 17
+        "pulumi.runtime.rpc.serialize_property\n"  # 18: through attributes
     )
     found = offences(bad)
-    assert len(found) == 14, "\n".join(found)
+    assert len(found) == 18, "\n".join(found)
+    wire = {f.split(" ", 1)[1] for f in found if "rpc" in f and "wait_for_rpcs" not in f}
+    assert wire == {
+        "imports pulumi.runtime.rpc",
+        "uses rpc.is_rpc_secret",
+        "uses rpc.UNKNOWN",
+        "uses pulumi.runtime.rpc.serialize_property",
+    }

@@ -164,3 +164,15 @@ def test_the_shipped_auto_mode_stack_through_the_model():
         "cluster-auto-node-minimal",
         "cluster-auto-node-ecr",
     }
+
+
+@pytest.mark.parametrize("partition", ["aws", "aws-us-gov", "aws-cn"])
+def test_the_policies_pulumi_eks_attaches_to_the_cluster_role_exist_in_every_partition(partition):
+    from mlplatform_core.model.iam import managed_policies as mp
+
+    arns = [
+        f"arn:{partition}:iam::aws:policy/{p}"
+        for p in ("AmazonEKSClusterPolicy", *auto_mode.CLUSTER_ROLE_AUTO_MODE_POLICIES)
+    ]
+    assert [a for a in arns if mp.arn_problem(a, partition)] == []
+    assert all(mp.document(mp.parse(a).name) for a in arns)  # what the role may do is read from AWS's own text

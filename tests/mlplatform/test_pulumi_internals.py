@@ -149,3 +149,17 @@ def test_6_programs_read_the_referenced_child_through_the_sdk(stack):
     run = shipped_run(stack).programs[0]
     child = run.one("aws:eks/cluster:Cluster", "cluster-eksCluster")
     assert child.urn.endswith("$aws:eks/cluster:Cluster::cluster-eksCluster")
+
+
+def test_7_a_secret_is_what_the_sdk_serializes_a_secret_output_as():
+    async def serialized():
+        return await rpc.serialize_property(pulumi.Output.secret("hunter2"), [], None, keep_output_values=False)
+
+    loop = asyncio.new_event_loop()
+    try:
+        wire = loop.run_until_complete(serialized())
+    finally:
+        loop.close()
+    assert pulumi_internals.is_secret(wire), f"{SDK}: pulumi/runtime/rpc.py secret wrapper changed: {wire}"
+    assert not pulumi_internals.is_secret({"value": "hunter2"})
+    assert not pulumi_internals.is_secret("hunter2")

@@ -24,15 +24,6 @@ from .builtin import GENERAL_PURPOSE_POOL, SYSTEM_POOL
 
 NODE_POLICY_NAMES = {"minimal": "AmazonEKSWorkerNodeMinimalPolicy", "ecr": "AmazonEC2ContainerRegistryPullOnly"}
 NODE_ROLE_POLICIES = tuple(NODE_POLICY_NAMES.values())
-# The cluster role's extra policies pulumi-eks attaches with autoMode (cluster.ts 519-530), and its trust
-# gains sts:TagSession (auto-enable-existing.adoc "Update Cluster IAM Role").
-CLUSTER_ROLE_POLICIES = (
-    "AmazonEKSClusterPolicy",
-    "AmazonEKSComputePolicy",
-    "AmazonEKSBlockStoragePolicy",
-    "AmazonEKSLoadBalancingPolicy",
-    "AmazonEKSNetworkingPolicy",
-)
 ACCESS_ENTRY_TYPE = "EC2"
 AUTO_NODE_ACCESS_POLICY = "AmazonEKSAutoNodePolicy"
 

@@ -8,10 +8,9 @@ import json
 import pytest
 
 from mlplatform_core.model.addons import ebs_csi
-from mlplatform_core.model.automode.cluster import CLUSTER_ROLE_POLICIES, node_role_policy_arns
+from mlplatform_core.model.automode.cluster import node_role_policy_arns
 from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.iam import managed_policies as mp
-from mlplatform_core.model.regions import managed_policy_arn
 
 PARTITIONS = {"us-east-1": "aws", "us-gov-west-1": "aws-us-gov", "cn-north-1": "aws-cn"}
 
@@ -56,7 +55,6 @@ def test_every_managed_policy_the_model_attaches_exists(region):
         *node_role_policy_arns(region).values(),
         ebs_csi.policy_arn(region),
     ]
-    arns += [managed_policy_arn(name, region) for name in CLUSTER_ROLE_POLICIES]
     assert [a for a in arns if mp.arn_problem(a, PARTITIONS[region])] == []
     # their documents are shipped: what the role can do is read from AWS's own text
     assert all(mp.document(mp.parse(a).name) for a in arns)
