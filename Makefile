@@ -35,6 +35,12 @@ format: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q -n 2
 
+## make test-core: the core tier alone (tests/core, marker `core`), in a process where Pulumi and the tooling cannot
+## be imported (tests/tiers_blocker): the functional core's tests need neither (docs/development.md, "Test tiers")
+.PHONY: test-core
+test-core: $(STAMP)
+	PYTHONPATH=tests/tiers_blocker $(BIN)/python -m pytest -q -n 2 -m core tests/core
+
 ## make rehearse: the deploy rehearsal: moto's server on loopback (AWS's managed policies loaded) and every AWS
 ## resource of every shipped stack, example and partition variant replayed through boto3 (docs/rehearsal.md)
 .PHONY: rehearse

@@ -3,7 +3,7 @@
 terraform-provider-aws file each resource type's mapping follows (mlplatform/rehearsal/gaps.py, tables.py).
 
 The text around them is written by hand; the tables sit between `<!-- generated:NAME -->` markers. A test fails
-while the committed page differs (tests/rehearse/test_gaps_doc.py).
+while the committed page differs (tests/mlplatform/test_rehearsal_gaps_doc.py).
 
 Usage (from the repository root, with the project installed):
   .venv/bin/python scripts/generate_rehearsal_docs.py          # rewrites the tables in docs/rehearsal.md

@@ -1,7 +1,8 @@
-"""Shared fixtures: the shipped stacks' config and their offline runs (cached per session).
+"""Shared by every tier, and pure: the shipped stacks' config, and the tier markers applied by directory.
 
-A shipped run is every program the stack deploys (run_stack): the cluster program and, for a stack
-whose Kubernetes layer is separate, kubernetes-layer/; `run.programs` has each on its own.
+Nothing here imports Pulumi or the tooling, so the core tier (tests/core) is collected without either
+(tests/architecture/test_test_tiers.py holds it). The program's offline runs live in tests/runs.py; their
+fixtures (dev_run, prod_run) in tests/program/conftest.py and tests/mlplatform/conftest.py.
 """
 
 from __future__ import annotations
@@ -12,11 +13,43 @@ from pathlib import Path
 
 import pytest
 
-from mlplatform.engine import StackRun, run_stack
 from mlplatform_core.model.config import read_stack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
+TESTS = ROOT / "tests"
+# Pod manifests: the examples users read, and the tests' own cases.
+MANIFEST_EXAMPLES = ROOT / "examples" / "manifests"
+MANIFEST_DATA = TESTS / "data" / "manifests"
+
+# The tier of each top folder of tests/ (pyproject.toml registers the markers; docs/development.md, "Test tiers").
+TIERS = {
+    "core": "core",
+    "program": "program",
+    "mlplatform": "tooling",
+    "policies": "pack",
+    "docs": "docs",
+    "scheduler": "scheduler",
+    "rehearse": "rehearse",
+}
+
+
+def tier_of(path: Path) -> str | None:
+    """The tier marker of a test file by the top folder it sits in under tests/ (None: no tier of its own)."""
+    try:
+        top = Path(path).resolve().relative_to(TESTS).parts[0]
+    except (ValueError, IndexError):
+        return None
+    return TIERS.get(top)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # tryfirst: the markers must be on the items before `-m` selects among them.
+    for item in items:
+        tier = tier_of(item.path)
+        if tier is not None:
+            item.add_marker(tier)
 
 
 def stack_config(stack: str) -> dict:
@@ -27,26 +60,3 @@ def stack_config(stack: str) -> dict:
 @cache
 def _stack_config(stack: str) -> dict:
     return read_stack_file(STACKS / f"Pulumi.{stack}.yaml")
-
-
-@cache
-def shipped_run(stack: str) -> StackRun:
-    return run_stack(stack, stack_config(stack))
-
-
-@pytest.fixture(scope="session")
-def dev_run() -> StackRun:
-    return shipped_run("dev")
-
-
-@pytest.fixture(scope="session")
-def prod_run() -> StackRun:
-    return shipped_run("prod")
-
-
-@cache
-def irsa_run(stack: str = "dev") -> StackRun:
-    """A shipped stack without `podIdentity`: the IRSA roles a stack that omits the setting keeps."""
-    raw = stack_config(stack)
-    raw.pop("ml-platform-eks:podIdentity", None)
-    return run_stack(stack, raw)

@@ -1,4 +1,5 @@
-"""Shared by the tooling tests: running `mlplatform place` and reading its verdicts."""
+"""Shared by the tooling tests: running `mlplatform place` and reading its verdicts; the shipped stacks'
+offline runs as fixtures (dev_run, prod_run: tests/runs.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import json
 import pytest
 
 from mlplatform.cli import main
-from tests.conftest import ROOT
+from tests.conftest import MANIFEST_DATA as DATA
+from tests.conftest import MANIFEST_EXAMPLES as EXAMPLES
+from tests.runs import dev_run, prod_run
 
-EXAMPLES = ROOT / "examples" / "manifests"
-DATA = ROOT / "tests" / "data" / "manifests"
+__all__ = ["DATA", "EXAMPLES", "dev_run", "prod_run"]
 
 
 @pytest.fixture(autouse=True)

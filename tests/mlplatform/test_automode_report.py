@@ -12,8 +12,9 @@ from mlplatform.reports.plan_document import plan_document
 from mlplatform.reports.plan_view import render
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
 from tests.core.placement.test_automode_placement import REPLACED
+from tests.runs import shipped_run
 
 STACK = "dev-automode"
 

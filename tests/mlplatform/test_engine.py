@@ -11,7 +11,8 @@ import pytest
 from mlplatform.engine import collector_and_pump, run_program, run_stack
 from mlplatform.engine import run as engine_run
 from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
+from tests.runs import shipped_run
 
 
 def recording(run) -> list[dict]:

@@ -15,8 +15,9 @@ from mlplatform.engine import run_stack
 from mlplatform_core.model.config import read_stack_file
 from mlplatform_core.model.iam.proof import stack_problems
 from mlplatform_core.model.regions import partition_of
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
 from tests.mlplatform.test_partitions import CASES, planned
+from tests.runs import shipped_run
 
 EXAMPLE_STACKS = ("prod-unprotected", "shared-gpus", "training")  # examples/stacks/ (broken.yaml is meant to fail)
 OLD_EBS_CSI = "arn:{p}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicyV2"

@@ -9,7 +9,8 @@ import mlplatform.engine
 from mlplatform.cli import main
 from mlplatform.commands import manifests
 from mlplatform_core.model.addons import autoscaler
-from tests.conftest import ROOT, shipped_run
+from tests.conftest import ROOT
+from tests.runs import shipped_run
 
 
 @pytest.fixture(autouse=True)

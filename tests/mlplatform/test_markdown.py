@@ -9,7 +9,8 @@ import pytest
 
 import mlplatform.plan
 from mlplatform.cli import main
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
+from tests.runs import shipped_run
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ import pytest
 from mlplatform.engine.remote import ModelError
 from mlplatform.engine.remote import pulumi_eks as model
 from mlplatform.engine.remote import pulumi_eks_auto_mode as auto_mode
-from tests.conftest import shipped_run
+from tests.runs import shipped_run
 
 _INPUTS = {
     "name": "mlp",

@@ -21,7 +21,8 @@ from mlplatform.engine import run_program
 from mlplatform.engine.remote import ModelError
 from mlplatform.engine.remote import pulumi_eks as model
 from mlplatform.engine.remote import pulumi_eks_coverage as coverage
-from tests.conftest import ROOT, irsa_run, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
+from tests.runs import irsa_run, shipped_run
 
 C = "mlplatform:cluster:Cluster$eks:index:Cluster"
 ROLE_CHAIN = C + "$eks:index:ServiceRole"

@@ -18,7 +18,7 @@ from pulumi.runtime.proto import resource_pb2
 
 from mlplatform.engine import pulumi_internals
 from mlplatform.engine.pulumi_internals import Monitor, Registration
-from tests.conftest import shipped_run
+from tests.runs import shipped_run
 
 SDK = f"pulumi {version('pulumi')}"
 

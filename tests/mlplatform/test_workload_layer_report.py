@@ -9,7 +9,7 @@ import pytest
 
 from mlplatform.cli import main
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
-from tests.core.model.test_workloads import schema_version
+from tests.core.model.workloads.test_workloads import schema_version
 
 
 def plan(capsys, *argv) -> tuple[int, str, str]:

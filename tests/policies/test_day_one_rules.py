@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mlplatform.check import policy_resources
 from mlplatform_policies import offline
-from tests.conftest import shipped_run
 from tests.policies.variants import DEV_POLICY_CONFIG, NG, TAG, add, evaluate, mandatory, shipped
+from tests.runs import shipped_run
 
 
 def _group(resources, name):

@@ -17,8 +17,9 @@ from mlplatform.plan import Plan
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_policies import BY_NAME, karpenter_pools, resource_types
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
 from tests.policies.variants import DEV_POLICY_CONFIG, NG, add, drop, edit, evaluate, mandatory, set_at, shipped
+from tests.runs import shipped_run
 
 STACK = "dev-karpenter"
 POOL = resource_types.NODE_POOL

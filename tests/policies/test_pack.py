@@ -22,9 +22,10 @@ from mlplatform.check import policy_resources, run_checks
 from mlplatform.engine import ProgramRun, run_stack
 from mlplatform_policies import PACK_NAME, POLICIES, offline
 from mlplatform_policies.pulumi_policy_internals import UNKNOWN_STRING
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
 from tests.policies.analyzer import PolicyPack, diagnostics_of, keys
 from tests.policies.variants import DEV_POLICY_CONFIG, LT, NG, TAG, edit, set_at, shipped
+from tests.runs import shipped_run
 
 # prod's groups as NodePools: pools scale from zero, so the workload group's minSize goes.
 PROD_KARPENTER_GROUPS = {

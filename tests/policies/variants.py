@@ -19,7 +19,8 @@ from typing import Any
 from mlplatform.check import policy_resources
 from mlplatform.engine import run_stack
 from mlplatform_policies import offline
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
+from tests.runs import shipped_run
 
 Resource = offline.Resource
 NG = "aws:eks/nodeGroup:NodeGroup"

@@ -12,7 +12,8 @@ from mlplatform_core.model.automode import manifests as node_classes
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.layout import build_layout
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
+from tests.runs import shipped_run
 
 STACK = "dev-automode"
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"

@@ -15,7 +15,8 @@ from mlplatform_core.model.addons import ebs_csi, node_agents
 from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
 from mlplatform_program.components.cluster_reference import SECRET_EXPORTS
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
+from tests.runs import shipped_run
 
 P = "ml-platform-eks:"
 ADDON = "aws:eks/addon:Addon"

@@ -17,7 +17,8 @@ from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
+from tests.runs import shipped_run
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"

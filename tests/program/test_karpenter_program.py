@@ -13,7 +13,8 @@ from mlplatform_core.model.cluster import node_managed_policies
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.karpenter import manifests
 from mlplatform_core.model.layout import build_layout
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
+from tests.runs import shipped_run
 
 STACK = "dev-karpenter"
 NG = "aws:eks/nodeGroup:NodeGroup"

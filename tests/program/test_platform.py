@@ -13,7 +13,8 @@ from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
 from mlplatform_core.model.workloads import build_workloads, manifests
-from tests.conftest import irsa_run, shipped_run, stack_config
+from tests.conftest import stack_config
+from tests.runs import irsa_run, shipped_run
 
 PLATFORM = "mlplatform:platform:Platform"
 RELEASE = "kubernetes:helm.sh/v3:Release"

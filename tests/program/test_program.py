@@ -6,7 +6,8 @@ import pytest
 
 from mlplatform.engine import run_stack
 from mlplatform_core.model.cluster import CONTROL_PLANE_LOG_TYPES, node_managed_policies
-from tests.conftest import shipped_run, stack_config
+from tests.conftest import stack_config
+from tests.runs import shipped_run
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"

@@ -8,7 +8,6 @@ from importlib import resources
 import pytest
 
 from mlplatform_core.change import replacement
-from tests.conftest import shipped_run
 
 DATA = json.loads(resources.files("mlplatform_core").joinpath("data/replacement.json").read_text("utf-8"))
 
@@ -28,14 +27,6 @@ def test_every_source_is_pinned_to_a_commit():
     index = next(r for r in DATA["source"] if r["role"] == "tf-aws-index")
     assert index["tag"].startswith("v6.") and "terraform-provider-aws" in index["upstream"]
     assert "service/eks/func.resourceNodeGroup.goindex" in index["files"]  # what was read is listed
-
-
-def test_nothing_the_program_registers_is_left_unread(prod_run):
-    assert DATA["notRead"] == []
-    for run in (prod_run, shipped_run("dev-karpenter")):  # both provisioners (cached runs)
-        for r in run.resources:
-            if r.custom and not r.type.startswith("pulumi:providers:"):
-                assert replacement.facts(r.type).known, r.type
 
 
 # terraform-provider-aws internal/service/eks/node_group.go (domain facts, section 7).
@@ -138,15 +129,6 @@ def test_known_inputs_that_update_in_place(token, updatable):
     assert facts.known and not any(replacement.overlaps(updatable, f) for f in facts.force_new), (token, updatable)
 
 
-def test_a_priority_class_value_is_immutable_and_the_program_replaces_it(prod_run):
-    facts = replacement.facts("kubernetes:scheduling.k8s.io/v1:PriorityClass")
-    # pulumi-kubernetes would try an update (its list has no PriorityClass); the API server refuses it.
-    assert {"value", "preemptionPolicy"} <= set(facts.immutable)
-    assert "value" not in facts.force_new
-    classes = [r for r in prod_run.resources if r.type == "kubernetes:scheduling.k8s.io/v1:PriorityClass"]
-    assert classes and all(set(facts.immutable) <= set(r.replace_on_changes) for r in classes)
-
-
 def test_pulumi_aws_deletes_these_before_replacing():
     for token in ("aws:ec2/securityGroupRule:SecurityGroupRule", "aws:iam/rolePolicyAttachment:RolePolicyAttachment"):
         assert replacement.facts(token).delete_before_replace, token
@@ -163,12 +145,6 @@ def test_pulumi_aws_auto_names_every_input_name():
 def test_a_type_never_read_is_unknown_not_guessed():
     assert not replacement.facts("aws:s3/bucket:Bucket").known
     assert not replacement.facts("pulumi:providers:kubernetes").known
-
-
-def test_the_foundation_the_gate_protects_has_facts(prod_run):
-    registered = {r.type for r in prod_run.resources}
-    for token in ("aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:ec2/vpc:Vpc", "aws:kms/key:Key"):
-        assert token in registered and replacement.facts(token).known, token
 
 
 def test_unset_force_new_inputs_record_their_default_or_that_the_provider_keeps_the_value():

@@ -138,16 +138,6 @@ def test_kubernetes_objects_replace_as_pulumi_kubernetes_decides():
     assert found["ns"] == ("replace", ["metadata.name"], "create-before-delete")
 
 
-def test_only_the_cluster_has_a_fixed_aws_name(prod_run, dev_run):
-    """Names that survive replacement: every AWS resource the diff knows a name property for is auto-named,
-    except the EKS cluster (IAM conditions, ASG tags and kubeconfigs refer to it: delete-before-replace)."""
-    from mlplatform_core.change.replacement import NAME_PROPERTIES
-
-    for run in (prod_run, dev_run):
-        fixed = {r.type for r in run.resources if r.type in NAME_PROPERTIES and r.inputs.get(NAME_PROPERTIES[r.type])}
-        assert fixed == {"aws:eks/cluster:Cluster"}
-
-
 def test_an_input_reading_several_replaced_resources_is_named_once():
     """subnetIds reads every private subnet: a new VPC CIDR replaces all three, the field is one changed input."""
     subnet = "aws:ec2/subnet:Subnet"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mlplatform_core.placement.manifests import ManifestError, read_manifests, read_pods
-from tests.mlplatform.conftest import DATA, EXAMPLES
+from tests.conftest import MANIFEST_DATA as DATA
+from tests.conftest import MANIFEST_EXAMPLES as EXAMPLES
 
 # --- reading manifests ---------------------------------------------------------------------------
 

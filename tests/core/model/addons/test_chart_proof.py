@@ -127,17 +127,6 @@ def test_the_autoscaler_chart_set_back_to_9_50_0_with_a_1_35_image_fails_the_pla
     assert found.path == "ml-platform-eks:kubernetesVersion" and "resource.k8s.io/deviceclasses" in found.message
 
 
-def test_the_plan_exits_2_naming_the_missing_permissions(monkeypatch, capsys):
-    from mlplatform.cli import main
-
-    regression_facts(monkeypatch, "cluster-autoscaler", "9.50.0", "1.35")
-    code = main(["plan", "prod"])
-    assert code == 2
-    err = capsys.readouterr()
-    text = err.out + err.err
-    assert "kubernetesVersion" in text and "resource.k8s.io/resourceslices" in text
-
-
 @pytest.mark.parametrize("stack", SHIPPED)
 def test_the_facts_predict_what_helm_rendered_for_the_shipped_stacks(stack):
     """The full renderings of tests/data/rendered were made by a real helm with the stack's values: the facts

@@ -10,7 +10,7 @@ from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.validation import validate_stack
 from mlplatform_core.placement.templates import node_template
 from tests.conftest import stack_config
-from tests.core.model.test_karpenter_manifests import errors
+from tests.core.model.karpenter.test_karpenter_manifests import errors
 
 P = "ml-platform-eks:"
 BLOCK = {"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2}

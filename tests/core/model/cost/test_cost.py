@@ -14,7 +14,7 @@ from mlplatform_core.model import eks_versions
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.cost import HOURS_PER_MONTH, Capacity, estimate, prices
 from mlplatform_core.model.layout import build_layout
-from tests.conftest import ROOT, shipped_run, stack_config
+from tests.conftest import ROOT, stack_config
 
 DAY = datetime.date(2026, 11, 22)
 SNAPSHOT = ROOT / "mlplatform_core" / "data" / "prices.json"
@@ -121,19 +121,6 @@ def test_a_control_plane_outside_the_commercial_partition_is_unknown():
 
 
 # --- networks, storage and what stays unknown -----------------------------------------------------
-
-
-@pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_nat_gateways_are_counted_as_the_program_creates_them(stack):
-    created = len(shipped_run(stack).of_type("aws:ec2/natGateway:NatGateway"))
-    cost = stack_cost(stack)
-    assert line(cost, "NAT gateways").quantity.min == created == {"dev": 1, "prod": 3}[stack]
-    assert line(cost, "NAT gateways' public IPv4 addresses").quantity.min == created
-    # us-east-1: the Amazon VPC pricing page's dated facts (aws-pricing-pages), per gateway and per address
-    assert line(cost, "NAT gateways").price.usd_per_hour == Decimal("0.045")
-    assert line(cost, "NAT gateways' public IPv4 addresses").price.usd_per_hour == Decimal("0.005")
-    assert "0.045 USD per GB processed" in line(cost, "NAT gateways").note  # billed by use: named, not added
-    assert "NAT gateways" not in cost.idle_floor.unknown
 
 
 def test_a_stack_in_an_existing_vpc_creates_no_nat_gateway():

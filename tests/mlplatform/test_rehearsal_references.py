@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from mlplatform.rehearsal.references import Tokens, creation_order, mock_id
-from tests.conftest import shipped_run
+from tests.runs import shipped_run
 
 
 @pytest.fixture(scope="module")
