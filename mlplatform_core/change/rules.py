@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.eks_versions import kubernetes_minor
+from ..model.resource_types import EKS_CLUSTER, KMS_KEY, VPC
 from .resources import DELETE, NODE_GROUP, NODE_POOL, REPLACE, ROLL
 from .rolls import roll_consequence
 
 FOUNDATION = {
-    "aws:eks/cluster:Cluster": "the EKS cluster",
-    "aws:kms/key:Key": "the KMS key",
-    "aws:ec2/vpc:Vpc": "the VPC",
+    EKS_CLUSTER: "the EKS cluster",
+    KMS_KEY: "the KMS key",
+    VPC: "the VPC",
 }
 
 

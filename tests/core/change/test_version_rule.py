@@ -9,8 +9,8 @@ import pytest
 from mlplatform_core.change.diff import diff_documents, version_step
 from mlplatform_core.change.rules import change_violations
 from mlplatform_core.model.eks_versions import kubernetes_minor
+from mlplatform_core.model.resource_types import NODE_GROUP
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
