@@ -25,6 +25,13 @@ def stack_schema_text() -> str:
     return render(stack_file_schema())
 
 
+def plan_schema_text() -> str:
+    """The schema of the plan document's typed parts (model/plan_document.py)."""
+    from mlplatform_core.model.plan_document import plan_document_schema
+
+    return render(plan_document_schema())
+
+
 def shipped(name: str) -> str:
     """The text of a schema file shipped in the package."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")

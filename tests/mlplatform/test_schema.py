@@ -95,3 +95,27 @@ def test_init_writes_the_schema_and_points_each_stack_file_at_it(tmp_path, capsy
         assert schema_file == (project / "schemas" / STACK_SCHEMA_FILE).resolve()
         assert schema_file.read_text() == stack_schema_text()
         assert errors(validator, yaml.safe_load(path.read_text())) == []
+
+
+def test_schema_plan_describes_the_plan_document_diff_reads(capsys, tmp_path):
+    from mlplatform.plan import build_plan
+    from mlplatform.reports.plan_document import plan_document
+    from mlplatform_core.model.plan_document import PlanDocument
+
+    assert main(["schema", "plan"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    doc = json.loads(json.dumps(plan_document(build_plan("dev-karpenter"))))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(doc)) == []
+    typed = PlanDocument.read(doc)
+    assert typed.kubernetes_version == doc["kubernetesVersion"]
+    assert [g.name for g in typed.node_groups] == [g["name"] for g in doc["nodeGroups"]]
+    assert [p.name for p in typed.node_pools] == [p["name"] for p in doc["nodePools"]] != []
+    assert len(typed.placement.profiles) == len(doc["placement"]["profiles"]) > 0
+    # A part of the wrong type is refused by the schema and, as BEFORE of diff, is bad input naming where.
+    broken = {**doc, "nodeGroups": [{"name": "jobs", "maxSize": "many"}]}
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(broken))
+    before = tmp_path / "before.json"
+    before.write_text(json.dumps(broken))
+    assert main(["diff", "--config-file", str(STACKS / "Pulumi.dev-karpenter.yaml"), "--against", str(before)]) == 2
+    assert "nodeGroups.0.maxSize" in capsys.readouterr().err
