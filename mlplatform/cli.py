@@ -34,6 +34,7 @@ COMMANDS = {
     "check": "check",
     "diff": "diff",
     "manifests": "manifests",
+    "schema": "schema",
 }
 
 

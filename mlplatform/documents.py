@@ -77,6 +77,16 @@ def read_plan_document(path: str) -> dict[str, Any]:
             f"{path} has schemaVersion {json.dumps(version)}, this toolkit reads {SCHEMA_VERSION!r}: make "
             "BEFORE with a toolkit of the same schema version (docs/diff.md, which versions compare)"
         )
+    from pydantic import ValidationError
+
+    from mlplatform_core.model.plan_document import PlanDocument
+
+    try:  # the parts a diff reads must have their types (a hand-edited BEFORE): said here, not as a crash later
+        PlanDocument.read(doc)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise BeforeError(f"{path} is not a plan document this toolkit reads: {where}: {first['msg']}") from None
     return doc
 
 

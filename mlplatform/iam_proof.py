@@ -21,12 +21,12 @@ from mlplatform_core.model.addons.autoscaler import AUTOSCALER_SERVICE_ACCOUNT
 from mlplatform_core.model.addons.charts import NAMESPACES
 from mlplatform_core.model.iam import requirements as needs
 from mlplatform_core.model.regions import partition_of
+from mlplatform_core.model.resource_types import AUTO_MODE_NODE_CLASS as NODE_CLASS
+from mlplatform_core.model.resource_types import IAM_ROLE as ROLE
+from mlplatform_core.model.resource_types import IAM_ROLE_POLICY as INLINE
+from mlplatform_core.model.resource_types import IAM_ROLE_POLICY_ATTACHMENT as ATTACHMENT
+from mlplatform_core.model.resource_types import SQS_QUEUE as QUEUE
 
-ROLE = "aws:iam/role:Role"
-INLINE = "aws:iam/rolePolicy:RolePolicy"
-ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
-NODE_CLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
-QUEUE = "aws:sqs/queue:Queue"
 # Controller -> (its service account, namespace/name; what the message calls its role).
 CONTROLLERS = {
     needs.KARPENTER: (

@@ -9,6 +9,7 @@ from typing import Any
 import pulumi
 
 from mlplatform_core.model.regions import partition_of
+from mlplatform_core.model.resource_types import CLOUDWATCH_LOG_GROUP, IAM_POLICY, IAM_ROLE, LAUNCH_TEMPLATE, NODE_GROUP
 
 from . import remote
 from .pulumi_internals import Registration
@@ -68,16 +69,16 @@ class Mocks(pulumi.runtime.Mocks):
         service = typ.split(":")[1].split("/")[0] if typ.count(":") == 2 else "x"
         kind = typ.rsplit(":", 1)[-1].lower()
         outputs: dict[str, Any] = {"arn": f"arn:{self.partition}:{service}:{self.region}:{ACCOUNT}:{kind}/{physical}"}
-        if typ == "aws:eks/nodeGroup:NodeGroup":
+        if typ == NODE_GROUP:
             outputs["nodeGroupName"] = inputs.get("nodeGroupName", physical)
             outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{physical}"}]}]
-        elif typ == "aws:ec2/launchTemplate:LaunchTemplate":
+        elif typ == LAUNCH_TEMPLATE:
             outputs["latestVersion"] = 1
-        elif typ == "aws:cloudwatch/logGroup:LogGroup":
+        elif typ == CLOUDWATCH_LOG_GROUP:
             # CloudWatch Logs' ARN shape (the provider drops the API's trailing ":*"), named from name_prefix.
             log_name = inputs.get("name") or f"{inputs.get('namePrefix', '')}{physical}"
             outputs.update(name=log_name, arn=f"arn:{self.partition}:logs:{self.region}:{ACCOUNT}:log-group:{log_name}")
-        elif typ in ("aws:iam/role:Role", "aws:iam/policy:Policy"):
+        elif typ in (IAM_ROLE, IAM_POLICY):
             outputs["arn"] = f"arn:{self.partition}:iam::{ACCOUNT}:{kind}/{physical}"
         if "name" not in inputs:
             outputs["name"] = physical

@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mlplatform_core.model.resource_types import EKS_CLUSTER as EKS_CLUSTER_TYPE
+
 from .mocks import ACCOUNT, physical_name
 from .recording import ProgramRun
 from .run import ORGANIZATION
 
-EKS_CLUSTER_TYPE = "aws:eks/cluster:Cluster"
 GET_CLUSTER = "aws:eks/getCluster:getCluster"
 _SUFFIX = re.compile(r"-([0-9a-f]{7})(?![0-9A-Za-z])")  # the 7 hex digits of a stand-in physical name
 

@@ -16,10 +16,9 @@ from rich.markup import escape
 from mlplatform_core.model.addons.core_services import core_services_sources
 from mlplatform_core.model.addons.run_by_aws import on_auto_mode, run_by_aws
 from mlplatform_core.model.automode import cluster as auto_mode
+from mlplatform_core.model.resource_types import EKS_CLUSTER as EKS_CLUSTER_TYPE
 
 from ..plan import Plan
-
-EKS_CLUSTER_TYPE = "aws:eks/cluster:Cluster"
 
 
 def auto_mode_section(plan: Plan) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from mlplatform_core.model.addons import ebs_csi
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.cost.extended_support import upgrade_policy_view
 from mlplatform_core.model.deployment import cluster_stack_reference
+from mlplatform_core.model.resource_types import EKS_CLUSTER as EKS_CLUSTER_TYPE
 
 from ..engine.run import ORGANIZATION
 from ..plan import Plan
@@ -28,7 +29,6 @@ ACCESS_ENTRY_TYPE = "aws:eks/accessEntry:AccessEntry"
 ACCESS_POLICY_TYPE = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
 EKS_ADDON_TYPE = "aws:eks/addon:Addon"
 STORAGE_CLASS_TYPE = "kubernetes:storage.k8s.io/v1:StorageClass"
-EKS_CLUSTER_TYPE = "aws:eks/cluster:Cluster"
 CREATOR = "the identity that creates the cluster"
 
 

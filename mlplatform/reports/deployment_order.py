@@ -24,6 +24,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from mlplatform_core.model.resource_types import EKS_CLUSTER, NODE_GROUP, PULUMI_EKS_CLUSTER
+
 from ..engine import ProgramRun, Recorded
 from .tables import print_table
 
@@ -91,7 +93,7 @@ def _waves(steps: dict[str, Recorded], graph: dict[str, set[str]]) -> list[list[
 
 
 # Steps that take minutes, not seconds: the EKS control plane (pulumi_eks.Cluster builds it) and node groups.
-SLOW_TYPES = frozenset({"eks:index:Cluster", "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup"})
+SLOW_TYPES = frozenset({PULUMI_EKS_CLUSTER, EKS_CLUSTER, NODE_GROUP})
 
 
 def _critical_path(

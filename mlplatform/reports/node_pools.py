@@ -13,10 +13,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.resource_types import NODE_POOL as NODE_POOL_TYPE
 
 from ..engine import ProgramRun
 
-NODE_POOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
 NODE_CLASS_TYPE = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 AUTO_MODE_NODE_CLASS_TYPE = "kubernetes:eks.amazonaws.com/v1:NodeClass"
 

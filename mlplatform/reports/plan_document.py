@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mlplatform_core.model.resource_types import LAUNCH_TEMPLATE as LAUNCH_TEMPLATE_TYPE
+from mlplatform_core.model.resource_types import NODE_GROUP as NODE_GROUP_TYPE
 from mlplatform_core.model.scheduling import ROLE_LABEL, Taint
 
 from ..documents import SCHEMA_VERSION
@@ -18,9 +20,7 @@ from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
 
-NODE_GROUP_TYPE = "aws:eks/nodeGroup:NodeGroup"
 ASG_TAG_TYPE = "aws:autoscaling/tag:Tag"
-LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def _by_parent(run: ProgramRun, *types: str) -> dict[tuple[str | None, str], list[Recorded]]:

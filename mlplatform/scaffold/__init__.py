@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from mlplatform_core.errors import InputError
+from mlplatform_core.schemas import STACK_SCHEMA_FILE, stack_schema_text
 
 from .. import __version__
 from ..project import CLUSTER_MAIN, KUBERNETES_DIRECTORY, PROJECT_FILES, layer_main
@@ -32,6 +33,10 @@ ENVIRONMENTS = ("dev", "prod")
 # The policy config each new stack starts with (what `pulumi preview --policy-pack-config` reads): dev may
 # switch to a public endpoint for the laptop path, so its endpoint rule only advises.
 POLICY_CONFIG = {"dev": {"eks-endpoint-private": "advisory"}}
+# Where init writes the stack file schema, and the line that points a stack file at it: yaml-language-server
+# (VS Code's YAML extension, Neovim, Helix...) reads a `$schema=` path relative to the file it is in.
+STACK_SCHEMA = f"schemas/{STACK_SCHEMA_FILE}"
+SCHEMA_HINT = f"# yaml-language-server: $schema=../{STACK_SCHEMA}\n"
 
 
 def project_name(folder: Path) -> str:
@@ -127,8 +132,10 @@ class Scaffold:
             "policies/requirements.txt": self.requirements(1, _file("policies/requirements.txt")),
             ".github/workflows/infra.yml": self.workflow(),
         }
+        # The stack files' schema, for editors: each stack file names it on its first line (SCHEMA_HINT).
+        out[STACK_SCHEMA] = stack_schema_text()
         for env in ENVIRONMENTS:
-            out[f"stacks/Pulumi.{env}.yaml"] = stack_file(env, self.name, self.region, self.version)
+            out[f"stacks/Pulumi.{env}.yaml"] = SCHEMA_HINT + stack_file(env, self.name, self.region, self.version)
             if env in POLICY_CONFIG:
                 out[f"policies/config/{env}.json"] = json.dumps(POLICY_CONFIG[env], indent=2) + "\n"
         return out

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..model.eks_versions import kubernetes_minor
+from ..model.plan_document import PlanDocument
 from .node_groups import DISRUPTING, node_group_changes, node_pool_changes, proof_names
 from .resources import CREATE, DELETE, EKS_CLUSTER, REPLACE, ROLL, SAME, UPDATE, ResourceChange, diff_resources
 
@@ -18,18 +19,18 @@ AUTO_MODE_UPGRADE = (
 )
 
 
-def _auto_mode(doc: Mapping[str, Any]) -> bool:
-    cluster = next((r for r in doc.get("resources", []) if r.get("type") == EKS_CLUSTER), None)
-    return bool(cluster and ((cluster.get("inputs") or {}).get("computeConfig") or {}).get("enabled"))
+def _auto_mode(doc: PlanDocument) -> bool:
+    cluster = next((r for r in doc.resources if r.type == EKS_CLUSTER), None)
+    return bool(cluster and (cluster.inputs.get("computeConfig") or {}).get("enabled"))
 
 
 # The table's groups, most consequential first.
 ACTION_ORDER = (REPLACE, DELETE, ROLL, UPDATE, CREATE)
 
 
-def version_step(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+def version_step(before: PlanDocument, after: PlanDocument) -> dict[str, Any]:
     """The control plane's Kubernetes minor before and after, and how many minors it moves."""
-    old, new = before.get("kubernetesVersion"), after.get("kubernetesVersion")
+    old, new = before.kubernetes_version, after.kubernetes_version
     step = None
     old_minor, new_minor = kubernetes_minor(old), kubernetes_minor(new)
     if old_minor is not None and new_minor is not None and old_minor[0] == new_minor[0]:
@@ -37,10 +38,14 @@ def version_step(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[st
     return {"from": old, "to": new, "minors": step}
 
 
-def diff_documents(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+def diff_documents(
+    before_doc: Mapping[str, Any] | PlanDocument, after_doc: Mapping[str, Any] | PlanDocument
+) -> dict[str, Any]:
     """{"resources", "nodeGroups", "nodePools", "kubernetesVersion", "counts"}: every changed resource with its
-    action (unchanged ones left out), every node group (`same` when it does not change)."""
-    changes: list[ResourceChange] = diff_resources(before.get("resources", []), after.get("resources", []))
+    action (unchanged ones left out), every node group (`same` when it does not change). The documents are
+    read into the typed plan document here, at the boundary."""
+    before, after = PlanDocument.read(before_doc), PlanDocument.read(after_doc)
+    changes: list[ResourceChange] = diff_resources(before.resource_records(), after.resource_records())
     changed = [c for c in changes if c.action != SAME]
     changed.sort(key=lambda c: ACTION_ORDER.index(c.action))
     counts = {a: sum(c.action == a for c in changed) for a in ACTION_ORDER}
@@ -50,7 +55,7 @@ def diff_documents(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[
         "resources": [c.to_dict() for c in changed],
         "nodeGroups": node_group_changes(before, after, changes),
     }
-    if before.get("nodePools") or after.get("nodePools"):
+    if before.node_pools or after.node_pools:
         groups = [g["name"] for g in out["nodeGroups"] if g["action"] in DISRUPTING]
         rolled = {p for g in groups for p in proof_names(before, g, False) | proof_names(after, g, False)}
         out["nodePools"] = node_pool_changes(before, after, changes, rolled)

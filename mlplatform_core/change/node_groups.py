@@ -11,9 +11,10 @@ so as never to be evicted; their eviction is named.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from ..model.plan_document import NodeGroupEntry, NodePoolEntry, NodeTemplate, PlacementProfile, PlanDocument
 from .resources import (
     CREATE,
     DELETE,
@@ -32,16 +33,16 @@ DISRUPTING = (REPLACE, ROLL, DELETE)
 PREVENT = "prevent"
 
 
-def _groups(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {g["name"]: g for g in doc.get("nodeGroups", [])}
+def _groups(doc: PlanDocument) -> dict[str, NodeGroupEntry]:
+    return {g.name: g for g in doc.node_groups}
 
 
-def _pools(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {p["name"]: p for p in doc.get("nodePools", [])}
+def _pools(doc: PlanDocument) -> dict[str, NodePoolEntry]:
+    return {p.name: p for p in doc.node_pools}
 
 
-def _reaches(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {p["name"]: p for p in doc.get("placement", {}).get("profiles", [])}
+def _reaches(doc: PlanDocument) -> dict[str, PlacementProfile]:
+    return {p.name: p for p in doc.placement.profiles}
 
 
 def _change_of(changes: Sequence[ResourceChange], type_: str, name: str) -> ResourceChange | None:
@@ -62,27 +63,27 @@ def _pool_change(changes: Sequence[ResourceChange], name: str) -> ResourceChange
     return node_class or pool
 
 
-def proof_names(doc: Mapping[str, Any], name: str, pool: bool) -> set[str]:
+def proof_names(doc: PlanDocument, name: str, pool: bool) -> set[str]:
     """The placement proof's names (its node templates) of a node group, or of a NodePool by its object name. They
     differ while a stack migrates (`jobs (kept node group)`) or names its Auto Mode pools with a suffix; a
     document without the templates' provenance names them as the group."""
-    templates = doc.get("placement", {}).get("nodeTemplates", [])
-    if not templates or "provisioner" not in templates[0]:
+    templates = doc.placement.node_templates
+    if not templates or templates[0].provisioner is None:
         return {name}
     if pool:
-        return {t["name"] for t in templates if t["provisioner"] != "nodeGroups" and _pool_label(t) == name}
-    return {t["name"] for t in templates if t["provisioner"] == "nodeGroups" and t.get("source") == name}
+        return {t.name for t in templates if t.provisioner != "nodeGroups" and _pool_label(t) == name}
+    return {t.name for t in templates if t.provisioner == "nodeGroups" and t.source == name}
 
 
-def _pool_label(template: Mapping[str, Any]) -> str | None:
-    return (template.get("labels") or {}).get("karpenter.sh/nodepool")
+def _pool_label(template: NodeTemplate) -> str | None:
+    return template.labels.get("karpenter.sh/nodepool")
 
 
 def displaced(
     group: str,
     action: str,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    before: PlanDocument,
+    after: PlanDocument,
     disrupted: set[str],
     pool: bool = False,
 ) -> list[dict[str, Any]]:
@@ -94,13 +95,13 @@ def displaced(
     own = proof_names(before, group, pool) | proof_names(after, group, pool)
     out = []
     for name, profile in _reaches(before).items():
-        if not own & set(profile.get("reaches", [])) or profile.get("perNode"):
+        if not own & set(profile.reaches) or profile.per_node:
             continue
-        later = after_profiles.get(name, {}).get("reaches", [])
+        later = after_profiles[name].reaches if name in after_profiles else []
         elsewhere = [g for g in later if g not in own and g not in disrupted]
         entry: dict[str, Any] = {
             "workload": name,
-            "description": profile.get("description", ""),
+            "description": profile.description,
             "elsewhere": elsewhere,
             # A roll drains one batch at a time onto the group's other nodes; a replacement or deletion leaves
             # the workload Pending unless another group admits it (or the change removes the workload itself).
@@ -108,7 +109,7 @@ def displaced(
         }
         if name not in after_profiles:
             entry["removed"] = "the change removes this workload too (e.g. an add-on AWS now runs)"
-        if profile.get("preemptionMode") == PREVENT:
+        if profile.preemption_mode == PREVENT:
             entry["evicted"] = "MLRun prevent mode: these jobs were placed on on-demand nodes so as never to be evicted"
         out.append(entry)
     return out
@@ -117,10 +118,10 @@ def displaced(
 def _entry(
     name: str,
     change: ResourceChange | None,
-    old: Mapping[str, Any] | None,
-    new: Mapping[str, Any] | None,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    old: NodeGroupEntry | NodePoolEntry | None,
+    new: NodeGroupEntry | NodePoolEntry | None,
+    before: PlanDocument,
+    after: PlanDocument,
     disrupted: set[str],
 ) -> dict[str, Any]:
     if old is None:
@@ -129,8 +130,7 @@ def _entry(
         action = DELETE
     else:
         action = change.action if change is not None else SAME
-    sized = old or {}
-    nodes = sized.get("maxSize") if action in DISRUPTING else 0
+    nodes = old.max_size if isinstance(old, NodeGroupEntry) and action in DISRUPTING else 0
     out: dict[str, Any] = {
         "name": name,
         "action": action,
@@ -143,12 +143,12 @@ def _entry(
     return out
 
 
-def _both(before: Mapping[str, Any], after: Mapping[str, Any], name: str, pool: bool) -> set[str]:
+def _both(before: PlanDocument, after: PlanDocument, name: str, pool: bool) -> set[str]:
     return proof_names(before, name, pool) | proof_names(after, name, pool)
 
 
 def node_group_changes(
-    before: Mapping[str, Any], after: Mapping[str, Any], changes: Sequence[ResourceChange]
+    before: PlanDocument, after: PlanDocument, changes: Sequence[ResourceChange]
 ) -> list[dict[str, Any]]:
     """One entry per node group of either document (AFTER's order, removed groups last)."""
     old, new = _groups(before), _groups(after)
@@ -168,11 +168,10 @@ def node_group_changes(
         )
         if entry["action"] == ROLL:
             group = new.get(name)
-            entry["batch"] = ((group or {}).get("maxUnavailable")) or 1
-            entry["surge"] = surge(group, entry["batch"])
-            entry["note"] = roll_consequence(
-                entry["nodesAtMost"] or 0, entry["batch"], entry["surge"], bool((group or {}).get("forceUpdateVersion"))
-            )
+            entry["batch"] = (group.max_unavailable if group else None) or 1
+            entry["surge"] = surge(group.availability_zones if group else None, entry["batch"])
+            force = bool(group and group.force_update_version)
+            entry["note"] = roll_consequence(entry["nodesAtMost"] or 0, entry["batch"], entry["surge"], force)
         out.append(entry)
     return out
 
@@ -201,35 +200,41 @@ AUTO_MODE_VERSION_ROLL = (
 )
 
 
-def _drift_budget(pool: Mapping[str, Any]) -> str:
-    budgets = (pool.get("disruption") or {}).get("budgets") or []
-    drifted = next((b for b in budgets if "Drifted" in (b.get("reasons") or [])), None)
-    return str((drifted or next((b for b in budgets if not b.get("reasons")), {})).get("nodes") or "10%")
+def _drift_budget(pool: NodePoolEntry | None) -> str:
+    budgets = pool.disruption.budgets if pool is not None and pool.disruption is not None else []
+    drifted = next((b for b in budgets if "Drifted" in (b.reasons or [])), None)
+    chosen = drifted or next((b for b in budgets if not b.reasons), None)
+    return str((chosen.nodes if chosen is not None else None) or "10%")
 
 
-def pool_provisioner(pool: Mapping[str, Any]) -> str:
+def _aliases(pool: NodePoolEntry | None) -> list[str]:
+    terms = pool.node_class.ami_selector_terms if pool is not None and pool.node_class is not None else []
+    return [t.alias for t in terms if t.alias]
+
+
+def pool_provisioner(pool: NodePoolEntry | None) -> str:
     """Who runs a NodePool: `autoMode` for a pool of Auto Mode's NodeClass (eks.amazonaws.com), else `karpenter`
     (an EC2NodeClass); a stack moving from one to the other has both while keepKarpenter holds."""
-    return "autoMode" if (pool.get("nodeClass") or {}).get("kind") == "NodeClass" else "karpenter"
+    kind = pool.node_class.kind if pool is not None and pool.node_class is not None else None
+    return "autoMode" if kind == "NodeClass" else "karpenter"
 
 
-def version_roll(pool: Mapping[str, Any], before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+def version_roll(pool: NodePoolEntry, before: PlanDocument, after: PlanDocument) -> str | None:
     """Why a control-plane version change replaces the pool's nodes (None when it does not or is unchanged)."""
-    old, new = before.get("kubernetesVersion"), after.get("kubernetesVersion")
+    old, new = before.kubernetes_version, after.kubernetes_version
     if not old or not new or old == new:
         return None
-    node_class = pool.get("nodeClass") or {}
     if pool_provisioner(pool) == "autoMode":  # Auto Mode's NodeClass: the image is AWS's, per Kubernetes version
         return AUTO_MODE_VERSION_ROLL.format(batch=_drift_budget(pool))
-    aliases = [t["alias"] for t in node_class.get("amiSelectorTerms") or [] if t.get("alias")]
+    aliases = _aliases(pool)
     if not aliases:  # AMIs chosen by id, name or tags do not follow the cluster's version
         return None
     return KARPENTER_VERSION_ROLL.format(alias=", ".join(aliases), batch=_drift_budget(pool))
 
 
 def node_pool_changes(
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    before: PlanDocument,
+    after: PlanDocument,
     changes: Sequence[ResourceChange],
     also_disrupted: Collection[str] = (),
 ) -> list[dict[str, Any]]:
@@ -240,23 +245,23 @@ def node_pool_changes(
     names = list(new) + [n for n in old if n not in new]
     entries = [_entry(n, _pool_change(changes, n), old.get(n), new.get(n), before, after, set()) for n in names]
     for e in entries:
-        e["provisioner"] = pool_provisioner(new.get(e["name"]) or old.get(e["name"]) or {})
+        e["provisioner"] = pool_provisioner(new.get(e["name"]) or old.get(e["name"]))
         pool = new.get(e["name"])
         why = version_roll(pool, before, after) if pool is not None and e["action"] in (SAME, UPDATE, ROLL) else None
         if e["action"] == ROLL and why is None:  # the pool's template or its node class changed: drift
-            why = DRIFT_ROLL.format(batch=_drift_budget(pool or {}))
+            why = DRIFT_ROLL.format(batch=_drift_budget(pool))
             if any(f.startswith("spec.amiSelectorTerms") for f in e["fields"]):
-                terms = ((pool or {}).get("nodeClass") or {}).get("amiSelectorTerms") or []
-                aliases = ", ".join(t["alias"] for t in terms if t.get("alias")) or "its AMI selector"
+                aliases = ", ".join(_aliases(pool)) or "its AMI selector"
                 why = f"its EC2NodeClass now selects {aliases}: {why}"
         if why is not None:
             if e["action"] != ROLL:
                 e["fields"] = [*e["fields"], "kubernetesVersion"]
-            e["action"], e["note"], e["batch"] = ROLL, why, _drift_budget(pool or {})
+            e["action"], e["note"], e["batch"] = ROLL, why, _drift_budget(pool)
     disrupted = {p for e in entries if e["action"] in DISRUPTING for p in _both(before, after, e["name"], True)}
     disrupted |= set(also_disrupted)
     for e in entries:
-        limit = (old.get(e["name"]) or {}).get("limits", {}).get("nodes")
+        was = old.get(e["name"])
+        limit = was.limits.get("nodes") if was is not None else None
         e["nodesAtMost"] = (int(limit) if str(limit).isdigit() else None) if e["action"] in DISRUPTING else 0
         e["displaced"] = displaced(e["name"], e["action"], before, after, disrupted, pool=True)
     return entries

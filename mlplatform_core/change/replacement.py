@@ -15,16 +15,26 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..model.resource_types import (
+    EKS_CLUSTER,
+    EVENT_RULE,
+    IAM_ROLE,
+    LAUNCH_TEMPLATE,
+    NODE_GROUP,
+    SECURITY_GROUP,
+    SQS_QUEUE,
+)
+
 # The property that names a resource when the program sets it (a fixed name): a replacement must then delete
 # the old one first, or AWS / the API server answers "already exists".
 NAME_PROPERTIES = {
-    "aws:eks/cluster:Cluster": "name",
-    "aws:eks/nodeGroup:NodeGroup": "nodeGroupName",
-    "aws:iam/role:Role": "name",
-    "aws:ec2/launchTemplate:LaunchTemplate": "name",
-    "aws:ec2/securityGroup:SecurityGroup": "name",
-    "aws:sqs/queue:Queue": "name",
-    "aws:cloudwatch/eventRule:EventRule": "name",
+    EKS_CLUSTER: "name",
+    NODE_GROUP: "nodeGroupName",
+    IAM_ROLE: "name",
+    LAUNCH_TEMPLATE: "name",
+    SECURITY_GROUP: "name",
+    SQS_QUEUE: "name",
+    EVENT_RULE: "name",
 }
 KUBERNETES_PREFIX = "kubernetes:"
 # pulumi-kubernetes replaces any kind not in its list (custom resources too) on its identity only.

@@ -17,16 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.resource_types import EC2_NODE_CLASS as NODE_CLASS
+from ..model.resource_types import EKS_CLUSTER, LAUNCH_TEMPLATE, NODE_GROUP, NODE_POOL
+from ..model.resource_types import K8S_PRIORITY_CLASS as PRIORITY_CLASS
 from .replacement import facts, name_property, overlaps, unset_is_same
 
 CREATE, UPDATE, ROLL, REPLACE, DELETE, SAME = "create", "update", "roll", "replace", "delete", "same"
 CREATE_BEFORE_DELETE, DELETE_BEFORE_REPLACE = "create-before-delete", "delete-before-replace"
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-EKS_CLUSTER = "aws:eks/cluster:Cluster"
-NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
-PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 # Node group inputs EKS applies with UpdateNodegroupVersion: nodes replaced batch by batch.
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 # Karpenter: a change to a NodePool's template or to an EC2NodeClass drifts the nodes made from it.

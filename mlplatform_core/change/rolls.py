@@ -16,16 +16,12 @@ So the new nodes come before the old ones go: the group never runs below its siz
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 DRAIN_TIMEOUT_MINUTES = 15  # per node, before PodEvictionFailure (or a forced deletion)
 
 
-def surge(group: Mapping[str, Any] | None, batch: int) -> int | None:
+def surge(zones: int | None, batch: int) -> int | None:
     """How many nodes at most EKS adds above the group's size before draining: max(2 x AZs, maxUnavailable).
     None when the plan document does not say in how many AZs the group is (a BEFORE from an older toolkit)."""
-    zones = (group or {}).get("availabilityZones")
     return max(2 * zones, batch) if zones else None
 
 

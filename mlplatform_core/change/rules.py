@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.eks_versions import kubernetes_minor
+from ..model.plan_document import NodeGroupEntry, PlanDocument
+from ..model.resource_types import EKS_CLUSTER, KMS_KEY, VPC
 from .resources import DELETE, NODE_GROUP, NODE_POOL, REPLACE, ROLL
 from .rolls import roll_consequence
 
 FOUNDATION = {
-    "aws:eks/cluster:Cluster": "the EKS cluster",
-    "aws:kms/key:Key": "the KMS key",
-    "aws:ec2/vpc:Vpc": "the VPC",
+    EKS_CLUSTER: "the EKS cluster",
+    KMS_KEY: "the KMS key",
+    VPC: "the VPC",
 }
 
 
@@ -80,7 +82,7 @@ class ChangeViolation:
     resource_name: str | None = None
 
 
-def _version_violations(diff: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+def _version_violations(diff: Mapping[str, Any], after: PlanDocument) -> list[tuple[str, str | None]]:
     step = diff["kubernetesVersion"]
     out: list[tuple[str, str | None]] = []
     if step["minors"] is not None and step["minors"] > 1:
@@ -95,36 +97,32 @@ def _version_violations(diff: Mapping[str, Any], after: Mapping[str, Any]) -> li
         out.append(
             (f"kubernetesVersion {step['from']} -> {step['to']} goes back; EKS cannot downgrade a control plane", None)
         )
-    control = after.get("kubernetesVersion")
+    control = after.kubernetes_version
     control_minor = kubernetes_minor(control)
-    for r in after.get("resources", []):
-        if r.get("type") != NODE_GROUP or control_minor is None:
+    for r in after.resources:
+        if r.type != NODE_GROUP or control_minor is None:
             continue  # other resources' `version` is a chart's, a provider's or an add-on's (v0.5.30, 9.59.0)
-        version = (r.get("inputs") or {}).get("version")
+        version = r.inputs.get("version")
         minor = kubernetes_minor(version)
         if minor is not None and minor > control_minor:
-            out.append(
-                (
-                    f"node group {r['name']} runs Kubernetes {version}, ahead of the control plane's {control}",
-                    r["name"],
-                )
-            )
+            ahead = f"node group {r.name} runs Kubernetes {version}, ahead of the control plane's {control}"
+            out.append((ahead, r.name))
     return out
 
 
-def _only_one(group: Mapping[str, Any], after: Mapping[str, Any], disrupted: Collection[str]) -> bool:
-    role = group.get("role")
-    peers = [g["name"] for g in after.get("nodeGroups", []) if g.get("role") == role and g["name"] != group["name"]]
+def _only_one(group: NodeGroupEntry, after: PlanDocument, disrupted: Collection[str]) -> bool:
+    peers = [g.name for g in after.node_groups if g.role == group.role and g.name != group.name]
     return not [p for p in peers if p not in disrupted]
 
 
 def change_violations(
     diff: Mapping[str, Any],
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    before_doc: Mapping[str, Any] | PlanDocument,
+    after_doc: Mapping[str, Any] | PlanDocument,
     allowed_groups: Collection[str] = (),
 ) -> list[ChangeViolation]:
-    env = "prod" if after.get("environment") == "prod" else "dev"
+    before, after = PlanDocument.read(before_doc), PlanDocument.read(after_doc)
+    env = "prod" if after.environment == "prod" else "dev"
     out: list[ChangeViolation] = []
 
     def add(rule: str, message: str, type_: str | None = None, name: str | None = None) -> None:
@@ -142,7 +140,7 @@ def change_violations(
             )
         elif r["action"] == DELETE and r["type"] in FOUNDATION:  # e.g. a renamed resource: worse than a replace
             add("change-foundation-replaced", f"deletes {FOUNDATION[r['type']]} {r['name']}", r["type"], r["name"])
-    groups = {g["name"]: g for g in before.get("nodeGroups", [])}
+    groups = {g.name: g for g in before.node_groups}
     disrupted = {g["name"] for g in diff["nodeGroups"] if g["action"] in (REPLACE, DELETE, ROLL)}
     for g in diff["nodeGroups"]:
         waiting = [d["workload"] for d in g["displaced"] if d["waits"]]

@@ -14,8 +14,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from mlplatform_core.model.resource_types import AUTO_MODE_NODE_CLASS, EC2_NODE_CLASS, SUBNET
+
 from .props import MISSING, UNKNOWN, entries, fmt, get, items, known
-from .resource_types import AUTO_MODE_NODE_CLASS, EC2_NODE_CLASS, SUBNET
 
 # The subnets EKS's own convention marks public: load balancers facing the internet go there
 # (components/network.py tags the created VPC's public subnets so).

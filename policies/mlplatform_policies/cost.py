@@ -20,10 +20,10 @@ from typing import Any
 
 from mlplatform_core.model import eks_versions
 from mlplatform_core.model.cost import prices
+from mlplatform_core.model.resource_types import EKS_CLUSTER, KMS_KEY, LAUNCH_TEMPLATE, SUBNET
 
 from .layout import Group, groups_in
 from .props import environment, fmt, get, is_accelerated, items, number
-from .resource_types import EKS_CLUSTER, KMS_KEY, LAUNCH_TEMPLATE, SUBNET
 
 HOURS_PER_MONTH = prices.HOURS_PER_MONTH
 AWS_PROVIDER = "pulumi:providers:aws"  # a real preview analyzes the default provider; its inputs carry the region

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
+from mlplatform_core.model.resource_types import NODE_GROUP, NODE_POOL
+
 from .karpenter_pools import pool_of
 from .layout import group_of
-from .resource_types import NODE_GROUP, NODE_POOL
 
 GROUPS = "groups"  # `resources: groups` in rules.yaml: every provisioner's group resource types
 

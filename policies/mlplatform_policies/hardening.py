@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from mlplatform_core.model.resource_types import KMS_KEY, VPC
+
 from .iam_documents import action_matches, as_list, policy_document, statements
 from .props import get, items, known, number
-from .resource_types import KMS_KEY, VPC
 
 FLOW_LOG = "aws:ec2/flowLog:FlowLog"
 LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from mlplatform_core.model.resource_types import IAM_POLICY, IAM_ROLE, IAM_ROLE_POLICY
+
 from .iam_documents import action_matches, as_list, policy_document, statements
 from .props import MISSING, environment, fmt, get, items, known, number, prod_rules, truthy
-from .resource_types import IAM_POLICY, IAM_ROLE, IAM_ROLE_POLICY
 
 # --- EC2NodeClass ---------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlplatform_core.model.karpenter import capacity, spec
+from mlplatform_core.model.resource_types import EKS_CLUSTER, NODE_GROUP, NODE_POOL
 from mlplatform_core.model.scheduling import (
     GPU_PRESENT_LABEL,
     GPU_RESOURCE,
@@ -45,7 +46,6 @@ from .props import (
     known,
     quantity,
 )
-from .resource_types import EKS_CLUSTER, NODE_GROUP, NODE_POOL
 
 # The labels Karpenter's requirements use, as the core writes them.
 CAPACITY_TYPE = spec.CAPACITY_TYPE_LABEL

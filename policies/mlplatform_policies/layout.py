@@ -16,6 +16,7 @@ from mlplatform_core.model.karpenter.spec import DISCOVERY_TAG
 from mlplatform_core.model.layout.autoscaler_tags import AUTOSCALER_PREFIX
 from mlplatform_core.model.layout.sharing import MIG_CONFIG_LABEL
 from mlplatform_core.model.layout.spec import MIG_RESOURCE_PREFIX as MIG_PREFIX
+from mlplatform_core.model.resource_types import ASG_TAG, EC2_TAG, EKS_CLUSTER, NODE_GROUP, SUBNET
 from mlplatform_core.model.scheduling import (
     ACCELERATOR_LABEL,
     GPU_PRESENT_LABEL,
@@ -42,7 +43,6 @@ from .props import (
     prod_rules,
     taints_of,
 )
-from .resource_types import ASG_TAG, EC2_TAG, EKS_CLUSTER, NODE_GROUP, SUBNET
 
 
 @dataclass

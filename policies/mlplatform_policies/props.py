@@ -21,6 +21,7 @@ from typing import Any
 
 from mlplatform_core.model.instances import catalog
 from mlplatform_core.model.quantity import QuantityError, parse_quantity
+from mlplatform_core.model.resource_types import EKS_CLUSTER, NODE_GROUP
 from mlplatform_core.model.scheduling import (
     CRITICAL_ADDONS_TAINT,
     ENVIRONMENT_LABEL,
@@ -29,7 +30,6 @@ from mlplatform_core.model.scheduling import (
 )
 
 from .pulumi_policy_internals import UnknownValueError
-from .resource_types import EKS_CLUSTER, NODE_GROUP
 
 
 class _Sentinel:

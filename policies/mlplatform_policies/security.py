@@ -16,10 +16,7 @@ from typing import Any
 
 from mlplatform_core.model.cluster import CONTROL_PLANE_LOG_TYPES
 from mlplatform_core.model.layout.autoscaler_tags import AUTOSCALER_PREFIX
-
-from .iam_documents import action_matches, as_list, policy_document, statements
-from .props import MISSING, UNKNOWN, environment, fmt, get, items, known, number, prod_rules, require, truthy
-from .resource_types import (
+from mlplatform_core.model.resource_types import (
     EKS_CLUSTER,
     IAM_POLICY,
     IAM_POLICY_ATTACHMENT,
@@ -29,6 +26,9 @@ from .resource_types import (
     LAUNCH_TEMPLATE,
     NODE_GROUP,
 )
+
+from .iam_documents import action_matches, as_list, policy_document, statements
+from .props import MISSING, UNKNOWN, environment, fmt, get, items, known, number, prod_rules, require, truthy
 
 ADMIN_POLICY_NAMES = ("AdministratorAccess", "PowerUserAccess", "IAMFullAccess")
 SCALING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")

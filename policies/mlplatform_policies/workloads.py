@@ -14,10 +14,11 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from mlplatform_core.model.resource_types import K8S_CONFIG_MAP, K8S_LIMIT_RANGE, K8S_NAMESPACE, K8S_PRIORITY_CLASS
+
 from .karpenter_pools import pools_in
 from .layout import groups_in
 from .props import entries, fmt, get, items, known, number, quantity, tolerates
-from .resource_types import K8S_CONFIG_MAP, K8S_LIMIT_RANGE, K8S_NAMESPACE, K8S_PRIORITY_CLASS
 
 TIERS = ("low", "medium", "high")
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")

@@ -11,10 +11,10 @@ import yaml
 
 from mlplatform.cli import main
 from mlplatform_core.model.eks_versions import today, version_error
+from mlplatform_core.model.resource_types import NODE_GROUP
 from tests.conftest import ROOT
 
 P = "ml-platform-eks:"
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 STACKS = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
 # broken.yaml is the example of refused configuration (exit 2 by design: tests/mlplatform/test_invalid_configs.py).
 EXAMPLES = sorted(p for p in (ROOT / "examples" / "stacks").glob("Pulumi.*.yaml") if p.name != "Pulumi.broken.yaml")

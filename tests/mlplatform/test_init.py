@@ -31,6 +31,7 @@ FILES = {
     ".github/workflows/infra.yml",
     "stacks/Pulumi.dev.yaml",
     "stacks/Pulumi.prod.yaml",
+    "schemas/stack.schema.json",
 }
 
 

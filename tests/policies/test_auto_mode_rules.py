@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mlplatform_policies import resource_types
+from mlplatform_core.model import resource_types
 from tests.policies.variants import (
     DEV_POLICY_CONFIG,
     EKS,

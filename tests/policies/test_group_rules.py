@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from mlplatform.cli import main
+from mlplatform_core.model.resource_types import NODE_GROUP, NODE_POOL
 from mlplatform_policies import RULES
 from mlplatform_policies.groups import GROUP_VIEWS
-from mlplatform_policies.resource_types import NODE_GROUP, NODE_POOL
 from tests.conftest import ROOT
 
 ENV = "mlplatform.io/environment"

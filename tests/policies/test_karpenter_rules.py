@@ -14,9 +14,10 @@ import pytest
 
 from mlplatform.check import run_checks
 from mlplatform.plan import Plan
+from mlplatform_core.model import resource_types
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
-from mlplatform_policies import BY_NAME, karpenter_pools, resource_types
+from mlplatform_policies import BY_NAME, karpenter_pools
 from tests.conftest import stack_config
 from tests.policies.variants import DEV_POLICY_CONFIG, NG, add, drop, edit, evaluate, mandatory, set_at, shipped
 from tests.runs import shipped_run

@@ -183,7 +183,7 @@ def test_the_committed_rule_reference_is_the_generated_one():
 
 def test_declared_resource_types_are_the_ones_the_checks_read():
     # rules.yaml spells type tokens out; resource_types.py derives Karpenter's from the core's API versions.
-    from mlplatform_policies import resource_types
+    from mlplatform_core.model import resource_types
 
     known = {v for k, v in vars(resource_types).items() if k.isupper() and isinstance(v, str)}
     assert {t for r in RULES for t in r.resource_types} <= known

@@ -17,10 +17,10 @@ from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.resource_types import NODE_GROUP
 from tests.conftest import stack_config
 from tests.runs import shipped_run
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 EKS = "eks:index:Cluster"
 EKS_CLUSTER_CHILD = "$aws:eks/cluster:Cluster::cluster-eksCluster"

@@ -7,16 +7,17 @@ from mlplatform_core.change.node_groups import node_group_changes
 from mlplatform_core.change.resources import NODE_GROUP, ROLL, ResourceChange
 from mlplatform_core.change.rolls import surge
 from mlplatform_core.change.rules import change_violations
+from mlplatform_core.model.plan_document import PlanDocument
 
 
-def doc(max_unavailable: int | None, zones: int | None = 3, force: bool = False) -> dict:
+def doc(max_unavailable: int | None, zones: int | None = 3, force: bool = False) -> PlanDocument:
     group = {"name": "workload", "role": "workload", "maxSize": 10, "maxUnavailable": max_unavailable}
     if zones is not None:  # a document from a toolkit that records the group's AZs
         group |= {"availabilityZones": zones, "forceUpdateVersion": force}
-    return {"environment": "prod", "nodeGroups": [group], "placement": {"profiles": []}}
+    return PlanDocument.read({"environment": "prod", "nodeGroups": [group], "placement": {"profiles": []}})
 
 
-def rolled(before: dict, after: dict) -> dict:
+def rolled(before: PlanDocument, after: PlanDocument) -> dict:
     change = ResourceChange("urn:ng", NODE_GROUP, "workload", ROLL, ["version"])
     step = {"from": "1.35", "to": "1.35", "minors": 0}
     return {"resources": [], "kubernetesVersion": step, "nodeGroups": node_group_changes(before, after, [change])}
@@ -24,8 +25,8 @@ def rolled(before: dict, after: dict) -> dict:
 
 def test_the_scale_up_adds_the_larger_of_twice_the_azs_and_max_unavailable():
     # The guide's example: five AZs and maxUnavailable 1 launch up to 10 nodes; maxUnavailable 20 launches 20.
-    assert surge({"availabilityZones": 5}, 1) == 10 and surge({"availabilityZones": 5}, 20) == 20
-    assert surge({}, 1) is None  # unknown, not guessed
+    assert surge(5, 1) == 10 and surge(5, 20) == 20
+    assert surge(None, 1) is None  # unknown, not guessed
 
 
 def test_a_roll_never_runs_the_group_below_its_size_and_says_how_it_drains():

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from mlplatform_core.change.node_groups import node_pool_changes
 from mlplatform_core.change.resources import ROLL, ResourceChange
+from mlplatform_core.model.plan_document import PlanDocument
+from mlplatform_core.model.resource_types import NODE_POOL as POOL
 
-POOL = "kubernetes:karpenter.sh/v1:NodePool"
 
-
-def doc(limits: dict) -> dict:
+def doc(limits: dict) -> PlanDocument:
     profile = {"name": "mlrun-job-prevent", "reaches": ["jobs"], "preemptionMode": "prevent"}
-    return {"nodePools": [{"name": "jobs", "limits": limits}], "placement": {"profiles": [profile]}}
+    return PlanDocument.read({"nodePools": [{"name": "jobs", "limits": limits}], "placement": {"profiles": [profile]}})
 
 
 def test_a_rolled_pool_drains_at_most_its_node_limit():

@@ -9,8 +9,9 @@ import pytest
 from mlplatform_core.change.diff import diff_documents, version_step
 from mlplatform_core.change.rules import change_violations
 from mlplatform_core.model.eks_versions import kubernetes_minor
+from mlplatform_core.model.plan_document import PlanDocument
+from mlplatform_core.model.resource_types import NODE_GROUP
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
@@ -65,7 +66,10 @@ def test_a_node_group_ahead_of_the_control_plane_is_still_refused():
 
 
 def test_foreign_versions_compare_as_unknown():
-    assert version_step({"kubernetesVersion": "v1.35"}, {"kubernetesVersion": "1.36"})["minors"] is None
-    assert version_step({"kubernetesVersion": "1.34"}, {"kubernetesVersion": "1.36"})["minors"] == 2
+    def step(old: str, new: str) -> int | None:
+        return version_step(PlanDocument(kubernetes_version=old), PlanDocument(kubernetes_version=new))["minors"]
+
+    assert step("v1.35", "1.36") is None
+    assert step("1.34", "1.36") == 2
     odd = _doc("latest", _res(NODE_GROUP, "train", "v1.36"))
     assert _version_rule(odd, odd) == []

@@ -1,7 +1,13 @@
-"""The type tokens of the resources the rules read (`<package>:<module>:<Type>`, as the engine sends them)."""
+"""The type tokens of the resources the toolkit reads (`<package>:<module>:<Type>`, as the engine sends them).
 
-from mlplatform_core.model.karpenter import spec
-from mlplatform_core.model.karpenter.flavors import AUTO_MODE_FLAVOR
+One place for the plan document's readers (change/), the tooling's reports and mocks, and the policy pack's
+rules (the pack's venv installs this package: policies/requirements.txt).
+"""
+
+from __future__ import annotations
+
+from .karpenter import spec
+from .karpenter.flavors import AUTO_MODE_FLAVOR
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -10,6 +16,7 @@ EC2_TAG = "aws:ec2/tag:Tag"
 # pulumi_eks.Cluster (eks:index:Cluster) is a remote component: the engine registers it with no properties,
 # so no rule reads it. Its child carries the control plane's settings.
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
+PULUMI_EKS_CLUSTER = "eks:index:Cluster"
 KMS_KEY = "aws:kms/key:Key"
 VPC = "aws:ec2/vpc:Vpc"
 SUBNET = "aws:ec2/subnet:Subnet"
@@ -30,3 +37,7 @@ NODE_POOL = f"kubernetes:{spec.NODE_POOL_API}:NodePool"
 EC2_NODE_CLASS = f"kubernetes:{spec.NODE_CLASS_API}:{spec.NODE_CLASS_KIND}"
 # EKS Auto Mode's node class (its NodePools are karpenter.sh/v1 NodePools, pointing at it).
 AUTO_MODE_NODE_CLASS = f"kubernetes:{AUTO_MODE_FLAVOR.node_class_api}:{AUTO_MODE_FLAVOR.node_class_kind}"
+SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+SQS_QUEUE = "aws:sqs/queue:Queue"
+EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
+CLOUDWATCH_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
