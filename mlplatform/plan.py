@@ -21,7 +21,7 @@ from mlplatform_core.model.deployment import Deployment, deployment
 from mlplatform_core.model.iam.proof import IamError, stack_problems
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.regions import partition_of
-from mlplatform_core.model.validation import validate_stack
+from mlplatform_core.model.validation import prove_charts, validate_stack, validated
 from mlplatform_core.placement.invariants import InvariantReport, stack_report
 
 from .documents import shown_path
@@ -42,6 +42,7 @@ class Plan:
     named_by: str = NAMED_BY_ARGUMENT  # stacks.NAMED_BY_FILE when the name came from the --config-file's name
     project: Project | None = None  # whose programs ran (None: a plan built by hand, in tests)
     live_prices: LivePrices | None = None  # `--prices live`: what the Price List API answered for this stack
+    chart_proof: ChartProof | None = None  # the charts as build_plan proved them (None: proven when first read)
 
     @cached_property
     def placement(self) -> InvariantReport:
@@ -50,7 +51,9 @@ class Plan:
 
     @cached_property
     def charts(self) -> ChartProof:
-        """The add-on charts as they render with the stack's values (validation refused the stack if it failed)."""
+        """The add-on charts as they render with the stack's values (build_plan refused the stack if it failed)."""
+        if self.chart_proof is not None:
+            return self.chart_proof
         cfg = self.config
         at_deploy = DeployTimeValues(cfg.region, cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas)
         return prove(self.layout, at_deploy)
@@ -82,13 +85,17 @@ def build_plan(
     document = read_stack_document(path, source)
     # Every problem of the file at once (keys, settings, layout, workload layer), each with its line.
     valid = validate_stack(document.config, name, source, document)
-    if kubernetes_layer_of(valid.config) == "separate" and project.kubernetes_layer is None:
+    # The add-on charts as they render with these settings: refused (exit 2, on kubernetesVersion) before any run.
+    charts = prove_charts(valid, source, document)
+    separate = kubernetes_layer_of(valid.config) == "separate"
+    if separate and project.kubernetes_layer is None:
         raise ProjectError(
             f"stack {name} deploys its Kubernetes layer separately (kubernetesLayer: separate), but the project "
             f"{project.name} has no {KUBERNETES_DIRECTORY}/Pulumi.yaml beside its "
             f"{shown_path(project.cluster.file, project.root)} (`mlplatform init` writes one)"
         )
-    run = run_stack(name, document.config, project)
+    with validated(name, valid):  # the programs read this validation instead of repeating it
+        run = run_stack(name, document.config, project, separate=separate)
     # What AWS would refuse (a managed policy missing from the partition, a malformed document) or let grant
     # nothing (a misspelt action): refused now, as the charts' proofs are, not at the first `pulumi up`.
     partition = partition_of(valid.config.region)
@@ -106,6 +113,7 @@ def build_plan(
         named_by=named_by(stack, config_file),
         project=project,
         live_prices=_live_prices(valid.config.region, valid.layout) if prices == "live" else None,
+        chart_proof=charts,
     )
 
 

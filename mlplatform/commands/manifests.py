@@ -104,7 +104,7 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
 
     from mlplatform_core.model.addons.releases import DeployTimeValues, stack_releases
     from mlplatform_core.model.config import read_stack_document
-    from mlplatform_core.model.validation import validate_stack
+    from mlplatform_core.model.validation import prove_charts, validate_stack
 
     from ..documents import shown_path
     from ..engine import run_stack
@@ -114,6 +114,7 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
     shown = shown_path(path, root)  # as plan and check name the stack file
     document = read_stack_document(path, shown)
     valid = validate_stack(document.config, stack, shown, document)
+    prove_charts(valid, shown, document)  # charts that do not prove are refused, as plan refuses them
     cfg, layout = valid.config, valid.layout
     at_deploy = DeployTimeValues(cfg.region, cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas)
     # Charts first: a stale committed rendering is refused before the (slower) program run.

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from mlplatform_core.model.config import read_stack_document
-    from mlplatform_core.model.validation import validate_stack
+    from mlplatform_core.model.validation import prove_charts, validate_stack
     from mlplatform_core.model.workloads import manifests
     from mlplatform_core.placement.admission import ClusterObjects
     from mlplatform_core.placement.filters import place_admitted
@@ -130,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     source = shown_path(path, project.root)
     document = read_stack_document(path, source)
     valid = validate_stack(document.config, name, source, document)
+    prove_charts(valid, source, document)  # charts that do not prove are refused, as plan refuses them
     note = file_name_note(name, source) if named_by(stack, args.config_file) == NAMED_BY_FILE else None
     if note and args.json:
         print(f"note: {note}", file=sys.stderr)

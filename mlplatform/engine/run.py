@@ -86,13 +86,19 @@ def run_program(
 
 
 def run_stack(
-    stack: str, raw_config: Mapping[str, Any], root: Path | Project | None = None, *, pump: bool = True
+    stack: str,
+    raw_config: Mapping[str, Any],
+    root: Path | Project | None = None,
+    *,
+    pump: bool = True,
+    separate: bool | None = None,
 ) -> StackRun:
     """Every program `stack` deploys, in order: the cluster program, then the Kubernetes layer when the stack's
     Kubernetes layer is separate, its StackReference answered with the cluster run's outputs.
 
     `root` is a Project (its programs under their own project names) or a folder laid out as this
     repository (its kubernetes-layer/, the default project names); default: the working directory's project.
+    `separate`: whether the Kubernetes layer is separate, when the caller has validated the settings already.
     """
     from mlplatform_core.model.config import PROJECT, ConfigError, kubernetes_layer_of, parse
     from mlplatform_core.model.deployment import KUBERNETES_DIRECTORY, KUBERNETES_PROJECT, cluster_stack_reference
@@ -106,10 +112,11 @@ def run_stack(
         layer_dir, layer_project = cluster_dir / KUBERNETES_DIRECTORY, KUBERNETES_PROJECT
     cluster = run_program(stack, raw_config, cluster_dir, project=cluster_project, pump=pump)
     cluster.directory = "."
-    try:
-        separate = kubernetes_layer_of(parse(raw_config)) == "separate"
-    except ConfigError:  # the program itself refused the settings, so this line is never reached for bad ones
-        separate = False
+    if separate is None:
+        try:
+            separate = kubernetes_layer_of(parse(raw_config)) == "separate"
+        except ConfigError:  # the program itself refused the settings, so this line is never reached for bad ones
+            separate = False
     if not separate or layer_dir is None:
         return StackRun.of((cluster,))
     reference = cluster_stack_reference(ORGANIZATION, stack, cluster_project)

@@ -7,19 +7,25 @@ settings, it sets those settings aside (as if the file did not write them), buil
 the workload layer from the rest, and adds their problems too, except where setting a value aside
 could itself cause a problem (the same group, namespace or section), so nothing is falsely flagged.
 Problems from a stack file carry the line they point at.
+
+Validation is about the settings: the add-on charts' proof (`prove_charts`) runs after it, once, in the
+plan's proofs (and in the program when the real Pulumi CLI runs it). `validated` is the seam through which
+the offline engine hands the stack it already validated to the program it runs, so a `plan` validates once.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from .addons.proof import prove
+from .addons.proof import ChartProof, prove
 from .addons.releases import DeployTimeValues
 from .config import ConfigError, Problem, StackConfig, key_path
 from .config.karpenter_settings import PROVISIONERS
@@ -200,8 +206,6 @@ def validate_stack(
             layout = build_layout(cfg, stack)
         except ConfigError as err:
             problems += _derived(aside.restored(_whatever_chosen(cfg, stack, aside, err)), aside, whole=("spotTaint",))
-        else:
-            problems += _derived(addon_problems(cfg, layout), aside)
         try:
             workloads = build_workloads(cfg, whole_nodes(layout.node_sources) if layout is not None else ())
         except ConfigError as err:
@@ -215,12 +219,41 @@ def validate_stack(
     return ValidStack(cfg, layout, workloads)
 
 
-def addon_problems(cfg: StackConfig, layout: Layout) -> list[Problem]:
-    """The add-on charts of the stack's Kubernetes minor, proven as they render with the stack's values."""
+def prove_charts(valid: ValidStack, source: str | None = None, document: StackDocument | None = None) -> ChartProof:
+    """The add-on charts of the stack's Kubernetes minor, proven as they render with the stack's values: the
+    proof, or one ConfigError (on kubernetesVersion, with its line in `document`) with every chart problem."""
+    cfg = valid.config
     at_deploy = DeployTimeValues(
         region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
     )
-    return [Problem(key_path("kubernetesVersion"), p) for p in prove(layout, at_deploy).problems]
+    proof = prove(valid.layout, at_deploy)
+    if proof.problems:
+        path = key_path("kubernetesVersion")
+        line = document.line_of(path) if document is not None else None
+        raise ConfigError(_unique([Problem(path, p, line) for p in proof.problems]), source)
+    return proof
+
+
+# What the offline engine already validated, by stack name, while it runs that stack's programs.
+_VALIDATED: ContextVar[tuple[str, ValidStack] | None] = ContextVar("mlplatform_validated_stack", default=None)
+
+
+@contextmanager
+def validated(stack: str, valid: ValidStack) -> Iterator[None]:
+    """While the offline engine runs `stack`'s programs from the stack file it validated: they read `valid`
+    (`validated_for`) instead of validating the same settings again."""
+    token = _VALIDATED.set((stack, valid))
+    try:
+        yield
+    finally:
+        _VALIDATED.reset(token)
+
+
+def validated_for(stack: str) -> ValidStack | None:
+    """The stack handed over by `validated` for `stack`; None when nothing was (the real Pulumi CLI runs the
+    program, or another stack's run): the program then validates its config itself."""
+    given = _VALIDATED.get()
+    return given[1] if given is not None and given[0] == stack else None
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:

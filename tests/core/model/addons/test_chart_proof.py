@@ -21,7 +21,7 @@ from mlplatform_core.model.charts import facts as chart_facts
 from mlplatform_core.model.charts.render import render
 from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.layout import build_layout
-from mlplatform_core.model.validation import validate_stack
+from mlplatform_core.model.validation import prove_charts, validate_stack
 from tests.conftest import ROOT, stack_config
 from tests.scripts.test_generators import load
 
@@ -120,9 +120,11 @@ def test_the_autoscaler_chart_set_back_to_9_50_0_with_a_1_35_image_fails_the_pla
     for group, resource in DRA:
         for verb in ("get", "list", "watch"):
             assert f"{verb} {group}/{resource} (cluster-wide)" in problem
-    # The stack is refused before anything is created, at the setting that chose the charts.
+    # Validation is about the settings (these are valid); the charts' proof, run once by the plan after it,
+    # refuses the stack before anything is created, at the setting that chose the charts.
+    valid = validate_stack(stack_config("prod"), "prod")
     with pytest.raises(ConfigError) as info:
-        validate_stack(stack_config("prod"), "prod")
+        prove_charts(valid, "prod")
     (found,) = info.value.problems
     assert found.path == "ml-platform-eks:kubernetesVersion" and "resource.k8s.io/deviceclasses" in found.message
 
