@@ -11,7 +11,7 @@ import mlplatform.plan
 from mlplatform.engine import run_stack
 from mlplatform_core.model import validation
 from tests.conftest import stack_config
-from tests.core.model.test_chart_proof import regression_facts
+from tests.core.model.addons.test_chart_proof import regression_facts
 
 
 def _count(monkeypatch, module, name: str) -> list[int]:
