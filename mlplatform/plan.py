@@ -14,7 +14,7 @@ from functools import cached_property
 from mlplatform_core.model.addons.proof import ChartProof, prove
 from mlplatform_core.model.addons.releases import DeployTimeValues
 from mlplatform_core.model.config import StackConfig, kubernetes_layer_of, read_stack_document
-from mlplatform_core.model.config.karpenter_settings import AUTO_MODE
+from mlplatform_core.model.cost.auto_mode_fee import bills_pool_fee
 from mlplatform_core.model.cost.capacity import stack_capacity
 from mlplatform_core.model.cost.prices import LivePrices, auto_mode_fee, on_demand
 from mlplatform_core.model.deployment import Deployment, deployment
@@ -124,7 +124,7 @@ def _live_prices(region: str, layout: Layout) -> LivePrices:
     capacity = stack_capacity(layout)
     types = {t for cap in capacity for t in cap.instance_types}
     # Auto Mode bills its fee per instance of a NodePool (mlplatform_core.model.cost.auto_mode_fee)
-    auto_mode = layout.provisioner == AUTO_MODE
+    auto_mode = bills_pool_fee(layout)
     pools = {t for cap in capacity if auto_mode and cap.kind == "node pool" for t in cap.instance_types}
     return read_live(
         region,

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from mlplatform_core.model.addons.core_services import core_services_sources
-from mlplatform_core.model.addons.run_by_aws import on_auto_mode, run_by_aws
+from mlplatform_core.model.addons.run_by_aws import aws_runs_nodes, run_by_aws
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.resource_types import EKS_CLUSTER as EKS_CLUSTER_TYPE
 
@@ -22,7 +22,7 @@ from ..plan import Plan
 
 
 def auto_mode_section(plan: Plan) -> dict[str, Any] | None:
-    if not on_auto_mode(plan.layout):
+    if not aws_runs_nodes(plan.layout):
         return None
     clusters = plan.run.of_type(EKS_CLUSTER_TYPE)
     inputs = clusters[0].inputs if clusters else {}

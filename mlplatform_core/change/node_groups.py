@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from ..model import provisioners
 from ..model.plan_document import NodeGroupEntry, NodePoolEntry, NodeTemplate, PlacementProfile, PlanDocument
 from .resources import (
     CREATE,
@@ -71,8 +72,14 @@ def proof_names(doc: PlanDocument, name: str, pool: bool) -> set[str]:
     if not templates or templates[0].provisioner is None:
         return {name}
     if pool:
-        return {t.name for t in templates if t.provisioner != "nodeGroups" and _pool_label(t) == name}
-    return {t.name for t in templates if t.provisioner == "nodeGroups" and t.source == name}
+        return {t.name for t in templates if _from_pool(t) and _pool_label(t) == name}
+    return {t.name for t in templates if not _from_pool(t) and t.source == name}
+
+
+def _from_pool(template: NodeTemplate) -> bool:
+    """Whether the template's nodes come from a NodePool: its provisioner (the template's source's) makes some."""
+    name = template.provisioner or ""
+    return name not in provisioners.names() or provisioners.named(name).flavor is not None
 
 
 def _pool_label(template: NodeTemplate) -> str | None:

@@ -16,7 +16,7 @@ from . import addon_versions as versions
 from .addons import charts as addon_charts
 from .addons.gpu_agents import releases as gpu_releases
 from .addons.releases import addons_of
-from .addons.run_by_aws import needs_node_addons, on_auto_mode
+from .addons.run_by_aws import aws_runs_nodes, needs_node_addons
 from .config import PROJECT, StackConfig, kubernetes_layer_of
 from .layout import Layout
 from .network import DEFAULT_VPC_CIDR
@@ -102,7 +102,7 @@ def _api_sources(cfg: StackConfig) -> tuple[str, list[str]]:
 
 def _deploys(layout: Layout) -> tuple[str, str]:
     """What the cluster program and the Kubernetes layer create (with Auto Mode: and what AWS runs instead)."""
-    if not on_auto_mode(layout):
+    if not aws_runs_nodes(layout):
         return (
             "the VPC, KMS key, EKS cluster, node groups and access entries",
             "priority classes, namespaces, MLRun settings, the autoscaler, device plugin, CoreDNS and EBS CSI "
@@ -150,7 +150,7 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
             PROJECT,
             ".",
             f"{cluster_deploys} and the Kubernetes layer: {kubernetes_deploys}"
-            if on_auto_mode(layout)
+            if aws_runs_nodes(layout)
             else "the VPC, KMS key, EKS cluster, node groups, access entries and the Kubernetes layer",
             True,
             (aws, oidc, api, *chart_reach, tools),

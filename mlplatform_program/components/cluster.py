@@ -10,7 +10,7 @@ import pulumi_eks as eks
 
 from mlplatform_core.model import hardening
 from mlplatform_core.model.addons.karpenter_controller import discovery_tags
-from mlplatform_core.model.addons.run_by_aws import needs_node_addons, on_auto_mode
+from mlplatform_core.model.addons.run_by_aws import aws_runs_nodes, needs_node_addons
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.cluster import (
     CONTROL_PLANE_LOG_TYPES,
@@ -170,7 +170,7 @@ class Cluster(pulumi.ComponentResource):
         self.auto_mode_node_role_name: pulumi.Output[str] | None = None
         self.auto_mode_node_role_arn: pulumi.Output[str] | None = None
         self.auto_mode_node_policies: list[pulumi.Resource] = []
-        if not on_auto_mode(layout):
+        if not aws_runs_nodes(layout):
             return {}
         role, self.auto_mode_node_policies = node_role(
             f"{name}-auto-node",

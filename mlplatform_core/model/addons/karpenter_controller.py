@@ -14,10 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import addon_versions as versions
-from ..config.karpenter_settings import AUTO_MODE, KARPENTER
 from ..karpenter import release
-from ..karpenter.spec import DISCOVERY_TAG
 from ..layout import Layout
+from ..provisioners import of
 from ..regions import partition_of
 from . import charts
 from .charts import Chart
@@ -141,9 +140,5 @@ def interruption_rules() -> dict[str, dict[str, Any]]:
 
 def discovery_tags(layout: Layout) -> dict[str, str]:
     """The tag node classes select the cluster's private subnets and security group by: Karpenter's
-    EC2NodeClasses and Auto Mode's NodeClasses (none without NodePools)."""
-    return {DISCOVERY_TAG: layout.cluster_name} if layout.provisioner in (KARPENTER, AUTO_MODE) else {}
-
-
-def uses_karpenter(layout: Layout) -> bool:
-    return layout.provisioner == KARPENTER
+    EC2NodeClasses and Auto Mode's NodeClasses (none without NodePools): the provisioner's."""
+    return dict(of(layout).discovery_tags(layout.cluster_name))

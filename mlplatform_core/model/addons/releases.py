@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import addon_versions as versions
-from ..config.karpenter_settings import NODE_GROUPS
 from ..layout import Layout
+from ..provisioners import KARPENTER_PART, of
 from . import autoscaler, charts, device_plugin, gpu_agents, node_health
 from . import karpenter_controller as karpenter
 from .charts import Chart
@@ -42,23 +42,22 @@ class DeployTimeValues:
 
 def runs_karpenter(layout: Layout) -> bool:
     """Whether the stack installs Karpenter: its provisioner, or kept while moving to Auto Mode (keepKarpenter)."""
-    return karpenter.uses_karpenter(layout) or bool(layout.retained_pools)
+    return versions.KARPENTER in of(layout).autoscaling_charts(layout)
 
 
 def karpenter_layout(layout: Layout) -> Layout:
-    """The layout as Karpenter's releases and pools see it: while moving to Auto Mode, with the pools it keeps."""
-    return dataclasses.replace(layout, node_pools=layout.retained_pools) if layout.retained_pools else layout
+    """The layout as Karpenter's releases and pools see it: with the pools of the provisioner's Karpenter part
+    (while moving to Auto Mode, the pools it keeps)."""
+    pools = next((p.pools for p in of(layout).parts(layout) if p.kind == KARPENTER_PART), layout.node_pools)
+    return layout if pools is layout.node_pools else dataclasses.replace(layout, node_pools=pools)
 
 
 def addons_of(layout: Layout) -> tuple[str, ...]:
     """The charts the layout installs (their versions must exist for its minor). Auto Mode runs the autoscaling and
     the GPU nodes' device plugin itself (run_by_aws.py): on it, only what migration keeps (Karpenter with
     keepKarpenter, the device plugin for kept GPU groups and pools)."""
-    names: list[str] = []
-    if runs_karpenter(layout):
-        names += [versions.KARPENTER_CRD, versions.KARPENTER]
-    elif layout.provisioner == NODE_GROUPS:  # two autoscalers would both launch nodes for the same pending pods
-        names.append(versions.CLUSTER_AUTOSCALER)
+    # The provisioner's: the Cluster Autoscaler, Karpenter, or none (never two autoscalers for the same pods).
+    names: list[str] = list(of(layout).autoscaling_charts(layout))
     if device_plugin.plugin_groups(layout):
         names.append(versions.NVIDIA_DEVICE_PLUGIN)
     names += [chart for _, chart, _, _ in gpu_agents.wanted(layout)]

@@ -17,8 +17,8 @@ Autoscaler, Karpenter (chart, IAM, interruption queue) or the NVIDIA device plug
 
 from __future__ import annotations
 
-from ..config.karpenter_settings import AUTO_MODE
 from ..layout import Layout
+from ..provisioners import of
 
 # What AWS runs instead, for the plan: component -> what Auto Mode does in its place.
 RUN_BY_AWS = {
@@ -36,19 +36,20 @@ RUN_BY_AWS = {
 }
 
 
-def on_auto_mode(layout: Layout) -> bool:
-    return layout.provisioner == AUTO_MODE
+def aws_runs_nodes(layout: Layout) -> bool:
+    """Whether AWS runs the stack's nodes and their add-ons (its provisioner's `run_by_aws`: Auto Mode)."""
+    return of(layout).run_by_aws
 
 
 def needs_node_addons(layout: Layout) -> bool:
     """Whether the stack installs the VPC CNI, kube-proxy, CoreDNS and EBS CSI add-ons: every stack whose
     nodes are not all Auto Mode's (managed node groups need them)."""
-    return not on_auto_mode(layout) or bool(layout.managed_groups)
+    return not aws_runs_nodes(layout) or bool(layout.managed_groups)
 
 
 def run_by_aws(layout: Layout) -> dict[str, str]:
     """The plan's list of what AWS runs for an Auto Mode stack (nothing for the other provisioners)."""
-    if not on_auto_mode(layout):
+    if not aws_runs_nodes(layout):
         return {}
     if needs_node_addons(layout):  # the managed node groups' add-ons stay
         return {k: v for k, v in RUN_BY_AWS.items() if k not in ("VPC CNI", "kube-proxy", "CoreDNS")}

@@ -50,7 +50,6 @@ from .. import instances
 from ..config import StackConfig, show
 from ..config.node_groups import NodeGroupSettings
 from ..eks_versions import minor_key
-from ..karpenter import pools as karpenter_pools
 from ..karpenter.flavors import AUTO_MODE_FLAVOR
 from ..karpenter.pools import INITIAL, check_pool_names, group_settings, pools_of
 from ..karpenter.spec import NodePoolSpec
@@ -241,28 +240,3 @@ def build_node_pools(cfg: StackConfig, groups: Sequence[Any], add: Add) -> tuple
         if cfg.auto_mode.general_purpose_pool:
             out.append(_builtin(initial, GENERAL_PURPOSE))
     return out, pools
-
-
-def kept_karpenter_pools(
-    cfg: StackConfig, groups: Sequence[Any], add: Add
-) -> tuple[tuple[NodePoolSpec, ...], tuple[Any, ...]]:
-    """Migrating from Karpenter (autoMode.keepKarpenter): its pools, built from the `karpenter` settings as
-    provisioner karpenter builds them, kept next to Auto Mode's until their nodes are drained; and their groups
-    as Karpenter launches them (what the placement proof offers pods)."""
-    settings = cfg.auto_mode
-    if not settings.keep_karpenter:
-        return (), ()
-    if not settings.node_pool_suffix:
-        add(
-            ("autoMode", "nodePoolSuffix"),
-            "unset while keepKarpenter holds: Karpenter's NodePools keep the group names, so Auto Mode's need "
-            "other ones (e.g. -auto); NodePools share one API and a pool's nodeClassRef cannot change",
-        )
-    if settings.system_pool and not settings.keep_node_groups:
-        add(
-            ("autoMode", "keepKarpenter"),
-            "needs the initial managed node group, where the Karpenter controller runs: set autoMode.initialGroup: "
-            "managedNodeGroup (or keepNodeGroups while the system pool takes over)",
-        )
-    launched, pools = karpenter_pools.build_node_pools(cfg, groups, add)
-    return pools, tuple(g for g in launched if g.karpenter)

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..config.karpenter_settings import AUTO_MODE
+from .. import provisioners
 from ..layout import Layout
 from .capacity import Capacity
 from .lines import Line, Sizes, pick
 from .prices import Price, auto_mode_basis, auto_mode_fee
 
 AUTO_MODE_FEE = "EKS Auto Mode fee"
+
+
+def bills_pool_fee(layout: Layout) -> bool:
+    """Whether the stack's provisioner adds Auto Mode's lines (its cost kinds): the fee per instance its NodePools
+    launch, and its built-in pools."""
+    return provisioners.AUTO_MODE_FEE in provisioners.of(layout).cost_kinds
 
 
 def auto_mode_fee_line(cap: Capacity, region: str) -> Line:
@@ -50,7 +56,7 @@ def auto_mode_lines(layout: Layout, nodes: Sequence[Capacity], region: str) -> l
     """EKS Auto Mode's own charges: its built-in pools' nodes (sized by Auto Mode to the pods they run: no
     count or type to price before they run) and the management fee per instance it launches, per NodePool
     (prices.json `eks_auto_mode`, or `--prices live`; unknown with the missing source named)."""
-    if layout.provisioner != AUTO_MODE:
+    if not bills_pool_fee(layout):
         return []
     lines = [
         Line(

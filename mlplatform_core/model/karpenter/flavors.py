@@ -30,8 +30,12 @@ AUTO_MODE_TERMINATION_GRACE_HOURS = 24
 
 @dataclass(frozen=True)
 class Flavor:
-    provisioner: str  # the stack's `provisioner` value
+    provisioner: str  # the stack's `provisioner` value (model/provisioners owns the flavor)
     settings_key: str  # the stack-file section of its settings (messages)
+    settings_field: str  # ... and its StackConfig field
+    # The stack installs this Karpenter (chart, EC2NodeClass with the launch template's interfaces, the launch
+    # checks of karpenter/training.py); False: EKS runs it off-cluster (Auto Mode) and refuses its own way.
+    installed: bool
     title: str  # for people: "Karpenter", "EKS Auto Mode"
     label_domain: str  # of the instance-* labels
     node_class_api: str
@@ -58,12 +62,14 @@ class Flavor:
 
     def settings(self, cfg: StackConfig) -> Any:
         """The section with `node_pools` and `keep_node_groups` (KarpenterSettings or AutoModeSettings)."""
-        return cfg.auto_mode if self.provisioner == AUTO_MODE else cfg.karpenter
+        return getattr(cfg, self.settings_field)
 
 
 KARPENTER_FLAVOR = Flavor(
     provisioner=KARPENTER,
     settings_key="karpenter",
+    settings_field="karpenter",
+    installed=True,
     title="Karpenter",
     label_domain=AWS_LABEL,
     node_class_api=NODE_CLASS_API,
@@ -76,6 +82,8 @@ KARPENTER_FLAVOR = Flavor(
 AUTO_MODE_FLAVOR = Flavor(
     provisioner=AUTO_MODE,
     settings_key="autoMode",
+    settings_field="auto_mode",
+    installed=False,
     title="EKS Auto Mode",
     label_domain=AUTO_MODE_LABEL,
     node_class_api="eks.amazonaws.com/v1",
@@ -91,12 +99,6 @@ AUTO_MODE_FLAVOR = Flavor(
     # stack asks for it, and efa alone keeps implying none, so that EFA pools planned before keep their nodes.
     implied_placement_group=False,
 )
-FLAVORS = {f.provisioner: f for f in (KARPENTER_FLAVOR, AUTO_MODE_FLAVOR)}
-
-
-def flavor_of(cfg: StackConfig) -> Flavor | None:
-    """The Karpenter a stack's pools run on; None for provisioner: nodeGroups."""
-    return FLAVORS.get(cfg.provisioner)
 
 
 def duration_hours(text: str) -> float:

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from .. import efa as efa_model
 from .. import instances
 from ..config import StackConfig
-from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NodePoolSettings
+from ..config.karpenter_settings import NodePoolSettings
 from ..config.node_groups import NodeGroupSettings
 from ..quantity import format_bytes, parse_quantity
 from ..scheduling import CPU, DEVICE_PLUGIN_LABEL, GPU_RESOURCE, MEMORY, Taint
@@ -40,7 +40,7 @@ from . import amis
 from . import capacity as cap
 from .candidates import ami_arch as _arch
 from .candidates import candidates as _candidates
-from .flavors import KARPENTER_FLAVOR, Flavor, duration_hours, flavor_of
+from .flavors import KARPENTER_FLAVOR, Flavor, duration_hours
 from .release import compatibility_error
 from .spec import (
     ARCH_LABEL,
@@ -99,18 +99,6 @@ class GroupLike(Protocol):
     taints: tuple[Taint, ...]
     gpu: bool
     config_path: str
-
-
-def families_configured(cfg: StackConfig, group: str) -> bool:
-    """Whether the group's pool selects instance types by family (then the group may list no instanceTypes)."""
-    flavor = flavor_of(cfg)
-    pool = flavor.settings(cfg).node_pools.get(group) if flavor else None
-    return pool is not None and bool(pool.instance_families)
-
-
-def is_pool(cfg: StackConfig, group: str) -> bool:
-    """Whether a NodePool provisions the group (every group but the initial one with Karpenter or Auto Mode)."""
-    return cfg.provisioner in (KARPENTER, AUTO_MODE) and group != INITIAL
 
 
 def group_settings(cfg: StackConfig, name: str) -> tuple[NodeGroupSettings, tuple]:
@@ -210,16 +198,11 @@ def _ami(ami: str, flavor: Flavor, gpu: bool) -> str:
     return f"BOTTLEROCKET_{'ARM_64' if _arch(ami) == 'arm64' else 'x86_64'}{'_NVIDIA' if gpu else ''}"
 
 
-def build_pool(
-    g: GroupLike, cfg: StackConfig, add: Add, flavor: Flavor = KARPENTER_FLAVOR
-) -> tuple[NodePoolSpec, GroupLike] | None:
-    """One group as a NodePool of `flavor`'s Karpenter, and the group marked as launched by it."""
-    settings = flavor.settings(cfg)
-    ps = settings.node_pools.get(g.name, NodePoolSettings())
-    ppath = (flavor.settings_key, "nodePools", g.name)
-    o, gpath = group_settings(cfg, g.name)
+def _group_problems(g: GroupLike, cfg: StackConfig, flavor: Flavor, gpath: tuple, add: Add) -> None:
+    """What a pool's group may not carry: a size (pools scale from zero) or a label in Karpenter's domains."""
+    o = group_settings(cfg, g.name)[0]
     for field, value in (("minSize", o.min_size), ("desiredSize", o.desired_size)):
-        if value and not settings.keep_node_groups:  # while migrating, they still size the kept group
+        if value and not flavor.settings(cfg).keep_node_groups:  # while migrating, they still size the kept group
             add(
                 gpath + (field,),
                 f"{value}: {flavor.pool_noun} has no {field}; it launches nodes for pending pods and scales "
@@ -228,23 +211,11 @@ def build_pool(
     for key in g.labels:
         if _restricted_label(key):
             add(gpath + ("labels", key), "is in a domain Karpenter reserves for its own labels; choose another key")
-    found = _candidates(g, ps, o, ppath, gpath, add)
-    if found is None:
-        return None
-    types, ami = found
-    ami = _ami(ami, flavor, g.gpu)
-    if flavor.provisioner == KARPENTER:
-        pool_problems(g, o, gpath, types, add)
-        efa_only_problems(g, o, gpath, types, add)
-    else:  # Auto Mode's refusals are its own (model/automode/pools.py)
-        efa_type_problems(g, o, gpath, types, add)
-    g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))  # type: ignore[type-var]
-    if not flavor.implied_placement_group and _implied_placement_group_only(g, o):
-        g = dataclasses.replace(g, placement_group=False)  # type: ignore[type-var]
-    limits = _limits(g, types, ps, ppath, add)
-    policy = _consolidation(g, ps, ppath, add)
-    capacity_type = capacity_type_of(g)
-    arch = _k8s_arch(_arch(ami))
+
+
+def _requirements(
+    g: GroupLike, ps: NodePoolSettings, flavor: Flavor, capacity_type: str, arch: str, types: Any
+) -> list:
     requirements = [Requirement(CAPACITY_TYPE_LABEL, "In", (capacity_type,)), Requirement(ARCH_LABEL, "In", (arch,))]
     if flavor.os_requirement:
         requirements.append(Requirement(OS_LABEL, "In", ("linux",)))
@@ -256,21 +227,57 @@ def build_pool(
         requirements.append(Requirement(INSTANCE_TYPE_LABEL, "In", types))
     if g.gpu:
         requirements.append(Requirement(flavor.instance_label("gpu-manufacturer"), "In", ("nvidia",)))
-    requirements += zone_requirements(g)
+    return requirements + list(zone_requirements(g))
+
+
+def _image(g: GroupLike, cfg: StackConfig, flavor: Flavor, ami: str) -> tuple[str, dict, tuple[BlockDevice, ...], str]:
+    """The pool's AMI family, labels, block devices and AMI alias."""
     bottlerocket = ami.startswith("BOTTLEROCKET")
     family = amis.BOTTLEROCKET if bottlerocket else amis.AL2023
     labels = dict(g.labels)
     if flavor.fixed_ami_family:  # the image is the flavor's (no alias, no pin): it brings GPU drivers and plugins
         labels.pop(DEVICE_PLUGIN_LABEL, None)
-        devices: tuple[BlockDevice, ...] = ()
-        alias = ""
-    else:
-        devices = (
-            (BlockDevice("/dev/xvda", BOTTLEROCKET_OS_VOLUME_GIB), BlockDevice("/dev/xvdb", g.disk_size_gib))
-            if bottlerocket
-            else (BlockDevice("/dev/xvda", g.disk_size_gib),)
-        )
-        alias = amis.alias(family, cfg)  # pinned for the cluster's minor unless karpenter.amiVersion says
+        return family, labels, (), ""
+    devices = (
+        (BlockDevice("/dev/xvda", BOTTLEROCKET_OS_VOLUME_GIB), BlockDevice("/dev/xvdb", g.disk_size_gib))
+        if bottlerocket
+        else (BlockDevice("/dev/xvda", g.disk_size_gib),)
+    )
+    return family, labels, devices, amis.alias(family, cfg)  # pinned for the minor unless karpenter.amiVersion says
+
+
+def _launched(g: Any, o: NodeGroupSettings, types: Any, flavor: Flavor, gpath: tuple, add: Add) -> Any:
+    """The group with the EFA interfaces and placement group the flavor's nodes get; the flavor's launch checks."""
+    if flavor.installed:
+        pool_problems(g, o, gpath, types, add)
+        efa_only_problems(g, o, gpath, types, add)
+    else:  # Auto Mode's refusals are its own (model/automode/pools.py)
+        efa_type_problems(g, o, gpath, types, add)
+    g = dataclasses.replace(g, efa_interfaces=efa_interfaces(o, types))
+    if not flavor.implied_placement_group and _implied_placement_group_only(g, o):
+        g = dataclasses.replace(g, placement_group=False)
+    return g
+
+
+def build_pool(
+    g: GroupLike, cfg: StackConfig, add: Add, flavor: Flavor = KARPENTER_FLAVOR
+) -> tuple[NodePoolSpec, GroupLike] | None:
+    """One group as a NodePool of `flavor`'s Karpenter, and the group marked as launched by it."""
+    ps = flavor.settings(cfg).node_pools.get(g.name, NodePoolSettings())
+    ppath = (flavor.settings_key, "nodePools", g.name)
+    o, gpath = group_settings(cfg, g.name)
+    _group_problems(g, cfg, flavor, gpath, add)
+    found = _candidates(g, ps, o, ppath, gpath, add)
+    if found is None:
+        return None
+    types, ami = found
+    ami = _ami(ami, flavor, g.gpu)
+    g = _launched(g, o, types, flavor, gpath, add)
+    limits = _limits(g, types, ps, ppath, add)
+    policy = _consolidation(g, ps, ppath, add)
+    capacity_type = capacity_type_of(g)
+    arch = _k8s_arch(_arch(ami))
+    family, labels, devices, alias = _image(g, cfg, flavor, ami)
     pool = NodePoolSpec(
         name=g.name,
         role=g.role,
@@ -294,7 +301,7 @@ def build_pool(
         block_devices=devices,
         imds_hop_limit=cfg.imds_hop_limit,
         config_path=g.config_path,
-        requirements=tuple(requirements),
+        requirements=tuple(_requirements(g, ps, flavor, capacity_type, arch, types)),
         node_class_api=flavor.node_class_api,
         node_class_kind=flavor.node_class_kind,
         ephemeral_storage_gib=g.disk_size_gib if flavor.fixed_ami_family else None,
@@ -303,9 +310,7 @@ def build_pool(
         single_zone=g.single_zone,
         reservation_id=g.reservation.id if g.reservation else None,
         # The interfaces the node class lists: Karpenter's EC2NodeClass with efaOnly (Auto Mode chooses its own).
-        efa_only_interfaces=(
-            g.efa_interfaces if flavor.provisioner == KARPENTER and g.efa_layout == efa_model.EFA_ONLY else 0
-        ),
+        efa_only_interfaces=g.efa_interfaces if flavor.installed and g.efa_layout == efa_model.EFA_ONLY else 0,
     )
     group = dataclasses.replace(  # type: ignore[type-var]
         g,
@@ -315,7 +320,7 @@ def build_pool(
         min_size=0,
         desired_size=0,
         karpenter=True,
-        auto_mode=flavor.provisioner == AUTO_MODE,
+        auto_mode=not flavor.installed,
     )
     return pool, group
 
@@ -324,16 +329,6 @@ def _implied_placement_group_only(g: Any, o: NodeGroupSettings) -> bool:
     """The group's placement group is only the one efa implies (no placementGroup: cluster, no reservation's)."""
     named = g.reservation is not None and g.reservation.placement_group is not None
     return g.placement_group and o.placement_group != "cluster" and not named
-
-
-def retained_groups(cfg: StackConfig, groups: Sequence[Any]) -> tuple[Any, ...]:
-    """The managed node groups a migrating stack keeps next to its pools (<provisioner>.keepNodeGroups),
-    unchanged. Auto Mode's system pool replaces the initial group too, so then that one is kept as well."""
-    flavor = flavor_of(cfg)
-    if flavor is None or not flavor.settings(cfg).keep_node_groups:
-        return ()
-    replaced = cfg.provisioner == AUTO_MODE and cfg.auto_mode.system_pool
-    return tuple(g for g in groups if g.name != INITIAL or replaced)
 
 
 def check_pool_names(cfg: StackConfig, names: Mapping[str, Any], add: Add, flavor: Flavor, initial_why: str) -> None:

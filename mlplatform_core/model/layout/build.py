@@ -8,13 +8,13 @@ every problem of a stack at once.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
-from ..automode import pools as automode_pools
 from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, show
-from ..config.karpenter_settings import AUTO_MODE, KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
-from ..karpenter import pools as karpenter_pools
+from ..provisioners import Provisioner, every, provisioner_of
 from ..quotas import quota_problems
 from ..scheduling import (
     ACCELERATOR_LABEL,
@@ -73,77 +73,100 @@ class _Collector:
         self.problems.append(Problem(key_path(*path), message))
 
 
-def _merge(
-    name: str,
-    role: str,
-    base: GroupDefaults,
-    o: NodeGroupSettings,
-    path: tuple,
-    cfg: StackConfig,
-    gpu: bool,
-    errs: _Collector,
-) -> NodeGroupSpec:
-    capacity = o.capacity_type or base.capacity_type
+@dataclasses.dataclass(frozen=True)
+class _Sizes:
+    capacity: str
+    types: tuple[str, ...]
+    min_size: int
+    max_size: int
+    desired: int
+    ami: str
+
+
+def _sizes(base: GroupDefaults, o: NodeGroupSettings, gpu: bool) -> _Sizes:
+    """The group's settings, defaults filled in."""
     types = tuple(o.instance_types) if o.instance_types else base.instance_types
     min_size = o.min_size if o.min_size is not None else base.min_size
     max_size = o.max_size if o.max_size is not None else default_max_size(o, base.max_size)
     # Unset: keep the default, pulled into a range the user may have moved.
     desired = o.desired_size if o.desired_size is not None else min(max(base.desired_size, min_size), max_size)
     ami = o.ami_type or default_ami(types, gpu)
+    return _Sizes(o.capacity_type or base.capacity_type, types, min_size, max_size, desired, ami)
 
-    # The rules of a role hold for every group of that role, built in or added (role defaults to the name).
-    if role == INITIAL:
-        the = "the initial group" if name == INITIAL else f"group {name} (role initial)"
-        if o.dedicated:
-            errs.add(
-                path + ("dedicated",),
-                f"true: {the} is already reserved for core services by the "
-                "CriticalAddonsOnly taint; a second taint would keep them off it",
-            )
-        if capacity != "ON_DEMAND":
-            errs.add(
-                path + ("capacityType",),
-                f"{show(capacity)}: {the} hosts core services and must be "
-                "ON_DEMAND (spot nodes can be reclaimed at any time)",
-            )
-        if not (min_size == max_size == desired):
-            errs.add(
-                path + ("minSize",),
-                f"{the} must be static, but minSize={min_size}, "
-                f"maxSize={max_size}, desiredSize={desired}; set all three to one value",
-            )
-        if cfg.environment == "prod" and max_size < 2:
-            errs.add(
-                path + ("maxSize",),
-                f"{max_size}: a prod initial group needs at least 2 nodes for high "
-                "availability; set minSize = maxSize = desiredSize >= 2",
-            )
-    if min_size > max_size:
-        errs.add(path + ("minSize",), f"{min_size} is greater than maxSize {max_size}; minSize must be <= maxSize")
-    elif not min_size <= desired <= max_size:
-        errs.add(path + ("desiredSize",), f"{desired} is outside [minSize, maxSize] = [{min_size}, {max_size}]")
 
+def _initial_problems(
+    name: str, o: NodeGroupSettings, z: _Sizes, path: tuple, cfg: StackConfig, errs: _Collector
+) -> None:
+    """The rules of the initial role, for every group of that role, built in or added."""
+    the = "the initial group" if name == INITIAL else f"group {name} (role initial)"
+    if o.dedicated:
+        errs.add(
+            path + ("dedicated",),
+            f"true: {the} is already reserved for core services by the "
+            "CriticalAddonsOnly taint; a second taint would keep them off it",
+        )
+    if z.capacity != "ON_DEMAND":
+        errs.add(
+            path + ("capacityType",),
+            f"{show(z.capacity)}: {the} hosts core services and must be "
+            "ON_DEMAND (spot nodes can be reclaimed at any time)",
+        )
+    if not (z.min_size == z.max_size == z.desired):
+        errs.add(
+            path + ("minSize",),
+            f"{the} must be static, but minSize={z.min_size}, "
+            f"maxSize={z.max_size}, desiredSize={z.desired}; set all three to one value",
+        )
+    if cfg.environment == "prod" and z.max_size < 2:
+        errs.add(
+            path + ("maxSize",),
+            f"{z.max_size}: a prod initial group needs at least 2 nodes for high "
+            "availability; set minSize = maxSize = desiredSize >= 2",
+        )
+
+
+def _size_problems(z: _Sizes, path: tuple, errs: _Collector) -> None:
+    if z.min_size > z.max_size:
+        errs.add(path + ("minSize",), f"{z.min_size} is greater than maxSize {z.max_size}; minSize must be <= maxSize")
+    elif not z.min_size <= z.desired <= z.max_size:
+        errs.add(path + ("desiredSize",), f"{z.desired} is outside [minSize, maxSize] = [{z.min_size}, {z.max_size}]")
+
+
+def _type_problems(
+    name: str,
+    o: NodeGroupSettings,
+    z: _Sizes,
+    path: tuple,
+    gpu: bool,
+    prov: Provisioner,
+    cfg: StackConfig,
+    errs: _Collector,
+) -> None:
+    """The group's instance types and AMI type."""
+    pool = prov.is_pool(cfg, name)
     # A pool chosen by family launches its families' types, never the group's: those are checked (kind and
     # architecture against amiType) where the pool is built (karpenter/pools.py), the group's are not used.
-    if not (karpenter_pools.is_pool(cfg, name) and karpenter_pools.families_configured(cfg, name)):
-        for problem_path, message in instance_type_problems(types, bool(o.instance_types), gpu, ami, path):
+    if not (pool and prov.families_configured(cfg, name)):
+        for problem_path, message in instance_type_problems(z.types, bool(o.instance_types), gpu, z.ami, path):
             errs.add(problem_path, message)
-    if gpu and ami not in GPU_AMI_TYPES:
+    if gpu and z.ami not in GPU_AMI_TYPES:
         errs.add(
-            path + ("amiType",), f"{show(ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}"
+            path + ("amiType",),
+            f"{show(z.ami)} has no NVIDIA driver; GPU groups need one of {', '.join(GPU_AMI_TYPES)}",
         )
-    if not gpu and ami in GPU_AMI_TYPES:
-        errs.add(path + ("amiType",), f"{show(ami)} is a GPU AMI; use it only for GPU groups")
+    if not gpu and z.ami in GPU_AMI_TYPES:
+        errs.add(path + ("amiType",), f"{show(z.ami)} is a GPU AMI; use it only for GPU groups")
     # The autoscaler's scale-from-zero node is the first type: GPU, spot and autoscaled groups hold one size class.
     # Karpenter knows each type's real size, so its pools may mix sizes; one GPU model keeps the accelerator
     # label true for every node either way.
-    pool = karpenter_pools.is_pool(cfg, name)
-    one_class = not pool and len(types) > 1 and (gpu or capacity == "SPOT" or min_size != max_size)
-    if one_class and (problem := size_class_problem(types)):
+    one_class = not pool and len(z.types) > 1 and (gpu or z.capacity == "SPOT" or z.min_size != z.max_size)
+    if one_class and (problem := size_class_problem(z.types)):
         errs.add(path + ("instanceTypes",), problem)
-    if gpu and (problem := gpu_model_problem(types, pool=pool)):
+    if gpu and (problem := gpu_model_problem(z.types, pool=pool)):
         errs.add(path + ("instanceTypes",), problem)
 
+
+def _label_problems(o: NodeGroupSettings, path: tuple, errs: _Collector) -> None:
     for key, value in o.labels.items():
         if key in RESERVED_LABEL_KEYS or key.startswith(RESERVED_LABEL_PREFIXES):
             errs.add(path + ("labels", key), "is set by the toolkit or by EKS; choose another label key")
@@ -164,10 +187,19 @@ def _merge(
                 f"included, allow at most {EKS_MAX_LABEL_KEY}",
             )
 
-    training = training_fields(name, role, o, cfg, capacity, types, (min_size, max_size), path, errs.add)
-    sharing = sharing_of(name, o, gpu, ami, types, path, errs.add)
+
+def _labels_and_taints(
+    name: str,
+    role: str,
+    base: GroupDefaults,
+    o: NodeGroupSettings,
+    z: _Sizes,
+    gpu: bool,
+    sharing: Any,
+    cfg: StackConfig,
+) -> tuple[dict[str, str], list[Taint]]:
     labels = {
-        LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
+        LIFECYCLE_LABEL: PREEMPTIBLE if z.capacity == "SPOT" else NON_PREEMPTIBLE,
         ROLE_LABEL: role,
         GROUP_LABEL: name,  # one group among those sharing a role (the EKS node group name has a random suffix)
         ENVIRONMENT_LABEL: cfg.environment,
@@ -175,11 +207,11 @@ def _merge(
     taints: list[Taint] = []
     if role == INITIAL:
         taints.append(CRITICAL_ADDONS_TAINT)
-    if capacity == "SPOT":
+    if z.capacity == "SPOT":
         taints.append(Taint(cfg.spot_taint.key, cfg.spot_taint.value, cfg.spot_taint.effect))
     if gpu:
         labels[GPU_PRESENT_LABEL] = "true"
-        labels.update(gpu_labels(types, ami))
+        labels.update(gpu_labels(z.types, z.ami))
         labels.update(sharing_labels(sharing))
         taints.append(gpu_taint(sharing))
     if o.efa:
@@ -188,7 +220,10 @@ def _merge(
         taints.append(Taint(ROLE_LABEL, role, "NoSchedule"))
     labels.update(o.labels)
     taints.extend(Taint(t.key, t.value, t.effect) for t in o.taints)
+    return labels, taints
 
+
+def _taint_problems(taints: list[Taint], path: tuple, errs: _Collector) -> None:
     seen: set[tuple[str, str]] = set()
     for t in taints:
         if (t.key, t.effect) in seen:
@@ -197,15 +232,36 @@ def _merge(
     if len(taints) > MAX_TAINTS:
         errs.add(path + ("taints",), f"{len(taints)} taints (with the toolkit's own); EKS allows at most {MAX_TAINTS}")
 
+
+def _merge(
+    name: str,
+    role: str,
+    base: GroupDefaults,
+    o: NodeGroupSettings,
+    path: tuple,
+    cfg: StackConfig,
+    gpu: bool,
+    errs: _Collector,
+) -> NodeGroupSpec:
+    z = _sizes(base, o, gpu)
+    if role == INITIAL:
+        _initial_problems(name, o, z, path, cfg, errs)
+    _size_problems(z, path, errs)
+    _type_problems(name, o, z, path, gpu, provisioner_of(cfg), cfg, errs)
+    _label_problems(o, path, errs)
+    training = training_fields(name, role, o, cfg, z.capacity, z.types, (z.min_size, z.max_size), path, errs.add)
+    sharing = sharing_of(name, o, gpu, z.ami, z.types, path, errs.add)
+    labels, taints = _labels_and_taints(name, role, base, o, z, gpu, sharing, cfg)
+    _taint_problems(taints, path, errs)
     spec = NodeGroupSpec(
         name=name,
         role=role,
         capacity_type=training.pop("capacity_type"),
-        instance_types=types,
-        ami_type=ami,
-        min_size=min_size,
-        max_size=max_size,
-        desired_size=desired,
+        instance_types=z.types,
+        ami_type=z.ami,
+        min_size=z.min_size,
+        max_size=z.max_size,
+        desired_size=z.desired,
         disk_size_gib=o.disk_size_gib or base.disk_size_gib,
         max_unavailable=o.max_unavailable or 1,
         labels=MappingProxyType(labels),
@@ -243,33 +299,20 @@ def _pool_gpu_models(cfg: StackConfig, groups: list, pools: tuple, errs: _Collec
     return groups, pools
 
 
-# The settings section of each provisioner that has one: set with another provisioner, it would be ignored.
-_PROVISIONER_SECTIONS = (("karpenter", "karpenter", KARPENTER), ("autoMode", "auto_mode", AUTO_MODE))
-
-
-def _node_pools(cfg: StackConfig, groups: list, errs: _Collector) -> tuple[list, tuple]:
-    """The groups as the stack's provisioner launches them, and its NodePools (none for node groups)."""
-    kept_karpenter = cfg.provisioner == AUTO_MODE and cfg.auto_mode.keep_karpenter  # migrating from Karpenter
-    for key, field, provisioner in _PROVISIONER_SECTIONS:
-        if (
-            cfg.provisioner != provisioner
-            and field in cfg.model_fields_set
-            and not (kept_karpenter and key == KARPENTER)
-        ):
+def _section_problems(cfg: StackConfig, prov: Provisioner, errs: _Collector) -> None:
+    """The settings section of another provisioner would be ignored: refused (unless a migration keeps it)."""
+    kept = prov.kept_sections(cfg)
+    for other in every():
+        if other is prov or other.section is None:
+            continue
+        key, field = other.section
+        if field in cfg.model_fields_set and key not in kept:
             errs.add(
-                (key,), f"is set but provisioner is {cfg.provisioner}; set provisioner: {provisioner}, or remove it"
+                (key,), f"is set but provisioner is {cfg.provisioner}; set provisioner: {other.name}, or remove it"
             )
-    if cfg.provisioner == KARPENTER:
-        return karpenter_pools.build_node_pools(cfg, groups, errs.add)
-    if cfg.provisioner == AUTO_MODE:
-        return automode_pools.build_node_pools(cfg, groups, errs.add)
-    return groups, ()
 
 
-def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
-    """The node groups of a stack, defaults merged with overrides. Raises ConfigError listing every problem."""
-    errs = _Collector()
-    defaults = DEFAULTS[cfg.environment]
+def _unknown_groups(cfg: StackConfig, defaults: Mapping[str, GroupDefaults], errs: _Collector) -> None:
     for name in cfg.node_groups:
         if name not in defaults:
             hint = (
@@ -283,8 +326,10 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
                 f"{', '.join(defaults)}; add others under additionalNodeGroups",
             )
 
-    groups: list[NodeGroupSpec] = []
-    paths: dict[str, tuple] = {}
+
+def _built_in_groups(cfg: StackConfig, defaults: Mapping[str, GroupDefaults], errs: _Collector) -> list[tuple]:
+    """The enabled built-in groups, merged, each with its settings path."""
+    out: list[tuple] = []
     for name, base in defaults.items():
         o = cfg.node_groups.get(name, NodeGroupSettings())
         enabled = o.enabled if o.enabled is not None else base.enabled
@@ -298,23 +343,25 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
                 "(or enabled: false to keep it off)",
             )
         if name == INITIAL and not enabled:
-            why = {
-                KARPENTER: " (the Karpenter controller runs there too)",
-                AUTO_MODE: " (with Auto Mode, autoMode.initialGroup: systemPool runs them on the built-in system pool)",
-            }.get(cfg.provisioner, "")
+            why = provisioner_of(cfg).initial_group_note
             errs.add(("nodeGroups", INITIAL, "enabled"), f"false: the initial group for core services is required{why}")
         if enabled:
-            groups.append(_merge(name, name, base, o, ("nodeGroups", name), cfg, base.gpu, errs))
-            paths[name] = ("nodeGroups", name)
+            path = ("nodeGroups", name)
+            out.append((_merge(name, name, base, o, path, cfg, base.gpu, errs), path))
+    return out
 
-    taken = set(defaults)
+
+def _additional_groups(cfg: StackConfig, taken: set[str], errs: _Collector) -> list[tuple]:
+    """The enabled additionalNodeGroups, merged, each with its settings path."""
+    out: list[tuple] = []
+    prov = provisioner_of(cfg)
     for i, extra in enumerate(cfg.additional_node_groups):
         path = ("additionalNodeGroups", i)
         if extra.name in taken:
             errs.add(path + ("name",), f"{show(extra.name)} is already a node group name; names must be unique")
             continue
         taken.add(extra.name)
-        if not extra.instance_types and not karpenter_pools.families_configured(cfg, extra.name):
+        if not extra.instance_types and not prov.families_configured(cfg, extra.name):
             errs.add(path + ("instanceTypes",), "missing; additional groups must list their instance types")
             continue
         if extra.enabled is False:
@@ -332,21 +379,34 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
                 "false, but the role is gpu; set gpu: true so the group gets the GPU group's taint, AMI and checks",
             )
         base = GroupDefaults(True, "ON_DEMAND", tuple(extra.instance_types or ()), 0, 3, 0, gpu=extra.gpu)
-        groups.append(_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs))
-        paths[extra.name] = path
+        out.append((_merge(extra.name, role, base, extra, path, cfg, extra.gpu, errs), path))
+    return out
 
-    if cfg.cluster_name is None and (err := cluster_name.derived_name_error(stack)):
-        errs.add(("clusterName",), err)
-    groups = mark_operands(groups)
-    retained = karpenter_pools.retained_groups(cfg, groups)
-    retained_pools, retained_pool_groups = (
-        automode_pools.kept_karpenter_pools(cfg, groups, errs.add) if cfg.provisioner == AUTO_MODE else ((), ())
-    )
-    groups, node_pools = _node_pools(cfg, groups, errs)
+
+def _launched(cfg: StackConfig, groups: list, paths: Mapping[str, tuple], errs: _Collector) -> tuple:
+    """The groups as the provisioner launches them, its NodePools and what a migration keeps (every check that
+    needs them done)."""
+    prov = provisioner_of(cfg)
+    kept = prov.kept(cfg, groups, errs.add)
+    _section_problems(cfg, prov, errs)
+    groups, node_pools = prov.node_pools(cfg, groups, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
-    managed = [g for g in groups if not g.karpenter] + list(retained)
+    managed = [g for g in groups if not g.karpenter] + list(kept.groups)
     quota_problems([(g, paths[g.name]) for g in managed], cfg.quotas, errs.add)
     host_engine_problems(cfg.gpu_metrics, cfg.node_repair, groups, errs.add)
+    return groups, node_pools, kept
+
+
+def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
+    """The node groups of a stack, defaults merged with overrides. Raises ConfigError listing every problem."""
+    errs = _Collector()
+    defaults = DEFAULTS[cfg.environment]
+    _unknown_groups(cfg, defaults, errs)
+    merged = _built_in_groups(cfg, defaults, errs) + _additional_groups(cfg, set(defaults), errs)
+    paths = {g.name: path for g, path in merged}
+    if cfg.cluster_name is None and (err := cluster_name.derived_name_error(stack)):
+        errs.add(("clusterName",), err)
+    groups, node_pools, kept = _launched(cfg, mark_operands([g for g, _ in merged]), paths, errs)
     if errs.problems:
         raise ConfigError(errs.problems)
     spot = cfg.spot_taint
@@ -358,9 +418,9 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         imds_hop_limit=cfg.imds_hop_limit,
         provisioner=cfg.provisioner,
         node_pools=node_pools,
-        retained_groups=retained,
-        retained_pools=retained_pools,
-        retained_pool_groups=retained_pool_groups,
+        retained_groups=kept.groups,
+        retained_pools=kept.pools,
+        retained_pool_groups=kept.pool_groups,
         kubernetes_version=cfg.kubernetes_version,
         node_repair=cfg.node_repair,
         gpu_metrics=cfg.gpu_metrics,

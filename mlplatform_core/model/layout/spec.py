@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..config.karpenter_settings import NODE_GROUPS
 from ..config.stack import DEFAULT_KUBERNETES_VERSION
 from ..karpenter.spec import NodePoolSpec
+from ..provisioners import of
 from ..scheduling import Taint
 
 INITIAL = "initial"
@@ -119,9 +119,11 @@ class Layout:
     groups: tuple[NodeGroupSpec, ...]
     spot_taint: Taint
     imds_hop_limit: int = 1
-    provisioner: str = "nodeGroups"  # or "karpenter", "autoMode": every group but the initial one is a NodePool
+    # "nodeGroups", "karpenter" or "autoMode" (model/provisioners: what the callers ask about it)
+    provisioner: str = "nodeGroups"
     node_pools: tuple[NodePoolSpec, ...] = ()  # one per Karpenter-provisioned group, in layout order
-    # Migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
+    # What a migration keeps (the provisioner's `kept`, model/provisioners/base.py Kept):
+    # migrating to Karpenter: the pools' groups as managed node groups, kept until their nodes are drained.
     retained_groups: tuple[NodeGroupSpec, ...] = ()
     # Migrating from Karpenter to Auto Mode: Karpenter's pools, kept until their nodes are drained.
     retained_pools: tuple[NodePoolSpec, ...] = ()
@@ -165,8 +167,8 @@ class Layout:
     def runs_cluster_autoscaler(self) -> bool:
         """Only node-group stacks run the Cluster Autoscaler: next to Karpenter or Auto Mode two autoscalers would
         launch nodes for the same pending pods (addons/releases.addons_of). So the managed node groups a migrating
-        stack keeps scale no more: they hold the nodes they have until drained and removed."""
-        return self.provisioner == NODE_GROUPS
+        stack keeps scale no more: they hold the nodes they have until drained and removed (model/provisioners)."""
+        return of(self).runs_cluster_autoscaler
 
     @property
     def spot_groups(self) -> tuple[NodeGroupSpec, ...]:

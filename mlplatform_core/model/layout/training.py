@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
+from typing import Any
 
 from .. import efa as efa_model
 from .. import eks_versions, instances
 from ..config import StackConfig, show
-from ..config.karpenter_settings import AUTO_MODE
 from ..config.node_groups import NodeGroupSettings
+from ..provisioners import provisioner_of
 from .spec import CAPACITY_BLOCK, INITIAL, Reservation
 
 Add = Callable[[tuple, str], None]
@@ -91,27 +92,19 @@ def _zone(o: NodeGroupSettings, cfg: StackConfig, path: tuple, add: Add) -> str 
     return az
 
 
-def _reservation(
+def _reservation_problems(
     o: NodeGroupSettings,
+    r: Any,
+    wanted: str,
     role: str,
-    capacity: str,
     types: tuple[str, ...],
     sizes: tuple[int, int],
     path: tuple,
     add: Add,
-) -> tuple[Reservation | None, str]:
-    """The reservation and the group's EKS capacity type."""
-    r = o.capacity_reservation
-    if r is None:
-        if capacity == CAPACITY_BLOCK:
-            add(
-                path + ("capacityType",),
-                "CAPACITY_BLOCK needs capacityReservation: {id: cr-..., type: capacity-block} naming the block",
-            )
-        return None, capacity
+) -> None:
+    """What a group launching into reservation `r` (of capacity type `wanted`) must match."""
     rpath = path + ("capacityReservation",)
     block = r.type == "capacity-block"
-    wanted = CAPACITY_BLOCK if block else "ON_DEMAND"
     if o.capacity_type is not None and o.capacity_type != wanted:
         add(
             path + ("capacityType",),
@@ -156,6 +149,29 @@ def _reservation(
             f"{max_size} is more than the {r.instance_count} instances capacityReservation {r.id} holds; "
             "a targeted launch beyond them fails, so maxSize must be <= instanceCount",
         )
+
+
+def _reservation(
+    o: NodeGroupSettings,
+    role: str,
+    capacity: str,
+    types: tuple[str, ...],
+    sizes: tuple[int, int],
+    path: tuple,
+    add: Add,
+) -> tuple[Reservation | None, str]:
+    """The reservation and the group's EKS capacity type."""
+    r = o.capacity_reservation
+    if r is None:
+        if capacity == CAPACITY_BLOCK:
+            add(
+                path + ("capacityType",),
+                "CAPACITY_BLOCK needs capacityReservation: {id: cr-..., type: capacity-block} naming the block",
+            )
+        return None, capacity
+    rpath = path + ("capacityReservation",)
+    wanted = CAPACITY_BLOCK if r.type == "capacity-block" else "ON_DEMAND"
+    _reservation_problems(o, r, wanted, role, types, sizes, path, add)
     end = None
     if r.end_date is not None:
         day = r.end_date.date() if isinstance(r.end_date, datetime.datetime) else r.end_date
@@ -165,7 +181,7 @@ def _reservation(
     return Reservation(r.id, r.type, r.instance_count, end, r.placement_group), wanted
 
 
-def _placement(o: NodeGroupSettings, auto_mode: bool, kept: bool, path: tuple, add: Add) -> bool:
+def _placement(o: NodeGroupSettings, only_when_asked: bool, path: tuple, add: Add) -> bool:
     """Whether the group gets a cluster placement group of its own (efa implies one; placementGroup decides).
 
     Not with a capacity reservation, whose instances can only launch where the reservation was made:
@@ -181,8 +197,9 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, kept: bool, path: tuple, a
     Auto Mode pools get a placement group only when asked for (`placementGroup: cluster`, or the reservation's
     `placementGroup`): their NodeClass selects it (`placementGroupSelector`, EKS user guide "Manage EFA devices");
     efa alone implies none there (karpenter/pools.py drops it), so an Auto Mode EFA pool planned before keeps its
-    nodes and an on-demand reservation. While a migration keeps the node groups (`kept`), the same group is also a
-    managed node group that gets efa's placement group, so the on-demand refusal holds for it.
+    nodes and an on-demand reservation (`only_when_asked`, the provisioner's placement_group_only_when_asked). While
+    a migration keeps the node groups, the same group is also a managed node group that gets efa's placement group,
+    so the on-demand refusal holds for it.
     """
     wanted = (bool(o.efa) and o.placement_group != "none") or o.placement_group == "cluster"
     r = o.capacity_reservation
@@ -199,7 +216,7 @@ def _placement(o: NodeGroupSettings, auto_mode: bool, kept: bool, path: tuple, a
         else:  # Auto Mode too: its NodeClass selects the group by name (placementGroupSelector)
             return True  # the reservation's own group, by name (components/training_network.py)
         return False
-    if r is None or not wanted or (auto_mode and not kept and o.placement_group is None):
+    if r is None or not wanted or (only_when_asked and o.placement_group is None):
         return wanted
     why = "cluster" if o.placement_group == "cluster" else "cluster (implied by efa: true)"
     if r.type == "capacity-block":
@@ -249,9 +266,7 @@ def training_fields(
     return {
         "efa_interfaces": efa,
         "efa_layout": o.efa_interfaces or efa_model.DEFAULT_LAYOUT,
-        "placement_group": _placement(
-            o, cfg.provisioner == AUTO_MODE, cfg.provisioner == AUTO_MODE and cfg.auto_mode.keep_node_groups, path, add
-        ),
+        "placement_group": _placement(o, provisioner_of(cfg).placement_group_only_when_asked(cfg), path, add),
         "availability_zone": _zone(o, cfg, path, add),
         "reservation": reservation,
         "capacity_type": capacity_type,
