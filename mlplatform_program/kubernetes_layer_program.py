@@ -9,20 +9,72 @@ kubernetesLayer: inline.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import pulumi
 
-from mlplatform_core.model.addons.karpenter_controller import uses_karpenter
-from mlplatform_core.model.addons.run_by_aws import on_auto_mode
+from mlplatform_core.model import provisioners
 from mlplatform_core.model.cluster import resource_tags
-from mlplatform_core.model.config import PROJECT, kubernetes_layer_of
+from mlplatform_core.model.config import PROJECT, StackConfig, kubernetes_layer_of
 from mlplatform_core.model.deployment import cluster_stack_reference
+from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.provisioners import AUTO_MODE_PART, KARPENTER_PART, Part
 
 from .components.automode import AutoModePools
 from .components.cluster_reference import ClusterReference
 from .components.karpenter_provisioner import KarpenterPools
 from .components.platform import Platform
 from .stack_settings import stack_settings
+
+
+@dataclass
+class _Built:
+    """What the layer made before the provisioner's components, which build on it."""
+
+    cfg: StackConfig
+    layout: Layout
+    cluster: ClusterReference
+    platform: Platform
+    tags: Mapping[str, str]
+
+
+def _karpenter(built: _Built, part: Part) -> None:
+    """The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours
+    (while a stack moves to Auto Mode: the pools it keeps)."""
+    if not part.pools:
+        return
+    cfg, cluster = built.cfg, built.cluster
+    KarpenterPools(
+        "karpenter-pools",
+        dataclasses.replace(built.layout, node_pools=part.pools),
+        built.platform.provider,
+        node_role_name=cluster.output("karpenterNodeRoleName"),
+        queue_name=cluster.output("karpenterQueueName"),
+        controller_role_arn=cluster.output("karpenterControllerRoleArn"),
+        replicas=cfg.karpenter.replicas,
+        tags=built.tags,
+        image_registry=cfg.image_registry,
+        training=cluster.output("karpenterTraining") if any(p.single_zone for p in part.pools) else None,
+    )
+
+
+def _auto_mode(built: _Built, part: Part) -> None:
+    """The cluster stack turned Auto Mode on and made the node role (and its access entry, if EKS does not)."""
+    cluster = built.cluster
+    AutoModePools(
+        "auto-mode-pools",
+        built.layout,
+        built.platform.provider,
+        node_role_name=cluster.output("autoModeNodeRoleName"),
+        kms_key=built.cfg.auto_mode.ephemeral_storage_kms_key,
+        tags=built.tags,
+        training=cluster.output("autoModeTraining") if any(p.single_zone for p in part.pools) else None,
+    )
+
+
+# The components of each kind a provisioner declares (model/provisioners Part.kind), by name.
+PARTS: dict[str, Callable[[_Built, Part], None]] = {KARPENTER_PART: _karpenter, AUTO_MODE_PART: _auto_mode}
 
 
 def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
@@ -53,34 +105,10 @@ def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
         image_registry=cfg.image_registry,
     )
 
-    karpenter_pools = layout.retained_pools or (layout.node_pools if uses_karpenter(layout) else ())
-    if karpenter_pools:
-        # The cluster stack made Karpenter's role, queue and access entry; the charts and NodePools are ours
-        # (while a stack moves to Auto Mode: the pools it keeps).
-        KarpenterPools(
-            "karpenter-pools",
-            dataclasses.replace(layout, node_pools=karpenter_pools),
-            platform.provider,
-            node_role_name=cluster.output("karpenterNodeRoleName"),
-            queue_name=cluster.output("karpenterQueueName"),
-            controller_role_arn=cluster.output("karpenterControllerRoleArn"),
-            replicas=cfg.karpenter.replicas,
-            tags=tags,
-            image_registry=cfg.image_registry,
-            training=cluster.output("karpenterTraining") if any(p.single_zone for p in karpenter_pools) else None,
-        )
-
-    if on_auto_mode(layout):
-        # The cluster stack turned Auto Mode on and made the node role (and its access entry, if EKS does not).
-        AutoModePools(
-            "auto-mode-pools",
-            layout,
-            platform.provider,
-            node_role_name=cluster.output("autoModeNodeRoleName"),
-            kms_key=cfg.auto_mode.ephemeral_storage_kms_key,
-            tags=tags,
-            training=cluster.output("autoModeTraining") if any(p.single_zone for p in layout.node_pools) else None,
-        )
+    # The provisioner's own components (Karpenter's charts and pools, Auto Mode's pools), in its order.
+    built = _Built(cfg, layout, cluster, platform, tags)
+    for part in provisioners.of(layout).parts(layout):
+        PARTS[part.kind](built, part)
 
     pulumi.export("clusterStack", cluster_stack)
     if platform.autoscaler_role_arn is not None:  # Karpenter and Auto Mode stacks run no Cluster Autoscaler

@@ -20,7 +20,7 @@ from mlplatform_core.model import addon_versions
 from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, gpu_agents, releases
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
-from mlplatform_core.model.addons.run_by_aws import needs_node_addons, on_auto_mode
+from mlplatform_core.model.addons.run_by_aws import aws_runs_nodes, needs_node_addons
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.workloads import MANAGED_LABELS, Workloads, manifests
@@ -100,17 +100,64 @@ class Platform(pulumi.ComponentResource):
         """
         super().__init__("mlplatform:platform:Platform", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        groups = dict(node_groups or {})
-
-        def on_nodes(names: Sequence[str]) -> pulumi.ResourceOptions:
-            return pulumi.ResourceOptions(parent=self, depends_on=[groups[n] for n in names if n in groups])
-
+        self._groups = dict(node_groups or {})
         self.provider = k8s.Provider(
             f"{name}-k8s", kubeconfig=cluster.kubeconfig_json, enable_server_side_apply=True, opts=child
         )
         on_cluster = pulumi.ResourceOptions(parent=self, provider=self.provider)
-        on_core_nodes = on_nodes(core_services_groups(layout))
+        on_core_nodes = self._on_nodes(core_services_groups(layout))
+        self._workload_objects(layout, workloads, on_cluster)
 
+        # Cluster Autoscaler: a role bound to its one service account (IRSA, or Pod Identity), scoped scaling
+        # rights. Not with Karpenter or Auto Mode: two autoscalers would both launch nodes for the same pending pods.
+        self.autoscaler: k8s.helm.v3.Release | None = None
+        self.autoscaler_role_arn = None
+        at_deploy = releases.DeployTimeValues(region=region, image_registry=image_registry)
+        if addon_versions.CLUSTER_AUTOSCALER in releases.addons_of(layout):
+            waits = (list(on_core_nodes.depends_on or []), list(identity_agent))
+            self._autoscaler(name, cluster, layout, region, at_deploy, tags, node_group_names, on_cluster, waits)
+        self._gpu_addons(layout, at_deploy, on_cluster)
+
+        # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
+        # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
+        # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself. Auto Mode nodes
+        # answer DNS themselves: no CoreDNS without managed node groups (model/addons/run_by_aws.py).
+        self.coredns: aws.eks.Addon | None = None
+        node_addons = needs_node_addons(layout)
+        if node_addons:
+            self._coredns(name, cluster, kubernetes_version, tags, on_core_nodes)
+        self.storage = Storage(
+            f"{name}-storage",
+            cluster.eks_cluster_name,
+            kubernetes_version,
+            region,
+            cluster.oidc_provider_arn,
+            cluster.oidc_provider_url,
+            provider=self.provider,
+            depends_on=[*on_core_nodes.depends_on, *identity_agent],  # the controller runs on the initial group
+            ebs_csi_driver=node_addons,
+            auto_mode=aws_runs_nodes(layout),
+            tags=tags,
+            opts=child,
+            cluster_name=layout.cluster_name,
+            use_pod_identity=layout.pod_identity,
+        )
+        self.register_outputs(
+            {
+                "autoscalerRoleArn": self.autoscaler_role_arn,
+                "priorityClasses": [p.name for p in workloads.priority_classes],
+                "namespaces": [ns.name for ns in workloads.namespaces],
+            }
+        )
+
+    def _on_nodes(self, names: Sequence[str]) -> pulumi.ResourceOptions:
+        """Options that wait for the node groups `names` (those of this program; others exist already)."""
+        return pulumi.ResourceOptions(parent=self, depends_on=[self._groups[n] for n in names if n in self._groups])
+
+    def _workload_objects(
+        self, layout: Layout, workloads: Workloads, on_cluster: pulumi.ResourceOptions
+    ) -> dict[str, pulumi.Resource]:
+        """Priority classes, namespaces and their objects, and MLRun's spot settings; the namespaces by name."""
         # Namespaced objects wait for their namespace: manifests() lists namespaces first.
         namespaces: dict[str, pulumi.Resource] = {}
         self.objects: list[pulumi.CustomResource] = []
@@ -140,68 +187,79 @@ class Platform(pulumi.ComponentResource):
                 on_cluster, pulumi.ResourceOptions(depends_on=[namespaces[workloads.mlrun_namespace]])
             ),
         )
+        return namespaces
 
-        # Cluster Autoscaler: a role bound to its one service account (IRSA, or Pod Identity), scoped scaling
-        # rights. Not with Karpenter or Auto Mode: two autoscalers would both launch nodes for the same pending pods.
-        self.autoscaler: k8s.helm.v3.Release | None = None
-        self.autoscaler_role_arn = None
-        at_deploy = releases.DeployTimeValues(region=region, image_registry=image_registry)
-        if addon_versions.CLUSTER_AUTOSCALER in releases.addons_of(layout):
-            chart = charts.chart(addon_versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
-            identity = "Pod Identity" if layout.pod_identity else "IRSA"
-            sr = service_role(
-                f"{name}-autoscaler",
-                use_pod_identity=layout.pod_identity,
-                cluster_name=layout.cluster_name,
-                eks_cluster_name=cluster.eks_cluster_name,
-                oidc_provider_arn=cluster.oidc_provider_arn,
-                oidc_provider_url=cluster.oidc_provider_url,
-                namespace=chart.namespace,
-                service_account=autoscaler.AUTOSCALER_SERVICE_ACCOUNT,
-                description=f"Cluster Autoscaler of {layout.cluster_name} ({identity})",
-                tags=tags,
-                parent=self,
-            )
-            account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
-            policy = aws.iam.RolePolicy(
-                f"{name}-autoscaler",
-                role=sr.role.id,
-                policy=account.apply(
-                    lambda a: json.dumps(autoscaler.autoscaler_policy(layout.cluster_name, region, a))
-                ),
-                opts=child,
-            )
-            self.autoscaler_role_arn = sr.role.arn
+    def _autoscaler(
+        self,
+        name: str,
+        cluster: ClusterLike,
+        layout: Layout,
+        region: str,
+        at_deploy: releases.DeployTimeValues,
+        tags: Mapping[str, str] | None,
+        node_group_names: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None,
+        on_cluster: pulumi.ResourceOptions,
+        waits: tuple[list, list],
+    ) -> None:
+        """The Cluster Autoscaler's role, policy, release and priority expander config. `waits`: the core nodes'
+        groups and the Pod Identity agent, which the release waits for (with the role)."""
+        core_hosts, identity_agent = waits
+        chart = charts.chart(addon_versions.CLUSTER_AUTOSCALER, layout.kubernetes_version)
+        identity = "Pod Identity" if layout.pod_identity else "IRSA"
+        sr = service_role(
+            f"{name}-autoscaler",
+            use_pod_identity=layout.pod_identity,
+            cluster_name=layout.cluster_name,
+            eks_cluster_name=cluster.eks_cluster_name,
+            oidc_provider_arn=cluster.oidc_provider_arn,
+            oidc_provider_url=cluster.oidc_provider_url,
+            namespace=chart.namespace,
+            service_account=autoscaler.AUTOSCALER_SERVICE_ACCOUNT,
+            description=f"Cluster Autoscaler of {layout.cluster_name} ({identity})",
+            tags=tags,
+            parent=self,
+        )
+        account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        aws.iam.RolePolicy(
+            f"{name}-autoscaler",
+            role=sr.role.id,
+            policy=account.apply(lambda a: json.dumps(autoscaler.autoscaler_policy(layout.cluster_name, region, a))),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.autoscaler_role_arn = sr.role.arn
 
-            release = releases.autoscaler_release(
-                layout, dataclasses.replace(at_deploy, autoscaler_role_arn=sr.role.arn)
-            )
-            self.autoscaler = self._release(
-                "cluster-autoscaler",
-                release,
-                pulumi.ResourceOptions.merge(
-                    on_cluster,
-                    pulumi.ResourceOptions(depends_on=[*on_core_nodes.depends_on, *sr.ready, *identity_agent]),
-                ),
-            )
-            del policy
-            # The priorities name the EKS node groups, so they wait for all of them; the autoscaler does not.
-            priorities = (
-                pulumi.Output.from_input(node_group_names).apply(lambda n: autoscaler.expander_priorities(layout, n))
-                if node_group_names is not None
-                else autoscaler.expander_priorities(layout)
-            )
-            self.autoscaler_priorities = k8s.core.v1.ConfigMap(
-                "configmap-cluster-autoscaler-priority-expander",
-                metadata={
-                    "name": autoscaler.PRIORITY_CONFIG_MAP,
-                    "namespace": chart.namespace,
-                    "labels": dict(MANAGED_LABELS),
-                },
-                data=pulumi.Output.from_input(priorities).apply(autoscaler.priority_config_map_data),
-                opts=on_cluster,
-            )
+        release = releases.autoscaler_release(layout, dataclasses.replace(at_deploy, autoscaler_role_arn=sr.role.arn))
+        self.autoscaler = self._release(
+            "cluster-autoscaler",
+            release,
+            pulumi.ResourceOptions.merge(
+                on_cluster,
+                pulumi.ResourceOptions(depends_on=[*core_hosts, *sr.ready, *identity_agent]),
+            ),
+        )
+        # The priorities name the EKS node groups, so they wait for all of them; the autoscaler does not.
+        priorities = (
+            pulumi.Output.from_input(node_group_names).apply(lambda n: autoscaler.expander_priorities(layout, n))
+            if node_group_names is not None
+            else autoscaler.expander_priorities(layout)
+        )
+        self.autoscaler_priorities = k8s.core.v1.ConfigMap(
+            "configmap-cluster-autoscaler-priority-expander",
+            metadata={
+                "name": autoscaler.PRIORITY_CONFIG_MAP,
+                "namespace": chart.namespace,
+                "labels": dict(MANAGED_LABELS),
+            },
+            data=pulumi.Output.from_input(priorities).apply(autoscaler.priority_config_map_data),
+            opts=on_cluster,
+        )
 
+    def _gpu_addons(
+        self, layout: Layout, at_deploy: releases.DeployTimeValues, on_cluster: pulumi.ResourceOptions
+    ) -> None:
+        """The NVIDIA device plugin, and EFA, MIG and GPU metrics: each DaemonSet on the groups that need it
+        (model/addons/gpu_agents.py). The GPU operator's controller runs on the initial group; its MIG manager on
+        the MIG groups."""
         self.device_plugin = None
         plugin = releases.device_plugin_release(layout, at_deploy)
         if plugin is not None:
@@ -216,52 +274,18 @@ class Platform(pulumi.ComponentResource):
                 "nvidia-device-plugin",
                 plugin,
                 pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions.merge(on_cluster, on_nodes(device_plugin_groups(layout))),
+                    pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(device_plugin_groups(layout))),
                     pulumi.ResourceOptions(depends_on=[plugin_ns, plugin_limits]),
                 ),
             )
-        # EFA, MIG and GPU metrics: each DaemonSet on the groups that need it (model/addons/gpu_agents.py). The
-        # GPU operator's controller runs on the initial group; its MIG manager on the MIG groups.
         self.gpu_releases: dict[str, k8s.helm.v3.Release] = {}
         for release in gpu_agents.releases(layout, at_deploy.image_registry):
             self.gpu_releases[release.name] = self._release(
                 release.name,
                 # Helm names the release after its chart, as for the charts above.
                 releases.Release(release.chart.name, release.chart, release.values),
-                pulumi.ResourceOptions.merge(on_cluster, on_nodes(release.hosts)),
+                pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(release.hosts)),
             )
-
-        # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
-        # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
-        # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself. Auto Mode nodes
-        # answer DNS themselves: no CoreDNS without managed node groups (model/addons/run_by_aws.py).
-        self.coredns: aws.eks.Addon | None = None
-        node_addons = needs_node_addons(layout)
-        if node_addons:
-            self._coredns(name, cluster, kubernetes_version, tags, on_core_nodes)
-        self.storage = Storage(
-            f"{name}-storage",
-            cluster.eks_cluster_name,
-            kubernetes_version,
-            region,
-            cluster.oidc_provider_arn,
-            cluster.oidc_provider_url,
-            provider=self.provider,
-            depends_on=[*on_core_nodes.depends_on, *identity_agent],  # the controller runs on the initial group
-            ebs_csi_driver=node_addons,
-            auto_mode=on_auto_mode(layout),
-            tags=tags,
-            opts=child,
-            cluster_name=layout.cluster_name,
-            use_pod_identity=layout.pod_identity,
-        )
-        self.register_outputs(
-            {
-                "autoscalerRoleArn": self.autoscaler_role_arn,
-                "priorityClasses": [p.name for p in workloads.priority_classes],
-                "namespaces": [ns.name for ns in workloads.namespaces],
-            }
-        )
 
     def _coredns(
         self,
