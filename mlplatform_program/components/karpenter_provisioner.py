@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import pulumi
 import pulumi_aws as aws
@@ -95,7 +95,26 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster.eks]),
         )
 
-        # Interruption: EC2 and AWS Health events -> EventBridge -> SQS -> the controller drains ahead of time.
+        queue, interruption = self._interruption(name, cluster_name, tags)
+        sr, policies = self._controller_role(name, layout, cluster, region, node_role.arn, queue.arn, tags)
+        role = sr.role
+
+        # Discovery: the security group EKS created for the cluster and the subnets this stack does not create.
+        discovery = discovery_tags(name, cluster_name, cluster.eks, subnet_ids_to_tag, self)
+
+        self.node_role_name = node_role.name
+        self.queue_name = queue.name
+        self.controller_role_arn = role.arn
+        self.ready = [access, *node_policies, *policies, *interruption, *discovery, *sr.ready]
+        self.register_outputs(
+            {"controllerRoleArn": role.arn, "nodeRoleName": node_role.name, "interruptionQueue": queue.name}
+        )
+
+    def _interruption(
+        self, name: str, cluster_name: str, tags: dict[str, str]
+    ) -> tuple[aws.sqs.Queue, list[pulumi.Resource]]:
+        """Interruption: EC2 and AWS Health events -> EventBridge -> SQS -> the controller drains ahead of time."""
+        child = pulumi.ResourceOptions(parent=self)
         settings = addon.queue_settings()
         queue = aws.sqs.Queue(
             f"{name}-interruption",
@@ -129,8 +148,21 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
                     opts=child,
                 )
             )
+        return queue, interruption
 
-        # The controller's role for its one service account (IRSA, or Pod Identity), Karpenter's reference policies.
+    def _controller_role(
+        self,
+        name: str,
+        layout: Layout,
+        cluster: ClusterLike,
+        region: str,
+        node_role_arn: pulumi.Output[str],
+        queue_arn: pulumi.Output[str],
+        tags: dict[str, str],
+    ) -> tuple[Any, list[pulumi.Resource]]:
+        """The controller's role for its one service account (IRSA, or Pod Identity), Karpenter's reference
+        policies."""
+        cluster_name = layout.cluster_name
         sr = service_role(
             f"{name}-controller",
             use_pod_identity=layout.pod_identity,
@@ -144,31 +176,20 @@ class KarpenterInfrastructure(pulumi.ComponentResource):
             tags=tags,
             parent=self,
         )
-        role = sr.role
         account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
-        documents = pulumi.Output.all(account, node_role.arn, queue.arn).apply(
+        documents = pulumi.Output.all(account, node_role_arn, queue_arn).apply(
             lambda a: addon.controller_policies(cluster_name, region, a[0], a[1], a[2])
         )
         policies = [
             aws.iam.RolePolicy(
                 f"{name}-controller-{_kebab(policy)}",
-                role=role.id,
+                role=sr.role.id,
                 policy=documents.apply(lambda d, p=policy: json.dumps(d[p])),
-                opts=child,
+                opts=pulumi.ResourceOptions(parent=self),
             )
             for policy in addon.controller_policy_names()
         ]
-
-        # Discovery: the security group EKS created for the cluster and the subnets this stack does not create.
-        discovery = discovery_tags(name, cluster_name, cluster.eks, subnet_ids_to_tag, self)
-
-        self.node_role_name = node_role.name
-        self.queue_name = queue.name
-        self.controller_role_arn = role.arn
-        self.ready = [access, *node_policies, *policies, *interruption, *discovery, *sr.ready]
-        self.register_outputs(
-            {"controllerRoleArn": role.arn, "nodeRoleName": node_role.name, "interruptionQueue": queue.name}
-        )
+        return sr, policies
 
 
 class KarpenterPools(pulumi.ComponentResource):
@@ -196,7 +217,6 @@ class KarpenterPools(pulumi.ComponentResource):
         pulled from (the stack's imageRegistry)."""
         super().__init__("mlplatform:karpenter:KarpenterPools", name, None, opts)
         tags = dict(tags or {})
-        cluster_name = layout.cluster_name
         # The charts: CRDs from karpenter-crd (Helm upgrades them with the release), then the controller.
         helm = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=list(depends_on))
         at_deploy = releases.DeployTimeValues(
@@ -207,7 +227,6 @@ class KarpenterPools(pulumi.ComponentResource):
         )
         crd_release, controller_release = releases.karpenter_releases(layout, at_deploy)
         crds = self._release("karpenter-crd", crd_release, helm)
-        of = training_lookup(training)
 
         self.controller = self._release(
             "karpenter",
@@ -215,6 +234,20 @@ class KarpenterPools(pulumi.ComponentResource):
             pulumi.ResourceOptions.merge(helm, pulumi.ResourceOptions(depends_on=[crds, *depends_on])),
         )
 
+        self._pools(layout, provider, node_role_name, tags, training, depends_on)
+        self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
+
+    def _pools(
+        self,
+        layout: Layout,
+        provider: k8s.Provider,
+        node_role_name: pulumi.Input[str],
+        tags: dict[str, str],
+        training: pulumi.Input[Mapping[str, Mapping[str, str]]] | None,
+        depends_on: Sequence[pulumi.Resource],
+    ) -> None:
+        """One NodePool and EC2NodeClass per pool of the layout, after the controller."""
+        of = training_lookup(training)
         # The environment label tells the policy pack which environment's rules apply (mlplatform_policies props).
         meta_labels = {**MANAGED_LABELS, ENVIRONMENT_LABEL: layout.environment}
         self.node_pools: dict[str, k8s.apiextensions.CustomResource] = {}
@@ -226,7 +259,7 @@ class KarpenterPools(pulumi.ComponentResource):
                 manifests.node_class_spec(
                     pool,
                     node_role_name,
-                    cluster_name,
+                    layout.cluster_name,
                     tags,
                     placement_group=of(pool.name, "placementGroup") if pool.placement_group else None,
                     efa_security_group=of(pool.name, "efaSecurityGroup") if pool.efa else None,
@@ -237,7 +270,6 @@ class KarpenterPools(pulumi.ComponentResource):
                 pool_depends_on=[self.controller],
                 pool_spec=manifests.node_pool_spec(pool, zone=of(pool.name, "zone") if pool.single_zone else None),
             )
-        self.register_outputs({"nodePools": [p.name for p in layout.node_pools]})
 
     def _release(self, name: str, release: releases.Release, opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
         chart = release.chart

@@ -118,6 +118,27 @@ class Platform(pulumi.ComponentResource):
             self._autoscaler(name, cluster, layout, region, at_deploy, tags, node_group_names, on_cluster, waits)
         self._gpu_addons(layout, at_deploy, on_cluster)
 
+        self._node_addons(name, cluster, layout, region, kubernetes_version, tags, on_core_nodes, identity_agent)
+        self.register_outputs(
+            {
+                "autoscalerRoleArn": self.autoscaler_role_arn,
+                "priorityClasses": [p.name for p in workloads.priority_classes],
+                "namespaces": [ns.name for ns in workloads.namespaces],
+            }
+        )
+
+    def _node_addons(
+        self,
+        name: str,
+        cluster: ClusterLike,
+        layout: Layout,
+        region: str,
+        kubernetes_version: str,
+        tags: Mapping[str, str] | None,
+        on_core_nodes: pulumi.ResourceOptions,
+        identity_agent: Sequence[pulumi.Resource],
+    ) -> None:
+        """CoreDNS and block storage (the EBS CSI add-on, or Auto Mode's) with the default StorageClass."""
         # EKS installs CoreDNS unmanaged; adopting it as a managed add-on (OVERWRITE) lets us place it.
         # Preserved: deleting the Pulumi resource must never delete cluster DNS. Versioned for the cluster's
         # minor, as pulumi-eks does for its add-ons: EKS never upgrades an add-on by itself. Auto Mode nodes
@@ -138,16 +159,9 @@ class Platform(pulumi.ComponentResource):
             ebs_csi_driver=node_addons,
             auto_mode=aws_runs_nodes(layout),
             tags=tags,
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self),
             cluster_name=layout.cluster_name,
             use_pod_identity=layout.pod_identity,
-        )
-        self.register_outputs(
-            {
-                "autoscalerRoleArn": self.autoscaler_role_arn,
-                "priorityClasses": [p.name for p in workloads.priority_classes],
-                "namespaces": [ns.name for ns in workloads.namespaces],
-            }
         )
 
     def _on_nodes(self, names: Sequence[str]) -> pulumi.ResourceOptions:
@@ -237,6 +251,15 @@ class Platform(pulumi.ComponentResource):
                 pulumi.ResourceOptions(depends_on=[*core_hosts, *sr.ready, *identity_agent]),
             ),
         )
+        self._priorities(layout, chart.namespace, node_group_names, on_cluster)
+
+    def _priorities(
+        self,
+        layout: Layout,
+        namespace: str,
+        node_group_names: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None,
+        on_cluster: pulumi.ResourceOptions,
+    ) -> None:
         # The priorities name the EKS node groups, so they wait for all of them; the autoscaler does not.
         priorities = (
             pulumi.Output.from_input(node_group_names).apply(lambda n: autoscaler.expander_priorities(layout, n))
@@ -247,7 +270,7 @@ class Platform(pulumi.ComponentResource):
             "configmap-cluster-autoscaler-priority-expander",
             metadata={
                 "name": autoscaler.PRIORITY_CONFIG_MAP,
-                "namespace": chart.namespace,
+                "namespace": namespace,
                 "labels": dict(MANAGED_LABELS),
             },
             data=pulumi.Output.from_input(priorities).apply(autoscaler.priority_config_map_data),

@@ -312,9 +312,14 @@ def build_pool(
         # The interfaces the node class lists: Karpenter's EC2NodeClass with efaOnly (Auto Mode chooses its own).
         efa_only_interfaces=g.efa_interfaces if flavor.installed and g.efa_layout == efa_model.EFA_ONLY else 0,
     )
-    group = dataclasses.replace(  # type: ignore[type-var]
+    return pool, _marked(g, pool, ami, flavor)
+
+
+def _marked(g: GroupLike, pool: NodePoolSpec, ami: str, flavor: Flavor) -> GroupLike:
+    """The group as its pool launches it: the types the pool may launch, its image and labels, from zero."""
+    return dataclasses.replace(  # type: ignore[type-var]
         g,
-        instance_types=types,
+        instance_types=pool.instance_types,
         ami_type=ami,
         labels=pool.labels,
         min_size=0,
@@ -322,7 +327,6 @@ def build_pool(
         karpenter=True,
         auto_mode=not flavor.installed,
     )
-    return pool, group
 
 
 def _implied_placement_group_only(g: Any, o: NodeGroupSettings) -> bool:
