@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..model import provisioners
+from ..model.karpenter.flavors import KARPENTER_FLAVOR, Flavor
 from ..model.plan_document import NodeGroupEntry, NodePoolEntry, NodeTemplate, PlacementProfile, PlanDocument
 from .resources import (
     CREATE,
@@ -219,11 +220,18 @@ def _aliases(pool: NodePoolEntry | None) -> list[str]:
     return [t.alias for t in terms if t.alias]
 
 
-def pool_provisioner(pool: NodePoolEntry | None) -> str:
-    """Who runs a NodePool: `autoMode` for a pool of Auto Mode's NodeClass (eks.amazonaws.com), else `karpenter`
-    (an EC2NodeClass); a stack moving from one to the other has both while keepKarpenter holds."""
+def _pool_flavor(pool: NodePoolEntry | None) -> Flavor:
+    """The Karpenter that runs a NodePool, by its node class's kind (Auto Mode's NodeClass, Karpenter's
+    EC2NodeClass; a stack moving from one to the other has both while keepKarpenter holds): the provisioner whose
+    flavor it is, else Karpenter's."""
     kind = pool.node_class.kind if pool is not None and pool.node_class is not None else None
-    return "autoMode" if kind == "NodeClass" else "karpenter"
+    flavors = [p.flavor for p in provisioners.every() if p.flavor is not None]
+    return next((f for f in flavors if f.node_class_kind == kind), KARPENTER_FLAVOR)
+
+
+def pool_provisioner(pool: NodePoolEntry | None) -> str:
+    """Who runs a NodePool: `autoMode` for a pool of Auto Mode's NodeClass (eks.amazonaws.com), else `karpenter`."""
+    return _pool_flavor(pool).provisioner
 
 
 def version_roll(pool: NodePoolEntry, before: PlanDocument, after: PlanDocument) -> str | None:
@@ -231,7 +239,7 @@ def version_roll(pool: NodePoolEntry, before: PlanDocument, after: PlanDocument)
     old, new = before.kubernetes_version, after.kubernetes_version
     if not old or not new or old == new:
         return None
-    if pool_provisioner(pool) == "autoMode":  # Auto Mode's NodeClass: the image is AWS's, per Kubernetes version
+    if _pool_flavor(pool).fixed_ami_family:  # Auto Mode's NodeClass: the image is AWS's, per Kubernetes version
         return AUTO_MODE_VERSION_ROLL.format(batch=_drift_budget(pool))
     aliases = _aliases(pool)
     if not aliases:  # AMIs chosen by id, name or tags do not follow the cluster's version
