@@ -1,6 +1,7 @@
 """The layout's groups as EKS Auto Mode NodePools, and Auto Mode's built-in pools in the layout.
 
-Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py) for stacks with
+Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py), asked through the
+provisioner (model/provisioners/auto_mode.py, which also builds the Karpenter pools a migration keeps) of stacks with
 `provisioner: autoMode`: every group but the initial one becomes the same NodePool as with Karpenter
 (karpenter/pools.py `pools_of`, with the Auto Mode flavor: eks.amazonaws.com labels and NodeClass), and
 the built-in pools join the groups: `system` in the initial group's place (unless

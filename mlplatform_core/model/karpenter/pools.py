@@ -1,7 +1,7 @@
 """The layout's groups as Karpenter NodePools: requirements, limits and disruption from each group.
 
-Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py) for stacks with
-`provisioner: karpenter`: it turns every group but the initial one into a NodePoolSpec and marks the
+Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py), asked through the
+provisioner (model/provisioners/karpenter.py) of stacks with `provisioner: karpenter`: it turns every group but the initial one into a NodePoolSpec and marks the
 group as Karpenter-provisioned (its instance types become every type the pool may launch, so the
 placement proof and the exported settings see what Karpenter can launch). `pool` builds one pool for
 either Karpenter (flavors.py): EKS Auto Mode's pools (model/automode/pools.py) are made by the same

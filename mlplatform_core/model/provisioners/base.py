@@ -7,8 +7,8 @@ provisioner is one module implementing `Provisioner` plus a `register` call in t
 
 Pure Python, below the layout (model/layout imports this package, never the other way): a layout reaches the
 methods as `LayoutLike`, the fields they read. The answers are data; the Pulumi shell maps the component kinds a
-provisioner declares (`Part.kind`) to its component classes by name (mlplatform_program/provisioner_parts.py), and
-the cost estimate its cost kinds to cost lines (model/cost/auto_mode_fee.py).
+provisioner declares (`Part.kind`) to its components by name (`PARTS` in mlplatform_program/cluster_program.py and
+kubernetes_layer_program.py), and the cost estimate its cost kinds to cost lines (model/cost/auto_mode_fee.py).
 """
 
 from __future__ import annotations
