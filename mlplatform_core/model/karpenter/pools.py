@@ -1,12 +1,12 @@
 """The layout's groups as Karpenter NodePools: requirements, limits and disruption from each group.
 
 Pure Python. `build_node_pools` runs inside the layout build (model/layout/build.py), asked through the
-provisioner (model/provisioners/karpenter.py) of stacks with `provisioner: karpenter`: it turns every group but the initial one into a NodePoolSpec and marks the
-group as Karpenter-provisioned (its instance types become every type the pool may launch, so the
-placement proof and the exported settings see what Karpenter can launch). `pool` builds one pool for
-either Karpenter (flavors.py): EKS Auto Mode's pools (model/automode/pools.py) are made by the same
-function. Problems go to `add(path, message)`, so a stack's Karpenter mistakes are reported with all
-its other ones.
+provisioner (model/provisioners/karpenter.py) of stacks with `provisioner: karpenter`: it turns every group but
+the initial one into a NodePoolSpec and marks the group as Karpenter-provisioned (its instance types become every
+type the pool may launch, so the placement proof and the exported settings see what Karpenter can launch).
+`pool` builds one pool for either Karpenter (flavors.py): EKS Auto Mode's pools (model/automode/pools.py) are
+made by the same function. Problems go to `add(path, message)`, so a stack's Karpenter mistakes are reported
+with all its other ones.
 
 Choices, each a NodePool field the plan shows:
 - requirements: capacity type, architecture and OS; the group's instance types, or the families (and
