@@ -15,7 +15,7 @@ from typing import Any
 from .. import addon_versions as versions
 from ..config.karpenter_settings import NODE_GROUPS
 from ..layout import Layout
-from . import autoscaler, charts, device_plugin, gpu_agents, node_health
+from . import autoscaler, charts, device_plugin, dra_driver, gpu_agents, node_health
 from . import karpenter_controller as karpenter
 from .charts import Chart
 
@@ -62,6 +62,8 @@ def addons_of(layout: Layout) -> tuple[str, ...]:
     if device_plugin.plugin_groups(layout):
         names.append(versions.NVIDIA_DEVICE_PLUGIN)
     names += [chart for _, chart, _, _ in gpu_agents.wanted(layout)]
+    if dra_driver.driver_groups(layout):
+        names.append(versions.NVIDIA_DRA_DRIVER)
     return tuple(names)
 
 
@@ -108,6 +110,9 @@ def stack_releases(layout: Layout, at_deploy: DeployTimeValues | None = None) ->
     if (plugin := device_plugin_release(layout, at_deploy)) is not None:
         out.append(plugin)
     out += gpu_releases(layout, at_deploy.image_registry)
+    if (values := dra_driver.driver_values(layout, at_deploy.image_registry)) is not None:
+        chart = charts.chart(versions.NVIDIA_DRA_DRIVER, layout.kubernetes_version)
+        out.append(Release(chart.name, chart, values))
     return tuple(out)
 
 

@@ -31,6 +31,7 @@ from ..scheduling import (
     ROLE_LABEL,
     Taint,
 )
+from .allocation import allocation_of, drop_plugin_labels, launched_by
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
@@ -166,6 +167,8 @@ def _merge(
 
     training = training_fields(name, role, o, cfg, capacity, types, (min_size, max_size), path, errs.add)
     sharing = sharing_of(name, o, gpu, ami, types, path, errs.add)
+    provisioner = launched_by(cfg, name, karpenter_pools.is_pool(cfg, name))
+    allocation = allocation_of(name, o, gpu, ami, provisioner, cfg.kubernetes_version, path, errs.add)
     labels = {
         LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
         ROLE_LABEL: role,
@@ -181,6 +184,7 @@ def _merge(
         labels[GPU_PRESENT_LABEL] = "true"
         labels.update(gpu_labels(types, ami))
         labels.update(sharing_labels(sharing))
+        drop_plugin_labels(labels, allocation)
         taints.append(gpu_taint(sharing))
     if o.efa:
         labels[EFA_LABEL] = "true"
@@ -213,6 +217,7 @@ def _merge(
         gpu=gpu,
         config_path=key_path(*path),
         sharing=sharing,
+        gpu_allocation=allocation,
         **training,
     )
     ntags = len(autoscaler_tags(spec, cfg.cluster_name_for("x" * 40)))
