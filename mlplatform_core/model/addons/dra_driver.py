@@ -30,6 +30,7 @@ from ..layout import Layout, NodeGroupSpec
 from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NODE_GROUPS
 from ..layout.allocation import DRA, INSTALLS_DRIVER
 from ..scheduling import GPU_PRESENT_LABEL, GROUP_LABEL
+from ..workloads import MANAGED_LABELS
 from . import charts
 from .affinity import expression, required
 from .gpu_agents import tolerations_for
@@ -41,7 +42,12 @@ MIG_DEVICE_CLASS = "mig.nvidia.com"
 # The plugin's `gpus` container publishes ResourceSlices and prepares claims (CDI specs): small and steady; its
 # init container only checks the driver root.
 RESOURCES = {"requests": {"cpu": "50m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}}
-INIT_RESOURCES = {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}}
+# The chart gives its init container no resources value (templates/kubeletplugin.yaml): a LimitRange in the
+# release's namespace gives it requests, limits equal to them (as prod's LimitRanges do).
+CONTAINER_DEFAULTS = {
+    "defaultRequest": {"cpu": "10m", "memory": "32Mi"},
+    "default": {"cpu": "10m", "memory": "32Mi"},
+}
 POD_SECURITY_CONTEXT = {"seccompProfile": {"type": "RuntimeDefault"}}
 HOST_NEEDS: Mapping[str, str] = {
     KUBELET_PLUGIN: (
@@ -51,6 +57,26 @@ HOST_NEEDS: Mapping[str, str] = {
         "host root to publish and prepare the node's GPUs and MIG devices"
     ),
 }
+
+
+def namespace_objects() -> list[dict[str, Any]]:
+    """The release's namespace and its LimitRange, created before the release."""
+    namespace = charts.NAMESPACES[versions.NVIDIA_DRA_DRIVER]
+    labels = dict(MANAGED_LABELS)
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "container-defaults", "namespace": namespace, "labels": labels},
+            "spec": {"limits": [{"type": "Container", **CONTAINER_DEFAULTS}]},
+        },
+    ]
+
+
+def driver_group_names(layout: Layout) -> tuple[str, ...]:
+    """The groups the driver runs on: its deployment waits for these only."""
+    return tuple(dict.fromkeys(g.name for g in driver_groups(layout)))
 
 
 def driver_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
@@ -79,7 +105,7 @@ def driver_values(layout: Layout, image_registry: str | None = None) -> dict[str
             "affinity": required([expression(GPU_PRESENT_LABEL, "In", "true"), expression(GROUP_LABEL, "In", *names)]),
             "tolerations": tolerations_for(groups),
             "podSecurityContext": POD_SECURITY_CONTEXT,
-            "containers": {"init": {"resources": INIT_RESOURCES}, "gpus": {"resources": RESOURCES}},
+            "containers": {"gpus": {"resources": RESOURCES}},
         },
     }
     if image_registry:

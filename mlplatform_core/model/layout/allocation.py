@@ -12,7 +12,10 @@ What `dra` needs, checked here before anything is created:
 - a GPU group on an AL2023 NVIDIA AMI: Bottlerocket runs NVIDIA's device plugin as a host service the toolkit
   cannot stop (the EKS guide: "if you use Bottlerocket, continue using device plugins");
 - where the group's nodes come from (`_PROVISIONER_NEEDS`, a table by provisioner name): a managed node group
-  needs nothing more; a Karpenter pool needs a pinned Karpenter with DRA support (1.15, read against the pinned
+  must not scale from zero, because the Cluster Autoscaler builds an empty group's node from its Auto Scaling
+  group with no ResourceSlices (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go
+  TemplateNodeInfo: `framework.NewNodeInfo(node, nil, ...)` @ 55c37cd5), so a pod's ResourceClaim never fits the
+  template and the group never grows; from one live node it copies that node's slices; a Karpenter pool needs a pinned Karpenter with DRA support (1.15, read against the pinned
   release of data/karpenter.json); an Auto Mode pool needs Kubernetes 1.36, where Auto Mode's node runtime ships
   the NVIDIA DRA driver (on 1.35 and below Auto Mode runs the device plugin);
 - GPU sharing the pinned driver can express as static configuration (NVIDIA/k8s-dra-driver-gpu @ v25.12.0):
@@ -50,7 +53,17 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("-")[0].split(".") if p.isdigit())
 
 
-def _karpenter_need(minor: str) -> str | None:
+def _node_group_need(minor: str, min_size: int, max_size: int) -> str | None:
+    if min_size >= 1 or max_size == 0:
+        return None
+    return (
+        "a managed node group scaled by the Cluster Autoscaler cannot grow from zero nodes for ResourceClaims (its "
+        "template node of an empty group publishes no devices); set minSize: 1 or more, or gpuAllocation: "
+        "devicePlugin"
+    )
+
+
+def _karpenter_need(minor: str, min_size: int, max_size: int) -> str | None:
     pinned = karpenter_release.version()
     if _version_key(pinned) >= _version_key(KARPENTER_DRA_MIN):
         return None
@@ -61,7 +74,7 @@ def _karpenter_need(minor: str) -> str | None:
     )
 
 
-def _auto_mode_need(minor: str) -> str | None:
+def _auto_mode_need(minor: str, min_size: int, max_size: int) -> str | None:
     if minor_key(minor) >= minor_key(AUTO_MODE_DRA_MIN_KUBERNETES):
         return None
     return (
@@ -73,8 +86,8 @@ def _auto_mode_need(minor: str) -> str | None:
 
 # What `dra` needs beyond Kubernetes 1.34, by the provisioner that launches the group's nodes (a table, not a test
 # per provisioner: the provisioner protocol is the place for it).
-_PROVISIONER_NEEDS: dict[str, Callable[[str], str | None]] = {
-    NODE_GROUPS: lambda minor: None,
+_PROVISIONER_NEEDS: dict[str, Callable[[str, int, int], str | None]] = {
+    NODE_GROUPS: _node_group_need,
     KARPENTER: _karpenter_need,
     AUTO_MODE: _auto_mode_need,
 }
@@ -83,9 +96,18 @@ INSTALLS_DRIVER: dict[str, bool] = {NODE_GROUPS: True, KARPENTER: True, AUTO_MOD
 
 
 def allocation_of(
-    name: str, o: NodeGroupSettings, gpu: bool, ami_type: str, provisioner: str, minor: str, path: tuple, add: Add
+    name: str,
+    o: NodeGroupSettings,
+    gpu: bool,
+    ami_type: str,
+    provisioner: str,
+    minor: str,
+    sizes: tuple[int, int],
+    path: tuple,
+    add: Add,
 ) -> str:
-    """The group's allocation (problems go to `add`). `provisioner`: what launches the group's nodes."""
+    """The group's allocation (problems go to `add`). `provisioner`: what launches the group's nodes; `sizes`: its
+    (minSize, maxSize)."""
     written = o.gpu_allocation
     apath = path + (SETTING,)
     if written is None:
@@ -109,7 +131,7 @@ def allocation_of(
             "and a DRA driver and a device plugin must not manage the same GPUs (EKS user guide: with Bottlerocket, "
             f"keep the device plugin); use an AL2023 NVIDIA AMI, or {SETTING}: {DEVICE_PLUGIN}",
         )
-    if need := _PROVISIONER_NEEDS[provisioner](minor):
+    if need := _PROVISIONER_NEEDS[provisioner](minor, *sizes):
         add(apath, f"{show(DRA)}: {need}")
     _sharing_problems(name, o, path, add)
     return DRA

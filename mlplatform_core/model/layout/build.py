@@ -168,7 +168,8 @@ def _merge(
     training = training_fields(name, role, o, cfg, capacity, types, (min_size, max_size), path, errs.add)
     sharing = sharing_of(name, o, gpu, ami, types, path, errs.add)
     provisioner = launched_by(cfg, name, karpenter_pools.is_pool(cfg, name))
-    allocation = allocation_of(name, o, gpu, ami, provisioner, cfg.kubernetes_version, path, errs.add)
+    sizes = (min_size, max_size)
+    allocation = allocation_of(name, o, gpu, ami, provisioner, cfg.kubernetes_version, sizes, path, errs.add)
     labels = {
         LIFECYCLE_LABEL: PREEMPTIBLE if capacity == "SPOT" else NON_PREEMPTIBLE,
         ROLE_LABEL: role,
