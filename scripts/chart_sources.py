@@ -74,7 +74,9 @@ SAMPLE_STACKS = {
     ),
     # The training example with its on-demand group on gpuAllocation: dra (EFA: the DRA driver next to the EFA
     # device plugin, and the device plugin on the Capacity Block group: never both on one node).
-    versions.NVIDIA_DRA_DRIVER: (f"examples/stacks/Pulumi.training.yaml#ml-platform-eks:additionalNodeGroups={DRA_TRAINING}",),
+    versions.NVIDIA_DRA_DRIVER: (
+        f"examples/stacks/Pulumi.training.yaml#ml-platform-eks:additionalNodeGroups={DRA_TRAINING}",
+    ),
 }
 # What the proof reads of a chart beyond workloads and RBAC (rendered_facts.py): the device plugin's GPU sharing as
 # the chart renders it (its ConfigMap of configs, the config manager's and plugin's env, the mounted ConfigMaps),

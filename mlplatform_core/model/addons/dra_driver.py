@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import addon_versions as versions
-from ..layout import Layout, NodeGroupSpec
 from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NODE_GROUPS
+from ..layout import Layout, NodeGroupSpec
 from ..layout.allocation import DRA, INSTALLS_DRIVER
 from ..scheduling import GPU_PRESENT_LABEL, GROUP_LABEL
 from ..workloads import MANAGED_LABELS
