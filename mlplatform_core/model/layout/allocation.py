@@ -15,9 +15,10 @@ What `dra` needs, checked here before anything is created:
   must not scale from zero, because the Cluster Autoscaler builds an empty group's node from its Auto Scaling
   group with no ResourceSlices (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go
   TemplateNodeInfo: `framework.NewNodeInfo(node, nil, ...)` @ 55c37cd5), so a pod's ResourceClaim never fits the
-  template and the group never grows; from one live node it copies that node's slices; a Karpenter pool needs a pinned Karpenter with DRA support (1.15, read against the pinned
-  release of data/karpenter.json); an Auto Mode pool needs Kubernetes 1.36, where Auto Mode's node runtime ships
-  the NVIDIA DRA driver (on 1.35 and below Auto Mode runs the device plugin);
+  template and the group never grows; from one live node it copies that node's slices; a Karpenter pool needs
+  a pinned Karpenter with DRA support (1.15, read against the pinned release of data/karpenter.json); an Auto
+  Mode pool needs Kubernetes 1.36, where Auto Mode's node runtime ships the NVIDIA DRA driver (on 1.35 and below
+  Auto Mode runs the device plugin);
 - GPU sharing the pinned driver can express as static configuration (NVIDIA/k8s-dra-driver-gpu @ v25.12.0):
   static MIG is published as is (the MIG manager partitions the GPUs; cmd/gpu-kubelet-plugin/deviceinfo.go
   publishes each MIG device with type `mig` and its `profile`; dynamic MIG is the alpha DynamicMIG gate, off).

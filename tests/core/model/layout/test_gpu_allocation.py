@@ -1,4 +1,4 @@
-"""gpuAllocation: devicePlugin | dra per GPU group: what the layout accepts, refuses and marks (layout/allocation.py)."""
+"""gpuAllocation (devicePlugin | dra) per GPU group: what the layout accepts, refuses and marks (allocation.py)."""
 
 from __future__ import annotations
 
