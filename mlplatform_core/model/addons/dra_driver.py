@@ -13,7 +13,8 @@ them: data/charts, scripts/render_charts.py). What the values below rely on, fro
 - `resourceApiVersion` pins the DeviceClasses' API (auto-detected from the cluster otherwise): resource.k8s.io/v1,
   which every minor `dra` is allowed on serves;
 - `kubeletPlugin.affinity` replaces the chart's (NFD's PCI label, or nvidia.com/gpu.present): here the groups'
-  own label, so it lands on the `dra` groups and no other GPU node; `kubeletPlugin.tolerations` as given.
+  own label, so it lands on the `dra` groups and no other GPU node, and never on a node that still carries the
+  device plugin's label (a node of the group from before it moved to DRA); `kubeletPlugin.tolerations` as given.
 
 Auto Mode pools install nothing: from 1.36 Auto Mode's node runtime brings the NVIDIA DRA driver (EKS user guide
 "Manage hardware devices on Amazon EKS": "nothing for you to install or manage"), so neither the chart nor its
@@ -29,7 +30,7 @@ from .. import addon_versions as versions
 from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NODE_GROUPS
 from ..layout import Layout, NodeGroupSpec
 from ..layout.allocation import DRA, INSTALLS_DRIVER
-from ..scheduling import GPU_PRESENT_LABEL, GROUP_LABEL
+from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_PRESENT_LABEL, GROUP_LABEL
 from ..workloads import MANAGED_LABELS
 from . import charts
 from .affinity import expression, required
@@ -102,7 +103,15 @@ def driver_values(layout: Layout, image_registry: str | None = None) -> dict[str
         # The device plugin is kept off these nodes (their labels do not carry its selector): never both.
         "gpuResourcesEnabledOverride": True,
         "kubeletPlugin": {
-            "affinity": required([expression(GPU_PRESENT_LABEL, "In", "true"), expression(GROUP_LABEL, "In", *names)]),
+            "affinity": required(
+                [
+                    expression(GPU_PRESENT_LABEL, "In", "true"),
+                    expression(GROUP_LABEL, "In", *names),
+                    # A node launched before the group moved to DRA may still carry the device plugin's label (and
+                    # run the plugin) until it is replaced: the driver waits for a node without it. Never both.
+                    expression(DEVICE_PLUGIN_LABEL, "DoesNotExist"),
+                ]
+            ),
             "tolerations": tolerations_for(groups),
             "podSecurityContext": POD_SECURITY_CONTEXT,
             "containers": {"gpus": {"resources": RESOURCES}},

@@ -60,6 +60,9 @@ def test_the_kubelet_plugin_runs_on_exactly_the_dra_groups_and_the_device_plugin
     pod = plugin.workload["pod"]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert {"key": "mlplatform.io/node-group", "operator": "In", "values": ["train"]} in terms[0]["matchExpressions"]
+    # A node still labelled for the device plugin (launched before the group moved to DRA) gets no driver.
+    guard = {"key": "mlplatform.io/nvidia-device-plugin", "operator": "DoesNotExist"}
+    assert guard in terms[0]["matchExpressions"]
     assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"} in pod["tolerations"]
     # Requests on every container (the init container's from the namespace's LimitRange).
     containers = {c["name"]: c for c in plugin.workload["containers"]}
