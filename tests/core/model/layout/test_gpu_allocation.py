@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mlplatform_core.model.addons import device_plugin, dra_driver
-from mlplatform_core.model.addons.releases import addons_of
+from mlplatform_core.model.addons.releases import addons_of, stack_releases
 from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.instances import lookup
 from mlplatform_core.model.karpenter import release as karpenter_release
@@ -125,3 +125,14 @@ def test_auto_mode_dra_is_refused_before_1_36_and_installs_nothing_from_it():
     on_1_36 = layout("dev-automode", minor="1.36", gpu={"gpuAllocation": "dra"})
     assert on_1_36.group("gpu").gpu_allocation == "dra"
     assert dra_driver.driver_values(on_1_36) is None and "nvidia-dra-driver-gpu" not in addons_of(on_1_36)
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "dev-karpenter", "dev-automode"])
+def test_shipped_stacks_without_the_setting_plan_exactly_as_with_device_plugin_written(stack):
+    plain = layout(stack)
+    assert all(g.gpu_allocation == "devicePlugin" for g in plain.groups)
+    gpu_groups = {g.name: {"gpuAllocation": "devicePlugin"} for g in plain.gpu_groups if g.name in ("gpu",)}
+    written = layout(stack, **gpu_groups)
+    assert written == plain
+    assert stack_releases(written) == stack_releases(plain)
+    assert "nvidia-dra-driver-gpu" not in addons_of(plain)
