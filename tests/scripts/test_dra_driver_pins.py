@@ -34,5 +34,6 @@ def test_the_newest_release_admitting_each_minor_from_1_34_is_pinned(tmp_path: P
     assert gen.dra_row("1.35", charts) == {"chart": "25.12.0", "image": "v25.12.0"}
     table = {"minors": {"1.33": {}, "1.35": {"nvidia-dra-driver-gpu": {"chart": "old"}}}, "charts": {}, "source": []}
     merged = gen.merge_dra(table, charts, image, {"role": "dra-driver-chart", "newest": "v25.12.0"})
-    assert merged["minors"] == {"1.33": {}, "1.35": {"nvidia-dra-driver-gpu": {"chart": "25.12.0", "image": "v25.12.0"}}}
+    pin = {"chart": "25.12.0", "image": "v25.12.0"}
+    assert merged["minors"] == {"1.33": {}, "1.35": {"nvidia-dra-driver-gpu": pin}}
     assert merged["source"] == [{"role": "dra-driver-chart", "newest": "v25.12.0"}]
