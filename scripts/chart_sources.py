@@ -44,7 +44,19 @@ CHARTS: dict[str, dict[str, Any]] = {
     },
     versions.GPU_OPERATOR: {"role": "gpu-operator-chart", "tag": "{}", "paths": ("deployments/gpu-operator",)},
     versions.DCGM_EXPORTER: {"role": "dcgm-exporter-chart", "tag": "pin", "paths": ("deployment",)},
+    versions.NVIDIA_DRA_DRIVER: {
+        "role": "dra-driver-chart",
+        "tag": "v{}",
+        "paths": ("deployments/helm/nvidia-dra-driver-gpu",),
+    },
 }
+# The training example's groups with `train` on DRA (a DRA managed node group keeps one node: layout/allocation.py).
+DRA_TRAINING = (
+    '[{"name": "train", "gpu": true, "instanceTypes": ["p5.48xlarge"], "efa": true, "availabilityZone": '
+    '"us-east-1a", "minSize": 1, "maxSize": 4, "gpuAllocation": "dra"}, {"name": "train-block", "gpu": true, '
+    '"instanceTypes": ["p5.48xlarge"], "efa": true, "availabilityZone": "us-east-1b", "capacityReservation": '
+    '{"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2}}]'
+)
 # The stack files whose layouts give each chart's base values: the first the facts, each other a variant (the device
 # plugin with GPU sharing: its config adds the chart's config-manager containers).
 # A sample may change settings of its file ("path#key=json"): the DCGM exporter without node repair is a client of
@@ -60,6 +72,11 @@ SAMPLE_STACKS = {
         "examples/stacks/Pulumi.training.yaml",
         "examples/stacks/Pulumi.training.yaml#ml-platform-eks:nodeRepair=false",
     ),
+    # The training example with its on-demand group on gpuAllocation: dra (EFA: the DRA driver next to the EFA
+    # device plugin, and the device plugin on the Capacity Block group: never both on one node).
+    versions.NVIDIA_DRA_DRIVER: (
+        f"examples/stacks/Pulumi.training.yaml#ml-platform-eks:additionalNodeGroups={DRA_TRAINING}",
+    ),
 }
 # What the proof reads of a chart beyond workloads and RBAC (rendered_facts.py): the device plugin's GPU sharing as
 # the chart renders it (its ConfigMap of configs, the config manager's and plugin's env, the mounted ConfigMaps),
@@ -67,6 +84,8 @@ SAMPLE_STACKS = {
 EXTRA_FACTS: dict[str, dict[str, Any]] = {
     versions.NVIDIA_DEVICE_PLUGIN: {"container": ("command", "env"), "configMaps": True},
     versions.DCGM_EXPORTER: {"container": ("args", "env")},
+    # The DeviceClasses the pods of dra groups ask for (gpu.nvidia.com, mig.nvidia.com): recorded as rendered.
+    versions.NVIDIA_DRA_DRIVER: {"deviceClasses": True},
 }
 # The stack files whose full renderings `make scan` reads: the shipped stacks and the GPU examples.
 RENDERED_STACKS = ("examples/stacks/Pulumi.training.yaml", "examples/stacks/Pulumi.shared-gpus.yaml")

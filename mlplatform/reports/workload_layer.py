@@ -82,6 +82,22 @@ def _placement(values: dict[str, Any]) -> str:
         node = values.get("node") or {}
         every = "\nnode pods on every node" if node.get("tolerateAllTaints") else ""
         return f"controller {_placement(values['controller'])}{every}"
+    if isinstance(values.get("kubeletPlugin"), dict):  # the NVIDIA DRA driver: placed by required node affinity
+        plugin = values["kubeletPlugin"]
+        required = (
+            (plugin.get("affinity") or {})
+            .get("nodeAffinity", {})
+            .get("requiredDuringSchedulingIgnoredDuringExecution", {})
+        )
+        terms = [
+            ", ".join(
+                f"{e['key']} {e['operator']} {','.join(e.get('values', []))}".rstrip() for e in t["matchExpressions"]
+            )
+            for t in required.get("nodeSelectorTerms", [])
+        ]
+        tolerated = ", ".join(t.get("key", "*") for t in plugin.get("tolerations") or [])
+        lines = (f"kubelet plugin on {' or '.join(terms)}" if terms else "kubelet plugin", f"tolerates {tolerated}")
+        return "\n".join(lines if tolerated else lines[:1])
     selector = ", ".join(f"{k}={v}" for k, v in (values.get("nodeSelector") or {}).items())
     tolerated = ", ".join(t.get("key", "*") for t in values.get("tolerations") or [])
     return "\n".join(x for x in (selector and f"on {selector}", tolerated and f"tolerates {tolerated}") if x) or "-"

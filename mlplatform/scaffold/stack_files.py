@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from mlplatform_core.model.config import PROJECT, REGION_KEY
 from mlplatform_core.model.config.stack import DEFAULT_KUBERNETES_VERSION
+from mlplatform_core.model.eks_versions import minor_key
+from mlplatform_core.model.layout.allocation import DRA, DRA_MIN_KUBERNETES
 from mlplatform_core.model.layout.defaults import DEFAULTS, GroupDefaults
 
 # Distinct VPC ranges, so that the two environments' VPCs can be peered or share one VPN.
@@ -41,14 +43,27 @@ UPGRADE_POLICY = {
 }
 
 
+def _dra(d: GroupDefaults) -> bool:
+    """New projects' GPU groups use DRA where the default minor has it (EKS recommends it from 1.34)."""
+    return d.gpu and minor_key(DEFAULT_KUBERNETES_VERSION) >= minor_key(DRA_MIN_KUBERNETES)
+
+
 def _group(name: str, d: GroupDefaults) -> list[str]:
     lines = [f"    # {PURPOSE.get(name, 'A built-in group of the layout.')}", f"    {name}:"]
     if not d.enabled:
         lines.append(f"      enabled: false   # {OFF_BY_DEFAULT}")
     lines.append(f"      instanceTypes: [{', '.join(d.instance_types)}]")
-    lines += [f"      minSize: {d.min_size}", f"      maxSize: {d.max_size}"]
-    if d.min_size == d.max_size:  # static: the size it keeps
+    # The Cluster Autoscaler grows a DRA group from a live node's devices only (docs/gpu.md): one node stays.
+    min_size = max(d.min_size, 1) if _dra(d) else d.min_size
+    lines += [f"      minSize: {min_size}", f"      maxSize: {d.max_size}"]
+    if min_size == d.max_size:  # static: the size it keeps
         lines.append(f"      desiredSize: {d.desired_size}")
+    if _dra(d):
+        lines += [
+            "      # GPUs through Dynamic Resource Allocation: pods ask with ResourceClaims (DeviceClass",
+            "      # gpu.nvidia.com); the NVIDIA DRA driver runs here and the device plugin does not (docs/gpu.md).",
+            f"      gpuAllocation: {DRA}",
+        ]
     return lines
 
 

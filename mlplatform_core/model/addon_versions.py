@@ -24,6 +24,8 @@ KARPENTER_CRD = "karpenter-crd"
 EFA_DEVICE_PLUGIN = "aws-efa-k8s-device-plugin"
 GPU_OPERATOR = "gpu-operator"
 DCGM_EXPORTER = "dcgm-exporter"
+# GPUs through Dynamic Resource Allocation (issue 32): on gpuAllocation: dra groups.
+NVIDIA_DRA_DRIVER = "nvidia-dra-driver-gpu"
 AL2023_AMI = "al2023Ami"
 DATA_FILE = "mlplatform_core/data/addon_versions.json"
 

@@ -17,7 +17,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from mlplatform_core.model import addon_versions
-from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, gpu_agents, releases
+from mlplatform_core.model.addons import autoscaler, charts, coredns, device_plugin, dra_driver, gpu_agents, releases
 from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.addons.device_plugin import device_plugin_groups
 from mlplatform_core.model.addons.run_by_aws import aws_runs_nodes, needs_node_addons
@@ -301,6 +301,7 @@ class Platform(pulumi.ComponentResource):
                     pulumi.ResourceOptions(depends_on=[plugin_ns, plugin_limits]),
                 ),
             )
+        self._dra_driver(layout, at_deploy, on_cluster)
         self.gpu_releases: dict[str, k8s.helm.v3.Release] = {}
         for release in gpu_agents.releases(layout, at_deploy.image_registry):
             self.gpu_releases[release.name] = self._release(
@@ -308,6 +309,29 @@ class Platform(pulumi.ComponentResource):
                 # Helm names the release after its chart, as for the charts above.
                 releases.Release(release.chart.name, release.chart, release.values),
                 pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(release.hosts)),
+            )
+
+    def _dra_driver(
+        self, layout: Layout, at_deploy: releases.DeployTimeValues, on_cluster: pulumi.ResourceOptions
+    ) -> None:
+        """GPUs through DRA (gpuAllocation: dra): the NVIDIA DRA driver on exactly those groups, in its own
+        namespace with the LimitRange that gives the chart's init container requests (model/addons/dra_driver.py)."""
+        self.dra_driver = None
+        dra = releases.dra_driver_release(layout, at_deploy)
+        if dra is not None:
+            ns_obj, limits_obj = dra_driver.namespace_objects()
+            dra_ns = _k8s_resource(ns_obj, on_cluster)
+            dra_limits = _k8s_resource(
+                limits_obj, pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[dra_ns]))
+            )
+            self.objects += [dra_ns, dra_limits]
+            self.dra_driver = self._release(
+                dra.chart.name,
+                dra,
+                pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(dra_driver.driver_group_names(layout))),
+                    pulumi.ResourceOptions(depends_on=[dra_ns, dra_limits]),
+                ),
             )
 
     def _coredns(

@@ -126,6 +126,19 @@ def upstream(tmp_path: Path) -> list[str]:
             ("4.6.0-4.9.0", dcgm_chart("4.9.0", "4.6.0-4.9.0-distroless")),
         ],
     )
+    chart = "deployments/helm/nvidia-dra-driver-gpu"
+    dra = repo(
+        tmp_path / "dra",
+        [
+            (
+                "v25.12.0",
+                {
+                    f"{chart}/Chart.yaml": 'version: "25.12.0"\nappVersion: "25.12.0"\nkubeVersion: ">=1.32.0-0"\n',
+                    f"{chart}/values.yaml": "image:\n  repository: nvcr.io/nvidia/k8s-dra-driver-gpu\n",
+                },
+            )
+        ],
+    )
     calendar = tmp_path / "eks.json"
     row = {"end_of_extended_support": "2028-01-01"}
     ended = {"end_of_extended_support": "2026-01-01"}
@@ -143,6 +156,7 @@ def upstream(tmp_path: Path) -> list[str]:
     args = ["--autoscaler", str(scaler), "--device-plugin", str(plugin), "--eks-ami", str(amis)]
     args += ["--karpenter-repo", str(karpenter), "--eks-ami-ref", "HEAD", "--calendar", str(calendar)]
     args += ["--efa-charts", str(efa), "--gpu-operator", str(operator), "--dcgm-exporter", str(dcgm)]
+    args += ["--dra-driver", str(dra)]
     return [*args, "--karpenter", str(snap), "--on", "2026-11-26", "-o", str(tmp_path / "out.json")]
 
 
@@ -185,6 +199,7 @@ def test_the_gpu_charts_follow_their_release_tags_and_kube_version_constraints(u
     assert minors["1.37"]["gpu-operator"] == {"chart": "v26.3.0", "image": "v26.3.0"}
     # The DCGM exporter at the pin's newest tag (4.6.0-4.9.0 came later), image tag from its values.
     assert minors["1.35"]["dcgm-exporter"] == {"chart": "4.8.2", "image": "4.5.3-4.8.2-distroless"}
+    assert minors["1.35"]["nvidia-dra-driver-gpu"] == {"chart": "25.12.0", "image": "v25.12.0"}
 
 
 def test_the_table_names_where_every_chart_and_image_comes_from(upstream, tmp_path):

@@ -24,6 +24,7 @@ NAMESPACES = {
     versions.EFA_DEVICE_PLUGIN: KUBE_SYSTEM,
     versions.GPU_OPERATOR: "gpu-operator",  # NVIDIA's install guide's namespace
     versions.DCGM_EXPORTER: KUBE_SYSTEM,
+    versions.NVIDIA_DRA_DRIVER: "nvidia-dra-driver-gpu",  # NVIDIA's install guide's namespace
 }
 
 

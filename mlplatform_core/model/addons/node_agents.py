@@ -51,6 +51,7 @@ ADDONS: Mapping[str, str] = {
     versions.GPU_OPERATOR: "the GPU operator on the initial group (rendered); the DaemonSets it creates at runtime, "
     "nvidia-mig-manager, gpu-feature-discovery and nvidia-operator-validator (MIG groups)",
     versions.DCGM_EXPORTER: "DaemonSet dcgm-exporter (GPU groups, gpuMetrics: true; rendered)",
+    versions.NVIDIA_DRA_DRIVER: "DaemonSet nvidia-dra-driver-gpu-kubelet-plugin (gpuAllocation: dra groups; rendered)",
     node_health.NODE_MONITORING_ADDON: "DaemonSet eks-node-monitoring-agent (every node, nodeRepair)",
     pod_identity.AGENT_ADDON: "DaemonSet eks-pod-identity-agent (every node, podIdentity: true)",
 }

@@ -30,7 +30,7 @@ from ..charts import rbac
 from ..charts.render import Rendering, render
 from ..layout import Layout
 from ..quantity import QuantityError, parse_quantity
-from . import device_plugin, gpu_agents, releases
+from . import device_plugin, dra_driver, gpu_agents, releases
 from .core_services import core_services_sources
 from .releases import DeployTimeValues, Release
 from .sharing_proof import sharing_problems
@@ -39,6 +39,7 @@ from .sharing_proof import sharing_problems
 STATED_NEEDS: Mapping[str, Mapping[str, str]] = {
     versions.NVIDIA_DEVICE_PLUGIN: device_plugin.HOST_NEEDS,
     **gpu_agents.HOST_NEEDS,
+    versions.NVIDIA_DRA_DRIVER: dra_driver.HOST_NEEDS,
 }
 
 
@@ -226,6 +227,8 @@ def prove(
         problems += _rbac_problems(layout, item)
         if chart.name == versions.NVIDIA_DEVICE_PLUGIN:
             problems += sharing_problems(layout, item.rendering)
+        if chart.name == versions.NVIDIA_DRA_DRIVER:
+            problems += dra_driver.device_class_problems(layout, item.rendering)
         defaulted = (namespace_defaults or {}).get(chart.namespace, frozenset())
         for workload in item.rendering.workloads:
             problems += _resource_problems(item.release.name, workload, defaulted)
@@ -241,7 +244,11 @@ def chart_workloads(layout: Layout, rendered: Sequence[RenderedRelease] | None =
     placement proof flags it wherever it lands."""
     rendered = rendered_releases(layout) if rendered is None else rendered
     initial = core_services_sources(layout)
-    daemons = {**device_plugin.daemonset_groups(layout), **gpu_agents.daemonset_groups(layout)}
+    daemons = {
+        **device_plugin.daemonset_groups(layout),
+        **gpu_agents.daemonset_groups(layout),
+        **dra_driver.daemonset_groups(layout),
+    }
     out = []
     for item in rendered:
         if item.rendering is None:

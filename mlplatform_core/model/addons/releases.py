@@ -15,7 +15,7 @@ from typing import Any
 from .. import addon_versions as versions
 from ..layout import Layout
 from ..provisioners import KARPENTER_PART, of
-from . import autoscaler, charts, device_plugin, gpu_agents, node_health
+from . import autoscaler, charts, device_plugin, dra_driver, gpu_agents, node_health
 from . import karpenter_controller as karpenter
 from .charts import Chart
 
@@ -61,6 +61,8 @@ def addons_of(layout: Layout) -> tuple[str, ...]:
     if device_plugin.plugin_groups(layout):
         names.append(versions.NVIDIA_DEVICE_PLUGIN)
     names += [chart for _, chart, _, _ in gpu_agents.wanted(layout)]
+    if dra_driver.driver_groups(layout):
+        names.append(versions.NVIDIA_DRA_DRIVER)
     return tuple(names)
 
 
@@ -107,7 +109,18 @@ def stack_releases(layout: Layout, at_deploy: DeployTimeValues | None = None) ->
     if (plugin := device_plugin_release(layout, at_deploy)) is not None:
         out.append(plugin)
     out += gpu_releases(layout, at_deploy.image_registry)
+    if (dra := dra_driver_release(layout, at_deploy)) is not None:
+        out.append(dra)
     return tuple(out)
+
+
+def dra_driver_release(layout: Layout, at_deploy: DeployTimeValues) -> Release | None:
+    """The NVIDIA DRA driver for the gpuAllocation: dra groups (dra_driver.py), or None."""
+    values = dra_driver.driver_values(layout, at_deploy.image_registry)
+    if values is None:
+        return None
+    chart = charts.chart(versions.NVIDIA_DRA_DRIVER, layout.kubernetes_version)
+    return Release(chart.name, chart, values)
 
 
 def gpu_releases(layout: Layout, image_registry: str | None = None) -> list[Release]:
@@ -118,7 +131,10 @@ def gpu_releases(layout: Layout, image_registry: str | None = None) -> list[Rele
 
 def namespace_defaults(layout: Layout) -> dict[str, frozenset[str]]:
     """Namespace -> the resources a LimitRange the toolkit creates there gives containers that request none."""
-    if not device_plugin.plugin_groups(layout):
-        return {}
-    defaults = device_plugin.CONTAINER_DEFAULTS["defaultRequest"]
-    return {charts.DEVICE_PLUGIN_NAMESPACE: frozenset(defaults)}
+    out: dict[str, frozenset[str]] = {}
+    if device_plugin.plugin_groups(layout):
+        out[charts.DEVICE_PLUGIN_NAMESPACE] = frozenset(device_plugin.CONTAINER_DEFAULTS["defaultRequest"])
+    if dra_driver.driver_groups(layout):
+        namespace = charts.NAMESPACES[versions.NVIDIA_DRA_DRIVER]
+        out[namespace] = frozenset(dra_driver.CONTAINER_DEFAULTS["defaultRequest"])
+    return out

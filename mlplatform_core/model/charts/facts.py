@@ -56,6 +56,8 @@ class ChartFacts:
     # The same chart rendered with other base values (e.g. the device plugin with a sharing config, which adds
     # containers): render() takes the first whose values account for a release's.
     variants: tuple[ChartFacts, ...] = ()
+    # The DeviceClasses the chart renders with `base` ({name, apiVersion, spec}): the DRA driver's.
+    device_classes: Sequence[Mapping[str, Any]] = ()
 
     @property
     def bound(self) -> frozenset[str]:
@@ -98,6 +100,7 @@ def from_json(raw: Mapping[str, Any]) -> ChartFacts:
         inert=frozenset(values["inert"]),
         source=raw["source"],
         variants=variants,
+        device_classes=tuple(raw.get("deviceClasses", [])),
     )
 
 

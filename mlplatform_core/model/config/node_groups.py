@@ -20,6 +20,9 @@ GPU_AMI_TYPES = (
     "BOTTLEROCKET_ARM_64_NVIDIA",
 )
 STANDARD_AMI_TYPES = ("AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD", "BOTTLEROCKET_x86_64", "BOTTLEROCKET_ARM_64")
+# How pods get a GPU group's GPUs (model/layout/allocation.py): the NVIDIA device plugin (extended resource
+# nvidia.com/gpu) or Dynamic Resource Allocation (ResourceClaims against the NVIDIA DRA driver's DeviceClasses).
+GPU_ALLOCATIONS = ("devicePlugin", "dra")
 
 
 class TaintSettings(SettingsModel):
@@ -67,6 +70,8 @@ class NodeGroupSettings(NodeCapacitySettings):
     dedicated: bool | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     taints: list[TaintSettings] = Field(default_factory=list, max_length=MAX_TAINTS)
+    # Unset: devicePlugin, so that a stack written before the setting keeps its device plugin (never flipped).
+    gpu_allocation: Literal[GPU_ALLOCATIONS] | None = None  # type: ignore[valid-type]
 
     @field_validator("instance_types")
     @classmethod

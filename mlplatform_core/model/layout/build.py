@@ -31,6 +31,7 @@ from ..scheduling import (
     ROLE_LABEL,
     Taint,
 )
+from .allocation import allocation_of, drop_plugin_labels, launched_by
 from .autoscaler_tags import MAX_ASG_TAGS, autoscaler_tags
 from .defaults import DEFAULTS, GroupDefaults, development_role
 from .gpu import accelerator_label, gpu_labels, gpu_model_problem, size_class_problem
@@ -196,6 +197,7 @@ def _labels_and_taints(
     z: _Sizes,
     gpu: bool,
     sharing: Any,
+    allocation: str,
     cfg: StackConfig,
 ) -> tuple[dict[str, str], list[Taint]]:
     labels = {
@@ -213,6 +215,7 @@ def _labels_and_taints(
         labels[GPU_PRESENT_LABEL] = "true"
         labels.update(gpu_labels(z.types, z.ami))
         labels.update(sharing_labels(sharing))
+        drop_plugin_labels(labels, allocation)
         taints.append(gpu_taint(sharing))
     if o.efa:
         labels[EFA_LABEL] = "true"
@@ -247,11 +250,15 @@ def _merge(
     if role == INITIAL:
         _initial_problems(name, o, z, path, cfg, errs)
     _size_problems(z, path, errs)
-    _type_problems(name, o, z, path, gpu, provisioner_of(cfg), cfg, errs)
+    prov = provisioner_of(cfg)
+    _type_problems(name, o, z, path, gpu, prov, cfg, errs)
     _label_problems(o, path, errs)
     training = training_fields(name, role, o, cfg, z.capacity, z.types, (z.min_size, z.max_size), path, errs.add)
     sharing = sharing_of(name, o, gpu, z.ami, z.types, path, errs.add)
-    labels, taints = _labels_and_taints(name, role, base, o, z, gpu, sharing, cfg)
+    launcher = launched_by(cfg, name, prov.is_pool(cfg, name))
+    sizes = (z.min_size, z.max_size)
+    allocation = allocation_of(name, o, gpu, z.ami, launcher, cfg.kubernetes_version, sizes, path, errs.add)
+    labels, taints = _labels_and_taints(name, role, base, o, z, gpu, sharing, allocation, cfg)
     _taint_problems(taints, path, errs)
     spec = NodeGroupSpec(
         name=name,
@@ -269,6 +276,7 @@ def _merge(
         gpu=gpu,
         config_path=key_path(*path),
         sharing=sharing,
+        gpu_allocation=allocation,
         **training,
     )
     ntags = len(autoscaler_tags(spec, cfg.cluster_name_for("x" * 40)))

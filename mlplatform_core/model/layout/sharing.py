@@ -114,6 +114,11 @@ def node_devices(spec: NodeGroupSpec, info: InstanceType) -> Mapping[str, int]:
         # One EFA interface per network card (a managed group's launch template gives every node the same number;
         # Karpenter attaches every interface of the type it launches).
         devices[EFA_RESOURCE] = info.efa_interfaces_per_node if spec.efa else 0
+    if info.gpus and getattr(spec, "gpu_allocation", "devicePlugin") == "dra":
+        # DRA publishes the GPUs (and MIG devices) as devices in ResourceSlices, never as extended resources: a pod
+        # asking nvidia.com/gpu does not fit (layout/allocation.py).
+        devices[GPU_RESOURCE] = 0
+        return devices
     sharing = spec.sharing
     if info.gpus and sharing is not None:
         if sharing.resource == GPU_RESOURCE:

@@ -88,6 +88,8 @@ class NodeGroupSpec:
     reservation: Reservation | None = None
     sharing: Sharing | None = None
     node_repair: bool = False  # EKS node auto repair (managed node groups)
+    # How pods get the GPUs: devicePlugin (nvidia.com/gpu) or dra (ResourceClaims; model/layout/allocation.py).
+    gpu_allocation: str = "devicePlugin"
 
     @property
     def autoscaled(self) -> bool:
