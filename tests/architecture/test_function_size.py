@@ -96,7 +96,8 @@ def test_the_counter_measures_from_def_to_the_last_line_nested_and_methods_inclu
         return "\n".join(f"{' ' * indent}x{i} = {i}" for i in range(MAX_LINES - 1))
 
     at_limit = f"def fits():\n{body(4)}\n"  # 60 lines
-    over = f"class C:\n    def method(self):\n        def inner():\n{body(12)}\n            return 1\n        return inner\n"
+    over = "class C:\n    def method(self):\n        def inner():\n" + body(12) + "\n            return 1\n"
+    over += "        return inner\n"
     assert long_functions(at_limit) == []
     assert [name for name, _, _ in long_functions(over)] == ["C.method", "C.method.inner"]
 
