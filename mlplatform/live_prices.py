@@ -138,24 +138,7 @@ def read_live(
     client = client or _client()
     none: list[str] = list(cached.get("none", []))
     try:
-        for itype in missing:
-            filters = {"regionCode": region, "instanceType": itype, **_EC2}
-            if (usd := _query(client, "AmazonEC2", filters, None, "Hrs")) is not None:
-                on_demand[itype] = usd
-            else:
-                none.append(itype)
-        for itype in fees_missing:
-            filters = {"regionCode": region, "eksproducttype": "AutoMode", "instancetype": itype}
-            if (usd := _query(client, "AmazonEKS", filters, None, None)) is not None:
-                fees[itype] = usd
-            else:
-                none.append(f"auto_mode:{itype}")
-        for key in todo:
-            q = CHARGE_QUERIES[key]
-            if (usd := _query(client, q.service, {"regionCode": region, **q.filters}, q.usagetype, q.unit)) is not None:
-                charges[key] = usd
-            else:
-                none.append(key)
+        _ask(client, region, (missing, fees_missing, todo), (on_demand, fees, charges), none)
     except (BotoCoreError, ClientError) as exc:  # no credentials, denied, throttled: no live prices
         raise LivePricesError(
             [
@@ -168,21 +151,47 @@ def read_live(
         ) from None
     date = today.isoformat()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(
-            {
-                "date": date,
-                "region": region,
-                "on_demand": {k: str(v) for k, v in sorted(on_demand.items())},
-                "charges": {k: str(v) for k, v in sorted(charges.items())},
-                "auto_mode": {k: str(v) for k, v in sorted(fees.items())},
-                "none": sorted(set(none)),
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
-    )
+    cache = {
+        "date": date,
+        "region": region,
+        "on_demand": {k: str(v) for k, v in sorted(on_demand.items())},
+        "charges": {k: str(v) for k, v in sorted(charges.items())},
+        "auto_mode": {k: str(v) for k, v in sorted(fees.items())},
+        "none": sorted(set(none)),
+    }
+    path.write_text(json.dumps(cache, indent=1), encoding="utf-8")
     return LivePrices(region, date, on_demand, charges, f"read from the AWS Price List API, cached in {path}", fees)
+
+
+def _ask(
+    client: Any,
+    region: str,
+    wanted: tuple[list[str], list[str], list[str]],
+    found: tuple[dict[str, Decimal], dict[str, Decimal], dict[str, Decimal]],
+    none: list[str],
+) -> None:
+    """Ask the Price List API for the `wanted` instance types, Auto Mode fees and charges, adding each answer
+    to `found` (on-demand prices, fees, charges) and each question with no single answer to `none`."""
+    missing, fees_missing, todo = wanted
+    on_demand, fees, charges = found
+    for itype in missing:
+        filters = {"regionCode": region, "instanceType": itype, **_EC2}
+        if (usd := _query(client, "AmazonEC2", filters, None, "Hrs")) is not None:
+            on_demand[itype] = usd
+        else:
+            none.append(itype)
+    for itype in fees_missing:
+        filters = {"regionCode": region, "eksproducttype": "AutoMode", "instancetype": itype}
+        if (usd := _query(client, "AmazonEKS", filters, None, None)) is not None:
+            fees[itype] = usd
+        else:
+            none.append(f"auto_mode:{itype}")
+    for key in todo:
+        q = CHARGE_QUERIES[key]
+        if (usd := _query(client, q.service, {"regionCode": region, **q.filters}, q.usagetype, q.unit)) is not None:
+            charges[key] = usd
+        else:
+            none.append(key)
 
 
 def _client() -> Any:

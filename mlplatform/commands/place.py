@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from mlplatform_core.errors import InputError
 
@@ -99,27 +99,35 @@ def finished(manifest_pod: ManifestPod, result: PodPlacement, keys: frozenset[st
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the manifest was placed (even if some pod fits nowhere, unless --fail-unplaceable), 2 on bad
     input."""
-    # The settings model and the scheduler's filters: imported once the command runs (never the Pulumi SDK).
-    import contextlib
     import shutil
     import tempfile
 
-    from rich.markup import escape
+    name, source, valid, note = _validated_stack(args)
+    if note and args.json:
+        print(f"note: {note}", file=sys.stderr)
+    unplaceable = _Unplaceable()
+    # Pods are read, admitted, placed and written one at a time (memory stays flat for any manifest); the output
+    # is held in a spool (memory, then a temporary file) until the whole manifest has been read, so a manifest
+    # that turns out bad at its last document still prints nothing but the error.
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8") as spool:
+        error = _place_into(spool, args, (name, source, note), valid, unplaceable)
+        if error is not None:
+            print(f"error: {args.filename}: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout)
+    return EXIT_FAILED if args.fail_unplaceable and unplaceable.count else EXIT_OK
 
+
+def _validated_stack(args: argparse.Namespace) -> tuple[str, str, Any, str | None]:
+    """The stack's name, its file as shown, the stack validated (charts proven, as plan proves them) and the
+    note on a name taken from the file name."""
+    # The settings model: imported once the command runs (never the Pulumi SDK).
     from mlplatform_core.model.config import read_stack_document
     from mlplatform_core.model.validation import prove_charts, validate_stack
-    from mlplatform_core.model.workloads import manifests
-    from mlplatform_core.placement.admission import ClusterObjects
-    from mlplatform_core.placement.filters import place_admitted
-    from mlplatform_core.placement.key_typos import stack_keys
-    from mlplatform_core.placement.manifests import ManifestError, ManifestStream
-    from mlplatform_core.placement.schema import KubernetesSchema
-    from mlplatform_core.placement.templates import node_templates
 
     from ..documents import shown_path
     from ..plan import project_for
-    from ..reports.console import make_console
-    from ..reports.placement import render_place, write_place_document
     from ..stacks import NAMED_BY_FILE, file_name_note, named_by, resolve_stack
 
     if args.stack_name is not None and args.stack is not None:
@@ -132,8 +140,31 @@ def run(args: argparse.Namespace) -> int:
     valid = validate_stack(document.config, name, source, document)
     prove_charts(valid, source, document)  # charts that do not prove are refused, as plan refuses them
     note = file_name_note(name, source) if named_by(stack, args.config_file) == NAMED_BY_FILE else None
-    if note and args.json:
-        print(f"note: {note}", file=sys.stderr)
+    return name, source, valid, note
+
+
+def _place_into(
+    spool: IO[str], args: argparse.Namespace, shown: tuple[str, str, str | None], valid: Any, unplaceable: _Unplaceable
+) -> str | None:
+    """Read, admit and place the manifest's pods, writing the report to `spool`; the error (the manifest cannot
+    be read) or None. `shown`: the stack's name, its file as shown and the note on its name."""
+    import contextlib
+
+    from rich.markup import escape
+
+    # The scheduler's filters: imported once the command runs (never the Pulumi SDK).
+    from mlplatform_core.model.workloads import manifests
+    from mlplatform_core.placement.admission import ClusterObjects
+    from mlplatform_core.placement.filters import place_admitted
+    from mlplatform_core.placement.key_typos import stack_keys
+    from mlplatform_core.placement.manifests import ManifestError, ManifestStream
+    from mlplatform_core.placement.schema import KubernetesSchema
+    from mlplatform_core.placement.templates import node_templates
+
+    from ..reports.console import make_console
+    from ..reports.placement import render_place, write_place_document
+
+    name, source, note = shown
     cfg, layout = valid.config, valid.layout
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
@@ -142,42 +173,33 @@ def run(args: argparse.Namespace) -> int:
     # Every object is checked against the OpenAPI schema of the stack's minor, then the values placement reads
     # against the API server's validation (placement/validation.py), as kubectl apply would have them checked.
     schema = KubernetesSchema.for_version(cfg.kubernetes_version)
-    unplaceable = _Unplaceable()
     manifest = None
-    # Pods are read, admitted, placed and written one at a time (memory stays flat for any manifest); the output
-    # is held in a spool (memory, then a temporary file) until the whole manifest has been read, so a manifest
-    # that turns out bad at its last document still prints nothing but the error.
-    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8") as spool:
-        try:
-            with contextlib.ExitStack() as stack_of_files:
-                stream = _open(args.filename)
-                if stream is not sys.stdin:
-                    stack_of_files.enter_context(stream)
-                manifest = ManifestStream(stream, schema)
-                results = unplaceable(
-                    finished(m, place_admitted(m.admit(cluster, args.namespace), templates), keys) for m in manifest
+    try:
+        with contextlib.ExitStack() as stack_of_files:
+            stream = _open(args.filename)
+            if stream is not sys.stdin:
+                stack_of_files.enter_context(stream)
+            manifest = ManifestStream(stream, schema)
+            results = unplaceable(
+                finished(m, place_admitted(m.admit(cluster, args.namespace), templates), keys) for m in manifest
+            )
+
+            def notes() -> list[str]:
+                return manifest.notes
+
+            if args.json:
+                write_place_document(results, notes, name, spool)
+            else:
+                console = make_console(spool)
+                console.print(
+                    f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}"
                 )
-
-                def notes() -> list[str]:
-                    return manifest.notes
-
-                if args.json:
-                    write_place_document(results, notes, name, spool)
-                else:
-                    console = make_console(spool)
-                    console.print(
-                        f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}"
-                    )
-                    if note:
-                        console.print(f"  [yellow]note[/yellow] {escape(note)}")
-                    console.print()
-                    render_place(results, console, notes)
-        except UnicodeDecodeError:
-            print(f"error: {args.filename}: {args.filename} is not UTF-8 text", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        except ManifestError as err:
-            print(f"error: {args.filename}: {manifest.with_problems(err) if manifest else err}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        spool.seek(0)
-        shutil.copyfileobj(spool, sys.stdout)
-    return EXIT_FAILED if args.fail_unplaceable and unplaceable.count else EXIT_OK
+                if note:
+                    console.print(f"  [yellow]note[/yellow] {escape(note)}")
+                console.print()
+                render_place(results, console, notes)
+    except UnicodeDecodeError:
+        return f"{args.filename} is not UTF-8 text"
+    except ManifestError as err:
+        return str(manifest.with_problems(err) if manifest else err)
+    return None

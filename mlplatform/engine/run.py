@@ -147,6 +147,52 @@ def _input_error_in(err: BaseException) -> InputError | None:
     return None
 
 
+def _install_mocks(
+    stack: str,
+    project: str,
+    region: str,
+    references: Mapping[str, ProgramRun] | None,
+    record: list[Recorded],
+    invokes: list[Invoke],
+) -> None:
+    """Fresh mocks and monitor for one run, recording its registrations in `record` and its invokes in
+    `invokes`; `references`: the stacks its StackReferences read."""
+    local = threading.local()
+    monitor_ref: list = []
+    outputs = {name: (dict(run.exports), sorted(run.secret_exports)) for name, run in (references or {}).items()}
+    mocks = Mocks(region, local, record, monitor_ref, stack_outputs=outputs, invokes=invokes)
+    monitor = Monitor(mocks, local)
+    monitor_ref.append(monitor)
+    reset_root_resource()
+    pulumi.runtime.set_mocks(
+        mocks, project=project, stack=stack, preview=False, monitor=monitor, organization=ORGANIZATION
+    )
+
+
+def _hand_over_config(pulumi_config: Mapping[str, str]) -> str | None:
+    """The stack's config as `pulumi up` hands it over: the language host puts it in PULUMI_CONFIG
+    (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go, pulumiConfigVar) and the exec shim
+    passes that to set_all_config (sdk/python/cmd/pulumi-language-python-exec). Returns PULUMI_CONFIG's
+    value before, to restore when the run ends."""
+    config_env = os.environ.get(CONFIG_ENV)
+    os.environ[CONFIG_ENV] = json.dumps(dict(pulumi_config))
+    pulumi.runtime.set_all_config(dict(pulumi_config), [])
+    return config_env
+
+
+def _stack_exports(loop: Any) -> tuple[dict[str, Any], set[str]]:
+    """The stack's exports (the root resource's outputs), resolved, and the names of the secret ones."""
+    root = pulumi.runtime.get_root_resource()
+    exports: dict[str, Any] = {}
+    secrets: set[str] = set()
+    for key, value in getattr(root, "outputs", {}).items():
+        out = pulumi.Output.from_input(value)
+        exports[key] = loop.run_until_complete(out.future())
+        if loop.run_until_complete(out.is_secret()):
+            secrets.add(key)
+    return exports, secrets
+
+
 def execute(
     stack: str,
     pulumi_config: Mapping[str, str],
@@ -169,24 +215,10 @@ def execute(
     with _lock:
         FREEZER.before_run()
         loop = _event_loop()
-        local = threading.local()
         record: list[Recorded] = []
         invokes: list[Invoke] = []
-        monitor_ref: list = []
-        outputs = {name: (dict(run.exports), sorted(run.secret_exports)) for name, run in (references or {}).items()}
-        mocks = Mocks(region, local, record, monitor_ref, stack_outputs=outputs, invokes=invokes)
-        monitor = Monitor(mocks, local)
-        monitor_ref.append(monitor)
-        reset_root_resource()
-        pulumi.runtime.set_mocks(
-            mocks, project=project, stack=stack, preview=False, monitor=monitor, organization=ORGANIZATION
-        )
-        # As `pulumi up` hands it over: the language host puts the stack's config in PULUMI_CONFIG
-        # (pulumi/pulumi sdk/python/cmd/pulumi-language-python/main.go, pulumiConfigVar) and the exec shim
-        # passes that to set_all_config (sdk/python/cmd/pulumi-language-python-exec).
-        config_env = os.environ.get(CONFIG_ENV)
-        os.environ[CONFIG_ENV] = json.dumps(dict(pulumi_config))
-        pulumi.runtime.set_all_config(dict(pulumi_config), [])
+        _install_mocks(stack, project, region, references, record, invokes)
+        config_env = _hand_over_config(pulumi_config)
         order = ConstructionOrder()
         pulumi.runtime.register_stack_transformation(order)
         if pump:
@@ -198,14 +230,7 @@ def execute(
                     wait_for_registrations(loop)
                 except Exception as err:
                     raise _input_error_in(err) or err from None
-                root = pulumi.runtime.get_root_resource()
-                exports: dict[str, Any] = {}
-                secrets: set[str] = set()
-                for key, value in getattr(root, "outputs", {}).items():
-                    out = pulumi.Output.from_input(value)
-                    exports[key] = loop.run_until_complete(out.future())
-                    if loop.run_until_complete(out.is_secret()):
-                        secrets.add(key)
+                exports, secrets = _stack_exports(loop)
                 resources = order.sort(record, loop)
         finally:
             drop_leftover_outputs(loop)

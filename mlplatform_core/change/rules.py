@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,30 +123,49 @@ def change_violations(
 ) -> list[ChangeViolation]:
     before, after = PlanDocument.read(before_doc), PlanDocument.read(after_doc)
     env = "prod" if after.environment == "prod" else "dev"
-    out: list[ChangeViolation] = []
+    found = [
+        *_foundation_changes(diff),
+        *_node_group_changes(diff, before, after, allowed_groups),
+        *_pool_changes(diff),
+        *(
+            ("change-kubernetes-version", message, NODE_GROUP if name else None, name)
+            for message, name in _version_violations(diff, after)
+        ),
+    ]
+    return [
+        ChangeViolation(rule, LEVELS[rule][env], message, type_, name)
+        for rule, message, type_, name in found
+        if LEVELS[rule][env] is not None
+    ]
 
-    def add(rule: str, message: str, type_: str | None = None, name: str | None = None) -> None:
-        level = LEVELS[rule][env]
-        if level is not None:
-            out.append(ChangeViolation(rule, level, message, type_, name))
 
+# What a rule found: the rule, the message, the resource's type and name (None: the stack as a whole).
+_Found = tuple[str, str, "str | None", "str | None"]
+
+
+def _foundation_changes(diff: Mapping[str, Any]) -> Iterator[_Found]:
     for r in diff["resources"]:
         if r["action"] == REPLACE and r["type"] in FOUNDATION:
-            add(
+            yield (
                 "change-foundation-replaced",
                 f"replaces {FOUNDATION[r['type']]} {r['name']} (forced by {', '.join(r.get('forcedBy', []))})",
                 r["type"],
                 r["name"],
             )
         elif r["action"] == DELETE and r["type"] in FOUNDATION:  # e.g. a renamed resource: worse than a replace
-            add("change-foundation-replaced", f"deletes {FOUNDATION[r['type']]} {r['name']}", r["type"], r["name"])
+            yield ("change-foundation-replaced", f"deletes {FOUNDATION[r['type']]} {r['name']}", r["type"], r["name"])
+
+
+def _node_group_changes(
+    diff: Mapping[str, Any], before: PlanDocument, after: PlanDocument, allowed_groups: Collection[str]
+) -> Iterator[_Found]:
     groups = {g.name: g for g in before.node_groups}
     disrupted = {g["name"] for g in diff["nodeGroups"] if g["action"] in (REPLACE, DELETE, ROLL)}
     for g in diff["nodeGroups"]:
         waiting = [d["workload"] for d in g["displaced"] if d["waits"]]
         gap = g["action"] in (REPLACE, DELETE) and waiting and g["name"] in groups
         if gap and _only_one(groups[g["name"]], after, disrupted) and g["name"] not in allowed_groups:
-            add(
+            yield (
                 "change-capacity-gap",
                 f"{g['action']}s node group {g['name']} (up to {g['nodesAtMost']} "
                 f"nodes), the only group of its role: {', '.join(waiting)} wait for new nodes",
@@ -157,22 +176,22 @@ def change_violations(
             nodes, batch = g["nodesAtMost"] or 0, g.get("batch") or 1
             # EKS adds the new nodes before it drains the old ones (change/rolls.py cites the EKS user guide).
             why = g.get("note") or roll_consequence(nodes, batch, g.get("surge"), False)
-            add(
+            yield (
                 "change-node-group-roll",
                 f"rolls node group {g['name']}: up to {nodes} nodes replaced {batch} at a time; {why} "
                 f"(fields: {', '.join(g['fields'])})",
                 NODE_GROUP,
                 g["name"],
             )
+
+
+def _pool_changes(diff: Mapping[str, Any]) -> Iterator[_Found]:
     for p in diff.get("nodePools", []):
         if p["action"] == ROLL:
-            add(
+            yield (
                 "change-node-group-roll",
                 f"rolls NodePool {p['name']}: every node replaced, {p.get('batch') or 1} at a time (its Drifted "
                 f"budget; fields: {', '.join(p['fields'])})",
                 NODE_POOL,
                 p["name"],
             )
-    for message, name in _version_violations(diff, after):
-        add("change-kubernetes-version", message, NODE_GROUP if name else None, name)
-    return out

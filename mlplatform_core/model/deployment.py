@@ -118,6 +118,23 @@ def _deploys(layout: Layout) -> tuple[str, str]:
     )
 
 
+_TOOLS = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
+_ADMIN = (
+    "AWS credentials for the IAM permissions in docs/deploying.md, and Kubernetes cluster-admin: the identity "
+    "that created the cluster (EKS made it admin) or a principal under access.admin"
+)
+
+
+def _chart_reach(layout: Layout) -> tuple[str, ...]:
+    """The repositories of the charts the stack installs (the GPU add-ons' only where a group needs them).
+    Auto Mode stacks install none of what AWS runs (addons_of): maybe no chart at all."""
+    pinned = [n for n in addons_of(layout) if versions.pinned(n, layout.kubernetes_version)]
+    repos = {addon_charts.chart(n, layout.kubernetes_version).repo for n in pinned}
+    repos |= {r.chart.repo for r in gpu_releases(layout)}
+    charts = "Helm chart repositories " + ", ".join(sorted(repos))
+    return (charts,) if repos else ()
+
+
 def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     """The programs a stack runs, in order, with what the machine running each must reach."""
     layer = kubernetes_layer_of(cfg)
@@ -126,19 +143,9 @@ def deployment(cfg: StackConfig, layout: Layout) -> Deployment:
     oidc = f"https://oidc.eks.{region}.{dns_suffix(region)} (pulumi-eks reads the OIDC issuer's TLS certificate)"
     sources, targets = _api_sources(cfg)
     api = f"the Kubernetes API of {layout.cluster_name} on HTTPS 443: {' or '.join(targets)}"
-    # The repositories of the charts the stack installs (the GPU add-ons' only where a group needs them).
-    # Auto Mode stacks install none of what AWS runs (addons_of): maybe no chart at all.
-    pinned = [n for n in addons_of(layout) if versions.pinned(n, layout.kubernetes_version)]
-    repos = {addon_charts.chart(n, layout.kubernetes_version).repo for n in pinned}
-    repos |= {r.chart.repo for r in gpu_releases(layout)}
-    charts = "Helm chart repositories " + ", ".join(sorted(repos))
-    chart_reach = (charts,) if repos else ()
+    chart_reach = _chart_reach(layout)
     cluster_deploys, kubernetes_deploys = _deploys(layout)
-    tools = "tools: pulumi, python 3.10+, the aws CLI (kubeconfig tokens come from `aws eks get-token`)"
-    admin = (
-        "AWS credentials for the IAM permissions in docs/deploying.md, and Kubernetes cluster-admin: the identity "
-        "that created the cluster (EKS made it admin) or a principal under access.admin"
-    )
+    tools, admin = _TOOLS, _ADMIN
     endpoint = {
         "privateAccess": cfg.endpoint.private_access,
         "publicAccess": cfg.endpoint.public_access,

@@ -170,46 +170,63 @@ def _gpu_profiles(layout: Layout, inputs: ProfileInputs, mode: str) -> list[Prof
     return out
 
 
+# MLRun's other runtimes submit pods placed like a job's, in the default mode (mlrun/mlrun v1.6.4: the
+# mpijob runtime's MPIJob Launcher and Worker templates take the function's nodeSelector, affinity,
+# tolerations and priority class, server/api/runtime_handlers/mpijob/v1.py; spark3job.py's driver and
+# executor preemption modes default to function_defaults.preemption_mode; daskjob.py's scheduler and
+# workers are the function's pods): runtime, its roles, its image.
+_MLRUN_RUNTIMES = (
+    ("mpijob", ("launcher", "worker"), "mlrun/mlrun"),
+    ("spark", ("driver", "executor"), "iguazio/spark-app"),
+    ("dask", ("scheduler", "worker"), "mlrun/ml-base"),
+)
+
+
 def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tuple[list[Profile], list[str]]:
     """The built-in profiles for a layout, and notes on profiles left out because the layout cannot host them."""
     inputs = inputs or ProfileInputs(MLRunPreemption.from_layout(layout))
-    mlrun, pc = inputs.mlrun, inputs.priority_class
-    default_mode = mlrun.default_mode
     notes: list[str] = []
-    profiles: list[Profile] = []
-
-    for mode in PREEMPTION_MODES:
-        profiles.append(
-            Profile(
-                f"mlrun-job-{mode}",
-                f"MLRun job, preemption mode {mode}",
-                mlrun_pod_spec(inputs, mode),
-                preemption_mode=mode,
-            )
+    profiles = _mlrun_profiles(inputs)
+    profiles += _jupyter_profiles(layout, inputs, notes)
+    if layout.gpu_groups:
+        profiles += _gpu_profiles(layout, inputs, inputs.mlrun.default_mode)
+    else:
+        notes.append("no GPU group in this layout: GPU jobs would stay Pending; the GPU profile is left out")
+    profiles += _polyaxon_profiles(layout, inputs, notes)
+    profiles += _core_service_profiles(layout)
+    profiles += _chart_and_agent_profiles(layout)
+    if not inputs.mlrun.configured:
+        why = "no spot group" if not layout.spot_groups else "although the layout has spot groups"
+        notes.append(
+            f"MLRun's preemptible-node settings are empty ({why}): MLRun ignores preemption modes, "
+            "so allow and constrain behave like none and constrain-mode jobs run on on-demand nodes"
         )
+    return profiles, notes
 
-    # MLRun's other runtimes submit pods placed like a job's, in the default mode (mlrun/mlrun v1.6.4: the
-    # mpijob runtime's MPIJob Launcher and Worker templates take the function's nodeSelector, affinity,
-    # tolerations and priority class, server/api/runtime_handlers/mpijob/v1.py; spark3job.py's driver and
-    # executor preemption modes default to function_defaults.preemption_mode; daskjob.py's scheduler and
-    # workers are the function's pods).
-    for runtime, roles, image in (
-        ("mpijob", ("launcher", "worker"), "mlrun/mlrun"),
-        ("spark", ("driver", "executor"), "iguazio/spark-app"),
-        ("dask", ("scheduler", "worker"), "mlrun/ml-base"),
-    ):
-        for role in roles:
-            profiles.append(
-                Profile(
-                    f"mlrun-{runtime}-{role}",
-                    f"MLRun {runtime} runtime's {role} (default mode {default_mode})",
-                    mlrun_pod_spec(
-                        inputs, default_mode, image, restart_policy="Always" if runtime == "dask" else "Never"
-                    ),
-                    preemption_mode=default_mode,
-                )
+
+def _mlrun_profiles(inputs: ProfileInputs) -> list[Profile]:
+    """An MLRun job in each preemption mode, the pods of MLRun's other runtimes and a Nuclio function."""
+    default_mode = inputs.mlrun.default_mode
+    profiles = [
+        Profile(
+            f"mlrun-job-{mode}",
+            f"MLRun job, preemption mode {mode}",
+            mlrun_pod_spec(inputs, mode),
+            preemption_mode=mode,
+        )
+        for mode in PREEMPTION_MODES
+    ]
+    for runtime, roles, image in _MLRUN_RUNTIMES:
+        restart_policy = "Always" if runtime == "dask" else "Never"
+        profiles += [
+            Profile(
+                f"mlrun-{runtime}-{role}",
+                f"MLRun {runtime} runtime's {role} (default mode {default_mode})",
+                mlrun_pod_spec(inputs, default_mode, image, restart_policy=restart_policy),
+                preemption_mode=default_mode,
             )
-
+            for role in roles
+        ]
     nuclio = mlrun_pod_spec(inputs, default_mode, "nuclio/processor", restart_policy="Always")
     profiles.append(
         Profile(
@@ -219,7 +236,11 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             preemption_mode=default_mode,
         )
     )
+    return profiles
 
+
+def _jupyter_profiles(layout: Layout, inputs: ProfileInputs, notes: list[str]) -> list[Profile]:
+    """The Jupyter server where the Jupyter chart puts it, or a note when the layout has no place for it."""
     jupyter_groups = [g for g in layout.groups if g.role == JUPYTER_ROLE]
     selector = inputs.jupyter_node_selector
     placement: dict[str, Any] | None = None
@@ -233,16 +254,17 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             "no Jupyter group in this layout (no development work on a production cluster): "
             "the Jupyter profile is left out"
         )
-    else:
-        spec = {"containers": [_container("jupyter", "quay.io/jupyter/base-notebook")], "priorityClassName": pc}
-        spec.update({k: copy.deepcopy(v) for k, v in placement.items() if v})
-        profiles.append(Profile("jupyter-server", "Jupyter notebook server", spec))
+        return []
+    spec = {
+        "containers": [_container("jupyter", "quay.io/jupyter/base-notebook")],
+        "priorityClassName": inputs.priority_class,
+    }
+    spec.update({k: copy.deepcopy(v) for k, v in placement.items() if v})
+    return [Profile("jupyter-server", "Jupyter notebook server", spec)]
 
-    if layout.gpu_groups:
-        profiles += _gpu_profiles(layout, inputs, default_mode)
-    else:
-        notes.append("no GPU group in this layout: GPU jobs would stay Pending; the GPU profile is left out")
 
+def _polyaxon_profiles(layout: Layout, inputs: ProfileInputs, notes: list[str]) -> list[Profile]:
+    """A Polyaxon CPU experiment in the spot environment, or a note when the layout has none."""
     env = inputs.polyaxon_spot_environment
     if env is None and _cpu_spot_groups(layout):
         env = polyaxon.polyaxon_environment(_cpu_spot_groups(layout)[0], layout)
@@ -250,22 +272,23 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
         # The profile is a CPU experiment: a GPU group's spot environment is for GPU work only.
         what = "only GPU spot groups" if layout.spot_groups else "no spot group"
         notes.append(f"{what} in this layout: the Polyaxon spot-environment profile (a CPU job) is left out")
-    else:
-        spec = {"containers": [_container("polyaxon-main", "polyaxon/polyaxon-examples")], "restartPolicy": "Never"}
-        spec.update(copy.deepcopy(dict(env)))
-        profiles.append(
-            Profile("polyaxon-spot-experiment", "Polyaxon experiment using the spot environment", spec, spot_only=True)
-        )
+        return []
+    spec = {"containers": [_container("polyaxon-main", "polyaxon/polyaxon-examples")], "restartPolicy": "Never"}
+    spec.update(copy.deepcopy(dict(env)))
+    return [Profile("polyaxon-spot-experiment", "Polyaxon experiment using the spot environment", spec, spot_only=True)]
 
-    # Core services are placed like the toolkit places CoreDNS and the autoscaler (model/addons); on Auto
-    # Mode's system pool, as the EKS user guide places critical add-ons there.
+
+def _core_service_profiles(layout: Layout) -> list[Profile]:
+    """Core services, placed like the toolkit places CoreDNS and the autoscaler (model/addons); on Auto
+    Mode's system pool, as the EKS user guide places critical add-ons there. The EBS CSI controller too,
+    unless Auto Mode's block storage runs off-cluster."""
     initial = core_services_sources(layout)
     core = {
         "containers": [_container("service", "mlrun/mlrun-api")],
         "priorityClassName": SYSTEM_PRIORITY_CLASS,
         **(coredns.coredns_configuration() if needs_node_addons(layout) else core_services_placement(layout)),
     }
-    profiles.append(
+    profiles = [
         Profile(
             "core-platform-service",
             "Core platform service (MLRun API, CoreDNS, ...)",
@@ -273,8 +296,8 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
             user=False,
             expected_groups=initial,
         )
-    )
-    if needs_node_addons(layout):  # else Auto Mode's block storage, off-cluster
+    ]
+    if needs_node_addons(layout):
         controller = {
             "containers": [_container("ebs-plugin", "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver")],
             **ebs_csi.controller_pod_placement(),
@@ -288,20 +311,24 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 expected_groups=initial,
             )
         )
-    # Every workload the charts render, as they render it: controllers on the initial group, DaemonSets on
-    # exactly the groups they serve (none of what Auto Mode runs itself: releases.addons_of).
-    for w in chart_workloads(layout):
-        profiles.append(
-            Profile(
-                w.name,
-                f"{w.workload['kind']} {w.name} of the {w.release} chart ({w.why})",
-                w.pod_spec(),
-                user=False,
-                expected_groups=w.groups,
-                per_node=w.workload["kind"] == "DaemonSet",
-            )
+    return profiles
+
+
+def _chart_and_agent_profiles(layout: Layout) -> list[Profile]:
+    """Every workload the charts render, as they render it: controllers on the initial group, DaemonSets on
+    exactly the groups they serve (none of what Auto Mode runs itself: releases.addons_of); and every
+    DaemonSet the EKS add-ons install, on exactly the groups it serves."""
+    profiles = [
+        Profile(
+            w.name,
+            f"{w.workload['kind']} {w.name} of the {w.release} chart ({w.why})",
+            w.pod_spec(),
+            user=False,
+            expected_groups=w.groups,
+            per_node=w.workload["kind"] == "DaemonSet",
         )
-    # Every DaemonSet the EKS add-ons install reaches exactly the groups it serves.
+        for w in chart_workloads(layout)
+    ]
     for agent in node_agents(layout):
         spec = {"containers": [_container(agent.name, agent.name)], **copy.deepcopy(dict(agent.placement))}
         profiles.append(
@@ -314,10 +341,4 @@ def builtin_profiles(layout: Layout, inputs: ProfileInputs | None = None) -> tup
                 per_node=True,
             )
         )
-    if not mlrun.configured:
-        why = "no spot group" if not layout.spot_groups else "although the layout has spot groups"
-        notes.append(
-            f"MLRun's preemptible-node settings are empty ({why}): MLRun ignores preemption modes, "
-            "so allow and constrain behave like none and constrain-mode jobs run on on-demand nodes"
-        )
-    return profiles, notes
+    return profiles

@@ -43,33 +43,7 @@ class Cluster(pulumi.ComponentResource):
         keep = pulumi.ResourceOptions(parent=self, protect=cfg.protected)
         child = pulumi.ResourceOptions(parent=self)
 
-        net = cfg.network
-        vpc: Vpc | None = None
-        if net.creates_vpc:
-            vpc = Vpc(
-                f"{name}-vpc",
-                net,
-                cfg.environment,
-                layout.cluster_name,
-                tags,
-                opts=keep,
-                private_subnet_tags=discovery_tags(layout),
-                region=cfg.region,
-            )
-            vpc_id, subnet_ids = vpc.vpc_id, vpc.private_subnet_ids
-            subnet_zones = vpc.private_subnet_zones
-        else:
-            vpc_id, subnet_ids = net.vpc_id, list(net.private_subnet_ids or [])
-            # The zones of subnets the stack does not create are looked up (single-zone groups pick by zone).
-            subnet_zones = (
-                [
-                    aws.ec2.get_subnet_output(id=s, opts=pulumi.InvokeOutputOptions(parent=self)).availability_zone
-                    for s in subnet_ids
-                ]
-                if any(g.single_zone for g in layout.groups)
-                else []
-            )
-
+        vpc, vpc_id, subnet_ids, subnet_zones = self._network(name, cfg, layout, tags, keep)
         key = aws.kms.Key(
             f"{name}-secrets",
             description=f"Envelope encryption of Kubernetes secrets in {layout.cluster_name}",
@@ -87,9 +61,70 @@ class Cluster(pulumi.ComponentResource):
             role, self.node_role_policies = node_role(f"{name}-node", node_managed_policies(cfg.region), tags, child)
             self.node_role_arn = role.arn
         auto_mode_options = self._auto_mode(name, cfg, layout, tags, child)
+        self.eks = self._control_plane(name, cfg, layout, (vpc_id, subnet_ids), key, tags, auto_mode_options, keep)
+        if cfg.endpoint.private_access:
+            self._private_api_rule(name, cfg, vpc_id, child)
+        key_policy = self._key_policy(name, cfg, layout, key, with_flow_logs=vpc is not None)
+        if vpc is not None:
+            vpc.flow_logs(key.arn, key_policy)
+        self.name = layout.cluster_name
+        # The same name as an Output of the aws.eks.Cluster inside the component (pulumi_eks `eks_cluster`):
+        # a resource that takes it waits for the control plane, and the state records the dependency.
+        self.eks_cluster_name = self.eks.eks_cluster.name
+        self.kubernetes_version = cfg.kubernetes_version
+        self.kubeconfig_json = pulumi.Output.secret(self.eks.kubeconfig_json)
+        self.oidc_provider_arn = self.eks.oidc_provider_arn
+        self.oidc_provider_url = self.eks.oidc_provider_url
+        self.private_subnet_ids = subnet_ids
+        self.private_subnet_zones = subnet_zones
+        self.vpc_id = vpc_id
+        self.tags = tags
+        self.register_outputs({"clusterName": self.name, "kubeconfig": self.kubeconfig_json})
 
+    def _network(
+        self, name: str, cfg: StackConfig, layout: Layout, tags: dict[str, str], keep: pulumi.ResourceOptions
+    ) -> tuple[Vpc | None, object, list, list]:
+        """The stack's VPC (unless it brings one), the VPC id, the private subnets and their zones."""
+        net = cfg.network
+        if net.creates_vpc:
+            vpc = Vpc(
+                f"{name}-vpc",
+                net,
+                cfg.environment,
+                layout.cluster_name,
+                tags,
+                opts=keep,
+                private_subnet_tags=discovery_tags(layout),
+                region=cfg.region,
+            )
+            return vpc, vpc.vpc_id, vpc.private_subnet_ids, vpc.private_subnet_zones
+        subnet_ids = list(net.private_subnet_ids or [])
+        # The zones of subnets the stack does not create are looked up (single-zone groups pick by zone).
+        subnet_zones = (
+            [
+                aws.ec2.get_subnet_output(id=s, opts=pulumi.InvokeOutputOptions(parent=self)).availability_zone
+                for s in subnet_ids
+            ]
+            if any(g.single_zone for g in layout.groups)
+            else []
+        )
+        return None, net.vpc_id, subnet_ids, subnet_zones
+
+    def _control_plane(
+        self,
+        name: str,
+        cfg: StackConfig,
+        layout: Layout,
+        subnets: tuple[object, list],
+        key: aws.kms.Key,
+        tags: dict[str, str],
+        auto_mode_options: dict,
+        keep: pulumi.ResourceOptions,
+    ) -> eks.Cluster:
+        """pulumi_eks.Cluster with the security baseline; `subnets`: the VPC id and its private subnets."""
+        vpc_id, subnet_ids = subnets
         ep = cfg.endpoint
-        self.eks = eks.Cluster(
+        return eks.Cluster(
             name,
             name=layout.cluster_name,
             version=cfg.kubernetes_version,
@@ -112,50 +147,40 @@ class Cluster(pulumi.ComponentResource):
             **auto_mode_options,
             opts=pulumi.ResourceOptions.merge(keep, pulumi.ResourceOptions(depends_on=self.auto_mode_node_policies)),
         )
-        # The private endpoint answers only sources the cluster's security groups allow (nodes already are).
+
+    def _private_api_rule(self, name: str, cfg: StackConfig, vpc_id: object, child: pulumi.ResourceOptions) -> None:
+        """The private endpoint answers only sources the cluster's security groups allow (nodes already are)."""
         api_cidrs = private_api_cidrs(cfg)
-        if ep.private_access:
-            if api_cidrs is None:  # an existing VPC: its own CIDR
-                api_cidrs = [aws.ec2.get_vpc_output(id=vpc_id, opts=pulumi.InvokeOutputOptions(parent=self)).cidr_block]
-            aws.ec2.SecurityGroupRule(
-                f"{name}-api-private",
-                type="ingress",
-                description="Kubernetes API from inside the VPC (endpoint.privateAccessCidrs)",
-                protocol="tcp",
-                from_port=443,
-                to_port=443,
-                cidr_blocks=api_cidrs,
-                security_group_id=self.eks.cluster_security_group_id,
-                opts=child,
-            )
-        # The key's explicit policy, once the cluster's role exists: the account administers the key, only the
-        # cluster role uses it (model/hardening.py). Replaces the default policy (the account may do kms:*).
+        if api_cidrs is None:  # an existing VPC: its own CIDR
+            api_cidrs = [aws.ec2.get_vpc_output(id=vpc_id, opts=pulumi.InvokeOutputOptions(parent=self)).cidr_block]
+        aws.ec2.SecurityGroupRule(
+            f"{name}-api-private",
+            type="ingress",
+            description="Kubernetes API from inside the VPC (endpoint.privateAccessCidrs)",
+            protocol="tcp",
+            from_port=443,
+            to_port=443,
+            cidr_blocks=api_cidrs,
+            security_group_id=self.eks.cluster_security_group_id,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+    def _key_policy(
+        self, name: str, cfg: StackConfig, layout: Layout, key: aws.kms.Key, with_flow_logs: bool
+    ) -> aws.kms.KeyPolicy:
+        """The key's explicit policy, once the cluster's role exists: the account administers the key, only the
+        cluster role uses it (model/hardening.py). Replaces the default policy (the account may do kms:*)."""
         account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
         # With the stack's VPC, CloudWatch Logs may also use it for the flow-log group (CKV_AWS_158).
-        logs_prefix = hardening.flow_log_group_prefix(layout.cluster_name) if vpc is not None else None
-        key_policy = aws.kms.KeyPolicy(
+        logs_prefix = hardening.flow_log_group_prefix(layout.cluster_name) if with_flow_logs else None
+        return aws.kms.KeyPolicy(
             f"{name}-secrets",
             key_id=key.id,
             policy=pulumi.Output.all(account, self.eks.eks_cluster.role_arn).apply(
                 lambda a: json.dumps(hardening.secrets_key_policy(cfg.region, a[0], a[1], logs_prefix))
             ),
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self),
         )
-        if vpc is not None:
-            vpc.flow_logs(key.arn, key_policy)
-        self.name = layout.cluster_name
-        # The same name as an Output of the aws.eks.Cluster inside the component (pulumi_eks `eks_cluster`):
-        # a resource that takes it waits for the control plane, and the state records the dependency.
-        self.eks_cluster_name = self.eks.eks_cluster.name
-        self.kubernetes_version = cfg.kubernetes_version
-        self.kubeconfig_json = pulumi.Output.secret(self.eks.kubeconfig_json)
-        self.oidc_provider_arn = self.eks.oidc_provider_arn
-        self.oidc_provider_url = self.eks.oidc_provider_url
-        self.private_subnet_ids = subnet_ids
-        self.private_subnet_zones = subnet_zones
-        self.vpc_id = vpc_id
-        self.tags = tags
-        self.register_outputs({"clusterName": self.name, "kubeconfig": self.kubeconfig_json})
 
     def _auto_mode(
         self, name: str, cfg: StackConfig, layout: Layout, tags: dict[str, str], child: pulumi.ResourceOptions

@@ -65,17 +65,7 @@ class Vpc(pulumi.ComponentResource):
         self.private_subnet_zones: list[pulumi.Output[str]] = []
         for i in range(zones_wanted):
             az = azs.names[i]
-            public = aws.ec2.Subnet(
-                f"{name}-public-{i}",
-                vpc_id=vpc.id,
-                cidr_block=public_cidrs[i],
-                availability_zone=az,
-                tags={**tags, "kubernetes.io/role/elb": "1"},
-                opts=child,
-            )
-            aws.ec2.RouteTableAssociation(
-                f"{name}-public-{i}", subnet_id=public.id, route_table_id=public_rt.id, opts=child
-            )
+            public = self._public_subnet(i, az, public_cidrs[i], public_rt)
             if i == 0 or one_nat_per_az:
                 eip = aws.ec2.Eip(f"{name}-nat-{i}", domain="vpc", tags=tags, opts=child)
                 nats.append(
@@ -83,26 +73,52 @@ class Vpc(pulumi.ComponentResource):
                         f"{name}-nat-{i}", subnet_id=public.id, allocation_id=eip.id, tags=tags, opts=child
                     )
                 )
-            private = aws.ec2.Subnet(
-                f"{name}-private-{i}",
-                vpc_id=vpc.id,
-                cidr_block=private_cidrs[i],
-                availability_zone=az,
-                tags={**tags, "kubernetes.io/role/internal-elb": "1", **(private_subnet_tags or {})},
-                opts=child,
-            )
-            rt = aws.ec2.RouteTable(
-                f"{name}-private-{i}",
-                vpc_id=vpc.id,
-                tags=tags,
-                opts=child,
-                routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nats[-1].id)],
-            )
-            aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=private.id, route_table_id=rt.id, opts=child)
+            private = self._private_subnet(i, az, private_cidrs[i], nats[-1], private_subnet_tags or {})
             self.private_subnet_ids.append(private.id)
             self.private_subnet_zones.append(private.availability_zone)
         self.vpc_id = vpc.id
         self.register_outputs({"vpcId": vpc.id, "privateSubnetIds": self.private_subnet_ids})
+
+    def _public_subnet(
+        self, i: int, az: pulumi.Input[str], cidr: str, route_table: aws.ec2.RouteTable
+    ) -> aws.ec2.Subnet:
+        """Zone i's public subnet (for its NAT gateway and internet-facing load balancers), routed to the internet."""
+        name, tags, child = self._name, self._tags, pulumi.ResourceOptions(parent=self)
+        public = aws.ec2.Subnet(
+            f"{name}-public-{i}",
+            vpc_id=self._vpc.id,
+            cidr_block=cidr,
+            availability_zone=az,
+            tags={**tags, "kubernetes.io/role/elb": "1"},
+            opts=child,
+        )
+        aws.ec2.RouteTableAssociation(
+            f"{name}-public-{i}", subnet_id=public.id, route_table_id=route_table.id, opts=child
+        )
+        return public
+
+    def _private_subnet(
+        self, i: int, az: pulumi.Input[str], cidr: str, nat: aws.ec2.NatGateway, extra_tags: dict[str, str]
+    ) -> aws.ec2.Subnet:
+        """Zone i's private subnet for nodes, with its own route table out through `nat`."""
+        name, tags, child = self._name, self._tags, pulumi.ResourceOptions(parent=self)
+        private = aws.ec2.Subnet(
+            f"{name}-private-{i}",
+            vpc_id=self._vpc.id,
+            cidr_block=cidr,
+            availability_zone=az,
+            tags={**tags, "kubernetes.io/role/internal-elb": "1", **extra_tags},
+            opts=child,
+        )
+        rt = aws.ec2.RouteTable(
+            f"{name}-private-{i}",
+            vpc_id=self._vpc.id,
+            tags=tags,
+            opts=child,
+            routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)],
+        )
+        aws.ec2.RouteTableAssociation(f"{name}-private-{i}", subnet_id=private.id, route_table_id=rt.id, opts=child)
+        return private
 
     def flow_logs(self, key_arn: pulumi.Input[str], key_policy: pulumi.Resource) -> None:
         """ALL traffic to a log group kept FLOW_LOG_RETENTION_DAYS and encrypted with the stack's key (once

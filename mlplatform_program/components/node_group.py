@@ -58,6 +58,74 @@ def _reservation_args(spec: NodeGroupSpec) -> dict:
     return out
 
 
+def _training_args(spec: NodeGroupSpec, network: GroupNetwork | None) -> dict:
+    """The launch template's inputs for multi-node training and reservations: the reservation, and with a
+    single-zone group's network its EFA interfaces and placement group."""
+    training: dict = _reservation_args(spec)
+    if network is not None:
+        if spec.efa:
+            training["network_interfaces"] = _efa_interfaces(spec, network)
+        if network.placement_group is not None:
+            training["placement"] = aws.ec2.LaunchTemplatePlacementArgs(group_name=network.placement_group)
+    return training
+
+
+def _launch_template(
+    spec: NodeGroupSpec, cluster_name: str, imds_hop_limit: int, tags: dict[str, str], training: dict, opts
+) -> aws.ec2.LaunchTemplate:
+    return aws.ec2.LaunchTemplate(
+        f"{spec.name}-lt",
+        description=f"{cluster_name} {spec.name} nodes",
+        update_default_version=True,
+        # IMDSv2 only, hop limit 1: pods cannot borrow the node role's credentials.
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_endpoint="enabled",
+            http_tokens="required",
+            http_put_response_hop_limit=imds_hop_limit,
+        ),
+        block_device_mappings=[
+            aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                device_name=root_device(spec.ami_type),
+                ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                    volume_size=spec.disk_size_gib,
+                    volume_type="gp3",
+                    encrypted="true",
+                    delete_on_termination="true",
+                ),
+            )
+        ],
+        tag_specifications=[
+            aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags) for kind in ("instance", "volume")
+        ],
+        tags=tags,
+        opts=opts,
+        **training,
+    )
+
+
+def _node_group_inputs(spec: NodeGroupSpec, template_names_type: bool, template: aws.ec2.LaunchTemplate) -> dict:
+    """The aws.eks.NodeGroup's inputs from the spec (capacity, scaling, labels, taints) and its launch template;
+    a group whose launch template names the instance type gives the node group none."""
+    return {
+        "capacity_type": spec.capacity_type,
+        "instance_types": None if template_names_type else list(spec.instance_types),
+        "ami_type": spec.ami_type,
+        "scaling_config": aws.eks.NodeGroupScalingConfigArgs(
+            min_size=spec.min_size, max_size=spec.max_size, desired_size=spec.desired_size
+        ),
+        "update_config": aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=spec.max_unavailable),
+        # EKS node auto repair, from the conditions the node monitoring agent add-on reports (nodeRepair).
+        "node_repair_config": aws.eks.NodeGroupNodeRepairConfigArgs(enabled=spec.node_repair),
+        "labels": dict(spec.labels),
+        "taints": [
+            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value or None, effect=t.eks_effect) for t in spec.taints
+        ],
+        "launch_template": aws.eks.NodeGroupLaunchTemplateArgs(
+            id=template.id, version=template.latest_version.apply(str)
+        ),
+    }
+
+
 class NodeGroup(pulumi.ComponentResource):
     node_group: aws.eks.NodeGroup
 
@@ -92,43 +160,10 @@ class NodeGroup(pulumi.ComponentResource):
         super().__init__("mlplatform:node_group:NodeGroup", spec.name, None, opts)
         tags = {**(tags or {}), "mlplatform.io/node-group": spec.name}
         child = pulumi.ResourceOptions(parent=self)
-        training: dict = _reservation_args(spec)
+        training = _training_args(spec, network)
         if network is not None:
             subnet_ids = [network.subnet_id]
-            if spec.efa:
-                training["network_interfaces"] = _efa_interfaces(spec, network)
-            if network.placement_group is not None:
-                training["placement"] = aws.ec2.LaunchTemplatePlacementArgs(group_name=network.placement_group)
-
-        template = aws.ec2.LaunchTemplate(
-            f"{spec.name}-lt",
-            description=f"{cluster_name} {spec.name} nodes",
-            update_default_version=True,
-            # IMDSv2 only, hop limit 1: pods cannot borrow the node role's credentials.
-            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-                http_endpoint="enabled",
-                http_tokens="required",
-                http_put_response_hop_limit=imds_hop_limit,
-            ),
-            block_device_mappings=[
-                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                    device_name=root_device(spec.ami_type),
-                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                        volume_size=spec.disk_size_gib,
-                        volume_type="gp3",
-                        encrypted="true",
-                        delete_on_termination="true",
-                    ),
-                )
-            ],
-            tag_specifications=[
-                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
-                for kind in ("instance", "volume")
-            ],
-            tags=tags,
-            opts=child,
-            **training,
-        )
+        template = _launch_template(spec, cluster_name, imds_hop_limit, tags, training, child)
 
         # The autoscaler owns the desired size of autoscaled groups; `pulumi up` must not reset it. Nor once a
         # migration to Karpenter or Auto Mode removes the autoscaler: the kept group holds the nodes it has.
@@ -139,36 +174,24 @@ class NodeGroup(pulumi.ComponentResource):
             version=kubernetes_version,
             node_role_arn=node_role_arn,
             subnet_ids=subnet_ids,
-            capacity_type=spec.capacity_type,
-            instance_types=None if "instance_type" in training else list(spec.instance_types),
-            ami_type=spec.ami_type,
-            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=spec.min_size, max_size=spec.max_size, desired_size=spec.desired_size
-            ),
-            update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=spec.max_unavailable),
-            # EKS node auto repair, from the conditions the node monitoring agent add-on reports (nodeRepair).
-            node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=spec.node_repair),
-            labels=dict(spec.labels),
-            taints=[
-                aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value or None, effect=t.eks_effect) for t in spec.taints
-            ],
-            launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
-                id=template.id, version=template.latest_version.apply(str)
-            ),
+            **_node_group_inputs(spec, "instance_type" in training, template),
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=ignore, depends_on=list(depends_on)),
         )
 
-        # EKS does not copy node-group labels and taints to the Auto Scaling group, where the autoscaler reads
-        # what an empty group's nodes look like. The discovery tags are EKS's own: never created here.
+        if autoscaler:
+            self._autoscaler_tags(spec, cluster_name, child)
+        self.node_group_name = self.node_group.node_group_name
+        self.register_outputs({"nodeGroupName": self.node_group_name})
+
+    def _autoscaler_tags(self, spec: NodeGroupSpec, cluster_name: str, opts: pulumi.ResourceOptions) -> None:
+        """EKS does not copy node-group labels and taints to the Auto Scaling group, where the autoscaler reads
+        what an empty group's nodes look like. The discovery tags are EKS's own: never created here."""
         asg_name = self.node_group.resources.apply(lambda res: res[0].autoscaling_groups[0].name)
-        for key, value in (autoscaler_tags(spec, cluster_name) if autoscaler else {}).items():
+        for key, value in autoscaler_tags(spec, cluster_name).items():
             aws.autoscaling.Tag(
                 f"{spec.name}-asg-{key}",
                 autoscaling_group_name=asg_name,
                 tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
-                opts=child,
+                opts=opts,
             )
-
-        self.node_group_name = self.node_group.node_group_name
-        self.register_outputs({"nodeGroupName": self.node_group_name})

@@ -107,13 +107,79 @@ def evaluate(
     """Every violation the policies report on `resources` under the policy `config`, mandatory first."""
     settings = resolve_config(config, policies)
     resources = list(resources)
-    by_urn = {r.urn: r for r in resources}
-    out: list[Violation] = []
+    run = _Run({r.urn: r for r in resources})
+    active = _active(policies, settings)
+    for r in resources:
+        props = unknown_checking_proxy(copy.deepcopy(dict(r.props)))
+        opts = _options(r)
+        for policy, level in active:
+            if isinstance(policy, ResourceValidationPolicy):
+                args = resource_args(
+                    resource_type=r.type,
+                    props=props,
+                    urn=r.urn,
+                    name=r.name,
+                    opts=opts,
+                    config=settings[policy.name].properties,
+                )
+                run.attempt(
+                    policy,
+                    level,
+                    r.urn,
+                    lambda p=policy, a=args, lv=level, u=r.urn: p.validate(a, run.reporter(p, lv, u)),
+                )
+    stack = _stack_resources(resources)
+    for policy, level in active:
+        if isinstance(policy, StackValidationPolicy):
+            args = stack_args(resources=stack, config=settings[policy.name].properties)
+            run.attempt(
+                policy, level, None, lambda p=policy, a=args, lv=level: p.validate(a, run.reporter(p, lv, None))
+            )
+    rank = {EnforcementLevel.MANDATORY.value: 0, EnforcementLevel.ADVISORY.value: 1}
+    run.out.sort(key=lambda v: (rank.get(v.level, 2), v.policy, v.resource_name or "", v.message))
+    return run.out
 
-    def reporter(policy: Policy, level: EnforcementLevel, default_urn: str | None):
+
+def _active(policies: Sequence[Policy], settings: Mapping[str, Any]) -> list[tuple[Policy, EnforcementLevel]]:
+    """The policies that run and the level each reports at (remediate reports as mandatory offline)."""
+    active = []
+    for policy in policies:
+        level = settings[policy.name].level
+        if level == EnforcementLevel.DISABLED:
+            continue
+        active.append((policy, EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level))
+    return active
+
+
+def _stack_resources(resources: list[Resource]) -> list[Any]:
+    """The resources as a stack policy sees them: their state (or inputs), each linked to its parent."""
+    stack = [
+        policy_resource(
+            resource_type=r.type,
+            props=unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
+            urn=r.urn,
+            name=r.name,
+            opts=_options(r),
+        )
+        for r in resources
+    ]
+    by_policy_urn = {pr.urn: pr for pr in stack}
+    for pr, r in zip(stack, resources, strict=True):
+        pr.parent = by_policy_urn.get(r.parent or "")
+    return stack
+
+
+class _Run:
+    """One evaluation: the violations reported so far, each naming its resource."""
+
+    def __init__(self, by_urn: Mapping[str, Resource]) -> None:
+        self.by_urn = by_urn
+        self.out: list[Violation] = []
+
+    def reporter(self, policy: Policy, level: EnforcementLevel, default_urn: str | None):
         def report(message: str, urn: str | None = None) -> None:
-            target = by_urn.get(urn or default_urn or "")
-            out.append(
+            target = self.by_urn.get(urn or default_urn or "")
+            self.out.append(
                 Violation(
                     policy=policy.name,
                     level=level.value,
@@ -129,58 +195,12 @@ def evaluate(
 
         return report
 
-    def attempt(policy: Policy, level: EnforcementLevel, urn: str | None, call) -> None:
+    def attempt(self, policy: Policy, level: EnforcementLevel, urn: str | None, call) -> None:
         try:
             _run(call())
         except UnknownValueError as exc:  # what the CLI shows when a value is unknown during a preview
-            reporter(policy, EnforcementLevel.ADVISORY, urn)(f"can't run policy during preview: {exc.message}")
+            self.reporter(policy, EnforcementLevel.ADVISORY, urn)(f"can't run policy during preview: {exc.message}")
         except NotApplicableError:
             pass
         # Any other exception is a bug in the rule: it propagates, as it fails the analyzer's RPC (and the
         # preview) in a real run (pulumi_policy/policy.py Analyze catches only these two).
-
-    active = []
-    for policy in policies:
-        level = settings[policy.name].level
-        if level == EnforcementLevel.DISABLED:
-            continue
-        active.append((policy, EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level))
-
-    for r in resources:
-        props = unknown_checking_proxy(copy.deepcopy(dict(r.props)))
-        opts = _options(r)
-        for policy, level in active:
-            if isinstance(policy, ResourceValidationPolicy):
-                args = resource_args(
-                    resource_type=r.type,
-                    props=props,
-                    urn=r.urn,
-                    name=r.name,
-                    opts=opts,
-                    config=settings[policy.name].properties,
-                )
-                attempt(
-                    policy, level, r.urn, lambda p=policy, a=args, lv=level, u=r.urn: p.validate(a, reporter(p, lv, u))
-                )
-
-    stack = [
-        policy_resource(
-            resource_type=r.type,
-            props=unknown_checking_proxy(copy.deepcopy(dict(r.state if r.state is not None else r.props))),
-            urn=r.urn,
-            name=r.name,
-            opts=_options(r),
-        )
-        for r in resources
-    ]
-    by_policy_urn = {pr.urn: pr for pr in stack}
-    for pr, r in zip(stack, resources, strict=True):
-        pr.parent = by_policy_urn.get(r.parent or "")
-    for policy, level in active:
-        if isinstance(policy, StackValidationPolicy):
-            args = stack_args(resources=stack, config=settings[policy.name].properties)
-            attempt(policy, level, None, lambda p=policy, a=args, lv=level: p.validate(a, reporter(p, lv, None)))
-
-    rank = {EnforcementLevel.MANDATORY.value: 0, EnforcementLevel.ADVISORY.value: 1}
-    out.sort(key=lambda v: (rank.get(v.level, 2), v.policy, v.resource_name or "", v.message))
-    return out

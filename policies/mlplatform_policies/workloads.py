@@ -182,54 +182,61 @@ def spot_settings(args: Any, cfg: Mapping[str, Any]) -> Iterator[tuple[str, str 
         return
     on_demand = [g for g in groups if not g.spot]
     for cm in maps:
-        data = entries(get(cm.props, "data", default={}))
-        where = f"ConfigMap {object_name(cm)}"
-        if not (known(data.get(TOLERATIONS_KEY)) and known(data.get(NODE_SELECTOR_KEY, ""))):
-            continue  # computed during a preview; checked on the next run
-        tolerations, err = _b64json(data.get(TOLERATIONS_KEY), TOLERATIONS_KEY)
-        if err or not isinstance(tolerations, list) or not all(isinstance(t, dict) for t in tolerations):
-            yield f"{where}: {err or TOLERATIONS_KEY + ' is not a JSON list of tolerations'}", cm.urn
-            continue
-        selector, err = _b64json(data.get(NODE_SELECTOR_KEY), NODE_SELECTOR_KEY)
-        if err or not isinstance(selector, dict):
-            yield f"{where}: {err or NODE_SELECTOR_KEY + ' is not a JSON object of node labels'}", cm.urn
-            continue
-        if not tolerations:
-            yield f"{where}: {TOLERATIONS_KEY} is empty; allow and constrain modes could not reach spot nodes", cm.urn
-        od_taints = {t for g in on_demand for t in g.taints if t.repels}
-        for g in spot:
-            # The taints that mark spot capacity: repelling and on no on-demand group (a GPU taint is not one).
-            for taint in (t for t in g.taints if t.repels and t not in od_taints):
-                if tolerations and not any(tolerates(tol, taint) for tol in tolerations):
-                    yield (
-                        f"{where}: no MLRun toleration tolerates taint {taint} of spot group "
-                        f"{g.name}; allow/constrain-mode functions cannot be scheduled there",
-                        cm.urn,
-                    )
-        for taint in sorted(od_taints):
-            opened = [tol for tol in tolerations if tolerates(tol, taint)]
-            if opened:
+        for message in _config_map_problems(cm, spot, on_demand):
+            yield message, cm.urn
+
+
+def _config_map_problems(cm: Any, spot: list, on_demand: list) -> Iterator[str]:
+    """What is wrong with one ConfigMap of MLRun's preemptible-node settings against the stack's groups."""
+    data = entries(get(cm.props, "data", default={}))
+    where = f"ConfigMap {object_name(cm)}"
+    if not (known(data.get(TOLERATIONS_KEY)) and known(data.get(NODE_SELECTOR_KEY, ""))):
+        return  # computed during a preview; checked on the next run
+    tolerations, err = _b64json(data.get(TOLERATIONS_KEY), TOLERATIONS_KEY)
+    if err or not isinstance(tolerations, list) or not all(isinstance(t, dict) for t in tolerations):
+        yield f"{where}: {err or TOLERATIONS_KEY + ' is not a JSON list of tolerations'}"
+        return
+    selector, err = _b64json(data.get(NODE_SELECTOR_KEY), NODE_SELECTOR_KEY)
+    if err or not isinstance(selector, dict):
+        yield f"{where}: {err or NODE_SELECTOR_KEY + ' is not a JSON object of node labels'}"
+        return
+    yield from _toleration_problems(where, tolerations, spot, on_demand)
+    yield from _selector_problems(where, selector, spot, on_demand)
+
+
+def _toleration_problems(where: str, tolerations: list, spot: list, on_demand: list) -> Iterator[str]:
+    """MLRun's tolerations must reach every spot group's spot taints and no on-demand group's."""
+    if not tolerations:
+        yield f"{where}: {TOLERATIONS_KEY} is empty; allow and constrain modes could not reach spot nodes"
+    od_taints = {t for g in on_demand for t in g.taints if t.repels}
+    for g in spot:
+        # The taints that mark spot capacity: repelling and on no on-demand group (a GPU taint is not one).
+        for taint in (t for t in g.taints if t.repels and t not in od_taints):
+            if tolerations and not any(tolerates(tol, taint) for tol in tolerations):
                 yield (
-                    f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {taint} of an "
-                    "on-demand group, opening those nodes to every preemptible job",
-                    cm.urn,
+                    f"{where}: no MLRun toleration tolerates taint {taint} of spot group "
+                    f"{g.name}; allow/constrain-mode functions cannot be scheduled there"
                 )
-        if not selector:
+    for taint in sorted(od_taints):
+        opened = [tol for tol in tolerations if tolerates(tol, taint)]
+        if opened:
             yield (
-                f"{where}: {NODE_SELECTOR_KEY} is empty; constrain mode would not keep functions on spot nodes",
-                cm.urn,
+                f"{where}: MLRun tolerations {json.dumps(opened)} also tolerate {taint} of an "
+                "on-demand group, opening those nodes to every preemptible job"
             )
-        for key, value in sorted(selector.items()):
-            lacking = [g.name for g in spot if g.labels.get(key) != value]
-            if lacking:
-                yield (
-                    f"{where}: node selector {key}={value} is not a label of spot group(s) {', '.join(lacking)}",
-                    cm.urn,
-                )
-            shared = [g.name for g in on_demand if g.labels.get(key) == value]
-            if shared:
-                yield (
-                    f"{where}: node selector {key}={value} also matches on-demand group(s) "
-                    f"{', '.join(shared)}; constrain mode would not keep functions on spot nodes",
-                    cm.urn,
-                )
+
+
+def _selector_problems(where: str, selector: dict, spot: list, on_demand: list) -> Iterator[str]:
+    """MLRun's node selector must match every spot group and no on-demand group."""
+    if not selector:
+        yield f"{where}: {NODE_SELECTOR_KEY} is empty; constrain mode would not keep functions on spot nodes"
+    for key, value in sorted(selector.items()):
+        lacking = [g.name for g in spot if g.labels.get(key) != value]
+        if lacking:
+            yield f"{where}: node selector {key}={value} is not a label of spot group(s) {', '.join(lacking)}"
+        shared = [g.name for g in on_demand if g.labels.get(key) == value]
+        if shared:
+            yield (
+                f"{where}: node selector {key}={value} also matches on-demand group(s) "
+                f"{', '.join(shared)}; constrain mode would not keep functions on spot nodes"
+            )

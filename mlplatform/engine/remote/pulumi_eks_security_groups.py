@@ -46,6 +46,32 @@ def cluster_security_group(add: Any, name: str, inputs: Mapping[str, Any], tags:
     return cluster_sg
 
 
+# The node security group's rules (nodes/securitygroup.ts:108-203): name suffix, description, type, ports,
+# protocol, and the peer: the group itself, the cluster security group, or the internet.
+_NODE_RULES = (
+    ("eksNodeIngressRule", "Allow nodes to communicate with each other", "ingress", 0, 0, "-1", "self"),
+    (
+        "eksNodeClusterIngressRule",
+        "Allow worker Kubelets and pods to receive communication from the cluster control plane",
+        "ingress",
+        1025,
+        65535,
+        "tcp",
+        "cluster",
+    ),
+    (
+        "eksExtApiServerClusterIngressRule",
+        "Allow pods running extension API servers on port 443 to receive communication from cluster control plane",
+        "ingress",
+        443,
+        443,
+        "tcp",
+        "cluster",
+    ),
+    ("eksNodeInternetEgressRule", "Allow internet access.", "egress", 0, 0, "-1", "internet"),
+)
+
+
 def node_security_group(
     add: Any, name: str, inputs: Mapping[str, Any], tags: Any, cluster_sg: Child, vpc_unknown: tuple
 ) -> tuple[Child, Child]:
@@ -66,29 +92,13 @@ def node_security_group(
         },
         unknown_in_preview=vpc_unknown,
     )
-    rules = [
-        ("eksNodeIngressRule", "Allow nodes to communicate with each other", "ingress", 0, 0, "-1", {"self": True}),
-        (
-            "eksNodeClusterIngressRule",
-            "Allow worker Kubelets and pods to receive communication from the cluster control plane",
-            "ingress",
-            1025,
-            65535,
-            "tcp",
-            {"sourceSecurityGroupId": cluster_sg.id},
-        ),
-        (
-            "eksExtApiServerClusterIngressRule",
-            "Allow pods running extension API servers on port 443 to receive communication from cluster control plane",
-            "ingress",
-            443,
-            443,
-            "tcp",
-            {"sourceSecurityGroupId": cluster_sg.id},
-        ),
-        ("eksNodeInternetEgressRule", "Allow internet access.", "egress", 0, 0, "-1", {"cidrBlocks": ["0.0.0.0/0"]}),
-    ]
-    for suffix, description, kind, low, high, protocol, extra in rules:
+    peers = {
+        "self": {"self": True},
+        "cluster": {"sourceSecurityGroupId": cluster_sg.id},
+        "internet": {"cidrBlocks": ["0.0.0.0/0"]},
+    }
+    for suffix, description, kind, low, high, protocol, peer in _NODE_RULES:
+        extra = peers[peer]
         unknown_paths: tuple[Path, ...] = (("securityGroupId",),) + (
             (("sourceSecurityGroupId",),) if "sourceSecurityGroupId" in extra else ()
         )

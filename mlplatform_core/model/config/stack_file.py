@@ -235,31 +235,8 @@ def read_stack_document(path: str | Path, source: str | None = None) -> StackDoc
 
     Raises ConfigError when the file cannot be used at all (unreadable, not YAML, not a stack file);
     its messages name the file as `source` (default: `path`)."""
-    p = Path(path)
     src = source or str(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ConfigError([Problem(src, f"is {size:,} bytes; stack files are limited to {MAX_CONFIG_BYTES:,}")])
-        with p.open("rb") as f:  # read at most the limit: devices and pipes report size 0
-            data = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError([Problem(src, f"cannot read the stack file ({exc.strerror or exc})")]) from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError([Problem(src, f"is larger than {MAX_CONFIG_BYTES:,} bytes, the limit for stack files")])
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError([Problem(src, f"is not UTF-8 text (byte {exc.start + 1}); stack files are UTF-8")]) from None
-    loader = _StackLoader(text)
-    try:
-        doc = loader.get_single_data()
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(src, f"is not valid YAML: {_yaml_problem(text, exc)}")]) from None
-    except RecursionError:
-        raise ConfigError([Problem(src, "is nested too deeply to be a stack configuration")]) from None
-    finally:
-        loader.dispose()
+    doc, loader = _parse(_read_text(Path(path), src), src)
     if err := _expanded_values(doc, MAX_CONFIG_VALUES):
         raise ConfigError([Problem(src, err)])
     if doc is None:
@@ -292,6 +269,37 @@ def read_stack_document(path: str | Path, source: str | None = None) -> StackDoc
         else:  # a mapping used as a key: nowhere a setting could be
             problems.append(Problem(src, f"key {show(key)} {_repeated(where)}"))
     return StackDocument(config, tuple(problems), loader.lines)
+
+
+def _read_text(p: Path, src: str) -> str:
+    """The stack file's text: at most MAX_CONFIG_BYTES of UTF-8; ConfigError naming `src` otherwise."""
+    try:
+        size = p.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError([Problem(src, f"is {size:,} bytes; stack files are limited to {MAX_CONFIG_BYTES:,}")])
+        with p.open("rb") as f:  # read at most the limit: devices and pipes report size 0
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError([Problem(src, f"cannot read the stack file ({exc.strerror or exc})")]) from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError([Problem(src, f"is larger than {MAX_CONFIG_BYTES:,} bytes, the limit for stack files")])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError([Problem(src, f"is not UTF-8 text (byte {exc.start + 1}); stack files are UTF-8")]) from None
+
+
+def _parse(text: str, src: str) -> tuple[Any, _StackLoader]:
+    """The YAML document and the loader that read it (its line index, its repeated keys)."""
+    loader = _StackLoader(text)
+    try:
+        return loader.get_single_data(), loader
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(src, f"is not valid YAML: {_yaml_problem(text, exc)}")]) from None
+    except RecursionError:
+        raise ConfigError([Problem(src, "is nested too deeply to be a stack configuration")]) from None
+    finally:
+        loader.dispose()
 
 
 def _parts(container: Any, config: dict[str, Any], loader: _StackLoader) -> tuple | None:

@@ -84,6 +84,25 @@ def document_problems(value: Any, kind: Kind) -> list[str]:
 
 
 def _statement_problems(st: Mapping[str, Any], kind: Kind) -> Iterator[str]:
+    yield from _element_problems(st, kind)
+    for key in ("Action", "NotAction"):
+        for action in _values(st.get(key)):
+            if problem := action_problem(action):
+                yield problem
+    for key in ("Resource", "NotResource"):
+        for resource in _values(st.get(key)):
+            if not (isinstance(resource, str) and _RESOURCE.match(resource)):
+                yield f"{key} {resource!r} is neither * nor an ARN (arn:partition:service:region:account:resource)"
+    for key in ("Principal", "NotPrincipal"):
+        if key in st:
+            yield from _principal_problems(key, st[key])
+    if "Condition" in st:
+        yield from _condition_problems(st["Condition"])
+
+
+def _element_problems(st: Mapping[str, Any], kind: Kind) -> Iterator[str]:
+    """The statement's elements: known ones, an Effect, the pairs of which it needs exactly one, none that its
+    kind of policy has not, and a Sid of letters and digits."""
     for key in st:
         if key not in STATEMENT_ELEMENTS:
             yield f"unknown element {key!r}"
@@ -98,19 +117,6 @@ def _statement_problems(st: Mapping[str, Any], kind: Kind) -> Iterator[str]:
             yield f"{'an' if kind == 'identity' else 'a'} {kind} policy has no {key}"
     if kind != "resource" and "Sid" in st and not (isinstance(st["Sid"], str) and _SID.match(st["Sid"])):
         yield f"Sid {st['Sid']!r} may hold letters and digits only"
-    for key in ("Action", "NotAction"):
-        for action in _values(st.get(key)):
-            if problem := action_problem(action):
-                yield problem
-    for key in ("Resource", "NotResource"):
-        for resource in _values(st.get(key)):
-            if not (isinstance(resource, str) and _RESOURCE.match(resource)):
-                yield f"{key} {resource!r} is neither * nor an ARN (arn:partition:service:region:account:resource)"
-    for key in ("Principal", "NotPrincipal"):
-        if key in st:
-            yield from _principal_problems(key, st[key])
-    if "Condition" in st:
-        yield from _condition_problems(st["Condition"])
 
 
 def _values(value: Any) -> list[Any]:

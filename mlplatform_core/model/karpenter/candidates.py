@@ -44,45 +44,9 @@ def candidates(
         )
         return None
     sizes = ps.instance_sizes
-    ok = True
-    for i, size in enumerate(sizes or ()):
-        if size not in cap.known_sizes():
-            add(
-                ppath + ("instanceSizes", i),
-                f"{size!r} is not an instance size in the catalog{_suggest(size, cap.known_sizes())}",
-            )
-            ok = False
+    sizes_ok = _sizes_known(sizes, ppath, add)
     members = cap.family_members(ps.instance_families, sizes)
-    for i, fam in enumerate(ps.instance_families):
-        where = ppath + ("instanceFamilies", i)
-        if fam not in cap.known_families():
-            add(where, f"{fam!r} is not an instance family in the catalog{_suggest(fam, cap.known_families())}")
-            ok = False
-            continue
-        types = members[fam]
-        if g.gpu and not all(t.nvidia_gpu for t in types):
-            examples = ", ".join(sorted({instances.family(t) for t in instances.nvidia_gpu_examples()}))
-            add(
-                where,
-                f"{fam!r} has types without a whole NVIDIA GPU; a GPU pool needs NVIDIA GPU families "
-                f"such as {examples}",
-            )
-            ok = False
-        elif not g.gpu and any(t.accelerated for t in types):
-            add(
-                where,
-                f"{fam!r} has accelerators; accelerated families belong only in the gpu pool or an additional "
-                "group with gpu: true",
-            )
-            ok = False
-        elif not g.gpu and (unknown := [t.name for t in types if not t.known]):
-            add(
-                where,
-                f"{fam!r} has types whose accelerators are unknown ({', '.join(unknown[:4])}): "
-                f"{instances.UNKNOWN_ACCELERATORS}; pick instanceSizes without them, or families the catalog describes",
-            )
-            ok = False
-    if not ok:
+    if not _families_fit(g, ps, members, ppath, add) or not sizes_ok:
         return None
     found = [t for fam in ps.instance_families for t in members[fam]]
     if not found:
@@ -92,6 +56,61 @@ def candidates(
             f"catalog (EC2 data as of {instances.catalog_date()}); the pool could never launch a node",
         )
         return None
+    ami = _ami_type(g, ps, o, found, ppath, add)
+    return None if ami is None else (tuple(t.name for t in found), ami)
+
+
+def _sizes_known(sizes: Any, ppath: tuple, add: Add) -> bool:
+    """Whether every size of instanceSizes is in the catalog (a problem added for each that is not)."""
+    ok = True
+    for i, size in enumerate(sizes or ()):
+        if size not in cap.known_sizes():
+            add(
+                ppath + ("instanceSizes", i),
+                f"{size!r} is not an instance size in the catalog{_suggest(size, cap.known_sizes())}",
+            )
+            ok = False
+    return ok
+
+
+def _families_fit(g: Any, ps: NodePoolSettings, members: dict, ppath: tuple, add: Add) -> bool:
+    """Whether every family exists and fits the pool (GPU pools: NVIDIA GPU families only; other pools: no
+    accelerators, known or not), a problem added for each that does not."""
+    ok = True
+    for i, fam in enumerate(ps.instance_families):
+        where = ppath + ("instanceFamilies", i)
+        if fam not in cap.known_families():
+            add(where, f"{fam!r} is not an instance family in the catalog{_suggest(fam, cap.known_families())}")
+            ok = False
+            continue
+        problem = _family_problem(fam, members[fam], g.gpu)
+        if problem:
+            add(where, problem)
+            ok = False
+    return ok
+
+
+def _family_problem(fam: str, types: Any, gpu: bool) -> str | None:
+    """Why a catalog family does not fit a GPU (or a non-GPU) pool; None when it does."""
+    if gpu and not all(t.nvidia_gpu for t in types):
+        examples = ", ".join(sorted({instances.family(t) for t in instances.nvidia_gpu_examples()}))
+        return f"{fam!r} has types without a whole NVIDIA GPU; a GPU pool needs NVIDIA GPU families such as {examples}"
+    if not gpu and any(t.accelerated for t in types):
+        return (
+            f"{fam!r} has accelerators; accelerated families belong only in the gpu pool or an additional "
+            "group with gpu: true"
+        )
+    if not gpu and (unknown := [t.name for t in types if not t.known]):
+        return (
+            f"{fam!r} has types whose accelerators are unknown ({', '.join(unknown[:4])}): "
+            f"{instances.UNKNOWN_ACCELERATORS}; pick instanceSizes without them, or families the catalog describes"
+        )
+    return None
+
+
+def _ami_type(g: Any, ps: NodePoolSettings, o: NodeGroupSettings, found: list, ppath: tuple, add: Add) -> str | None:
+    """The pool's AMI type: the group's, which every type must match, or the one of the types' single
+    architecture; None (a problem added) when they do not agree."""
     arches = sorted({t.arch for t in found if t.arch})
     if o.ami_type:
         ami = o.ami_type
@@ -103,14 +122,13 @@ def candidates(
                 f"amiType {ami}; pick families of one architecture",
             )
             return None
-    elif len(arches) > 1:
+        return ami
+    if len(arches) > 1:
         add(
             ppath + ("instanceFamilies",),
             f"families {list(ps.instance_families)} mix {' and '.join(arches)}; a pool has one architecture "
             "(its AMI's), so split them into two groups",
         )
         return None
-    else:
-        arch = "ARM_64" if arches == ["arm64"] else "x86_64"
-        ami = f"AL2023_{arch}_{'NVIDIA' if g.gpu else 'STANDARD'}"
-    return tuple(t.name for t in found), ami
+    arch = "ARM_64" if arches == ["arm64"] else "x86_64"
+    return f"AL2023_{arch}_{'NVIDIA' if g.gpu else 'STANDARD'}"

@@ -48,6 +48,37 @@ class _Problems:
 
 def _priority_classes(cfg: StackConfig, errs: _Problems) -> list[PriorityClass]:
     wl = cfg.workloads
+    out: list[PriorityClass] = []
+    for kind, path, defaults, settings, policy in _class_groups(cfg):
+        tiers = WORKLOAD_TIERS if kind == "workload" else SYSTEM_TIERS
+        out += _tier_classes(kind, path, defaults, settings, policy, tiers)
+        _check_ranks([p for p in out if p.tier.startswith(kind)], settings, tiers, path, errs)
+    system = [p for p in out if p.tier.startswith("system-")]
+    top_user = max(p.value for p in out if p.tier.startswith("workload-"))
+    for p in system:
+        if p.value <= top_user:
+            errs.add(
+                ("systemPriorityClasses", p.tier.split("-", 1)[1], "value"),
+                f"{p.value} is not above the user classes (up to {top_user}); platform classes must outrank user jobs",
+            )
+    seen = _check_unique_names(cfg, out, errs)
+    if wl.global_default is not None:
+        by_tier = {p.tier.removeprefix("workload-"): p for p in out if p.tier.startswith("workload-")}
+        chosen = by_tier.get(wl.global_default) or seen.get(wl.global_default)
+        if chosen is None:
+            errs.add(
+                ("globalDefault",),
+                f"{show(wl.global_default)} names no priority class; use low, medium, high "
+                f"or one of {', '.join(p.name for p in out)}",
+            )
+        else:
+            out = [PriorityClass(**{**p.__dict__, "global_default": p is chosen}) for p in out]
+    return out
+
+
+def _class_groups(cfg: StackConfig) -> list[tuple[str, tuple, Mapping[str, tuple[str, int, str]], Any, str]]:
+    """The user classes and, when enabled, the platform's: kind, config path, defaults, settings, preemption."""
+    wl = cfg.workloads
     groups: list[tuple[str, tuple, Mapping[str, tuple[str, int, str]], Any, str]] = [
         ("workload", ("priorityClasses",), WORKLOAD_CLASS_DEFAULTS, wl.priority_classes, "Never"),
     ]
@@ -62,47 +93,51 @@ def _priority_classes(cfg: StackConfig, errs: _Problems) -> list[PriorityClass]:
                 "PreemptLowerPriority",
             )
         )
+    return groups
+
+
+def _tier_classes(
+    kind: str, path: tuple, defaults: Mapping[str, tuple[str, int, str]], settings: Any, policy: str, tiers: Sequence
+) -> list[PriorityClass]:
+    """One kind's classes, each tier's defaults overridden by what the stack sets."""
     out: list[PriorityClass] = []
-    for kind, path, defaults, settings, policy in groups:
-        tiers = WORKLOAD_TIERS if kind == "workload" else SYSTEM_TIERS
-        for tier in tiers:
-            o: PriorityClassSettings = getattr(settings, tier)
-            name, value, description = defaults[tier]
-            out.append(
-                PriorityClass(
-                    tier=f"{kind}-{tier}",
-                    name=o.name or name,
-                    value=o.value if o.value is not None else value,
-                    preemption_policy=o.preemption_policy or policy,
-                    global_default=False,
-                    description=o.description or description,
-                    config_path=key_path(*_ROOT, *path, tier),
-                )
+    for tier in tiers:
+        o: PriorityClassSettings = getattr(settings, tier)
+        name, value, description = defaults[tier]
+        out.append(
+            PriorityClass(
+                tier=f"{kind}-{tier}",
+                name=o.name or name,
+                value=o.value if o.value is not None else value,
+                preemption_policy=o.preemption_policy or policy,
+                global_default=False,
+                description=o.description or description,
+                config_path=key_path(*_ROOT, *path, tier),
             )
-        ranked = [p for p in out if p.tier.startswith(kind)]
-        for lower, higher in itertools.pairwise(ranked):
-            if lower.value < higher.value:
-                continue
-            lo_tier, hi_tier = lower.tier.split("-", 1)[1], higher.tier.split("-", 1)[1]
-            if getattr(settings, lo_tier).value is not None and getattr(settings, hi_tier).value is None:
-                errs.add(
-                    path + (lo_tier, "value"),
-                    f"{lower.value} is not below {higher.name} ({higher.value}); classes must rank {' < '.join(tiers)}",
-                )
-            else:
-                errs.add(
-                    path + (hi_tier, "value"),
-                    f"{higher.value} is not above {lower.name} ({lower.value}); classes must rank {' < '.join(tiers)}",
-                )
-    system = [p for p in out if p.tier.startswith("system-")]
-    top_user = max(p.value for p in out if p.tier.startswith("workload-"))
-    for p in system:
-        if p.value <= top_user:
+        )
+    return out
+
+
+def _check_ranks(ranked: list[PriorityClass], settings: Any, tiers: Sequence, path: tuple, errs: _Problems) -> None:
+    """Each tier's value above the one below it; the problem blames the value the stack set."""
+    for lower, higher in itertools.pairwise(ranked):
+        if lower.value < higher.value:
+            continue
+        lo_tier, hi_tier = lower.tier.split("-", 1)[1], higher.tier.split("-", 1)[1]
+        if getattr(settings, lo_tier).value is not None and getattr(settings, hi_tier).value is None:
             errs.add(
-                ("systemPriorityClasses", p.tier.split("-", 1)[1], "value"),
-                f"{p.value} is not above the user classes (up to {top_user}); platform classes must outrank user jobs",
+                path + (lo_tier, "value"),
+                f"{lower.value} is not below {higher.name} ({higher.value}); classes must rank {' < '.join(tiers)}",
+            )
+        else:
+            errs.add(
+                path + (hi_tier, "value"),
+                f"{higher.value} is not above {lower.name} ({lower.value}); classes must rank {' < '.join(tiers)}",
             )
 
+
+def _check_unique_names(cfg: StackConfig, out: list[PriorityClass], errs: _Problems) -> dict[str, PriorityClass]:
+    """Every class name once; returns each name's first class."""
     seen: dict[str, PriorityClass] = {}
     for p in out:
         if p.name in seen:
@@ -116,19 +151,7 @@ def _priority_classes(cfg: StackConfig, errs: _Problems) -> list[PriorityClass]:
                 f"{show(p.name)} is also the name of {other.tier}; priority class names must be unique",
             )
         seen.setdefault(p.name, p)
-
-    if wl.global_default is not None:
-        by_tier = {p.tier.removeprefix("workload-"): p for p in out if p.tier.startswith("workload-")}
-        chosen = by_tier.get(wl.global_default) or seen.get(wl.global_default)
-        if chosen is None:
-            errs.add(
-                ("globalDefault",),
-                f"{show(wl.global_default)} names no priority class; use low, medium, high "
-                f"or one of {', '.join(p.name for p in out)}",
-            )
-        else:
-            out = [PriorityClass(**{**p.__dict__, "global_default": p is chosen}) for p in out]
-    return out
+    return seen
 
 
 def _config_parts(p: PriorityClass) -> tuple:
@@ -232,6 +255,40 @@ def _check_quota(ns: str, limits: ContainerLimits, quota: Mapping[str, str], pat
         errs.add(path + ("quota", "pods"), f"0 pods leaves namespace {ns} unusable; remove the namespace instead")
 
 
+def _namespace(
+    cfg: StackConfig, name: str, ceiling: tuple[ResourceValues, str] | None, notes: list[str], errs: _Problems
+) -> WorkloadNamespace | None:
+    """One workload namespace, its defaults merged with what the stack sets; None when the stack disables it."""
+    env = cfg.environment
+    defaults = DEFAULT_NAMESPACES[env]
+    o = cfg.workloads.namespaces.get(name, NamespaceSettings())
+    path = ("namespaces", name)
+    purpose, base = defaults.get(name, ("Workloads", JOB_DEFAULTS[env]))
+    if env == "prod" and name == "jupyter" and name not in defaults and o.enabled is not False:
+        errs.add(
+            path,
+            "no development work such as Jupyter on the production cluster; run notebooks on the dev cluster",
+        )
+    if o.enabled is False:
+        return None
+    limits = _limits(env, base, o.limits, path, errs, ceiling[0] if ceiling else None)
+    if ceiling and limits.max != _limits(env, base, o.limits, path, _Problems()).max:
+        notes.append(
+            f"namespace {name}: container maximum {limits.max.cpu} cpu, {limits.max.memory} memory so one "
+            f"container can use a whole {ceiling[1]} (set workloads.namespaces.{name}.limits.max to cap it)"
+        )
+    if o.quota:
+        _check_quota(name, limits, o.quota, path, errs)
+    return WorkloadNamespace(
+        name=name,
+        purpose=purpose,
+        labels=MappingProxyType({**o.labels, **MANAGED_LABELS}),
+        limits=limits,
+        quota=MappingProxyType(dict(o.quota)) if o.quota else None,
+        config_path=key_path(*_ROOT, *path),
+    )
+
+
 def build_workloads(cfg: StackConfig, whole_nodes: Sequence[tuple[str, InstanceType]] = ()) -> Workloads:
     """The workload layer of a stack, defaults merged with overrides. Raises ConfigError listing every problem.
 
@@ -243,42 +300,11 @@ def build_workloads(cfg: StackConfig, whole_nodes: Sequence[tuple[str, InstanceT
     wl = cfg.workloads
     errs = _Problems()
     classes = _priority_classes(cfg, errs)
-
-    env = cfg.environment
-    defaults = DEFAULT_NAMESPACES[env]
+    defaults = DEFAULT_NAMESPACES[cfg.environment]
     ceiling = whole_node_maximum(whole_nodes)
     notes: list[str] = []
     names = list(defaults) + [n for n in wl.namespaces if n not in defaults]
-    namespaces: list[WorkloadNamespace] = []
-    for name in names:
-        o = wl.namespaces.get(name, NamespaceSettings())
-        path = ("namespaces", name)
-        purpose, base = defaults.get(name, ("Workloads", JOB_DEFAULTS[env]))
-        if env == "prod" and name == "jupyter" and name not in defaults and o.enabled is not False:
-            errs.add(
-                path,
-                "no development work such as Jupyter on the production cluster; run notebooks on the dev cluster",
-            )
-        if o.enabled is False:
-            continue
-        limits = _limits(env, base, o.limits, path, errs, ceiling[0] if ceiling else None)
-        if ceiling and limits.max != _limits(env, base, o.limits, path, _Problems()).max:
-            notes.append(
-                f"namespace {name}: container maximum {limits.max.cpu} cpu, {limits.max.memory} memory so one "
-                f"container can use a whole {ceiling[1]} (set workloads.namespaces.{name}.limits.max to cap it)"
-            )
-        if o.quota:
-            _check_quota(name, limits, o.quota, path, errs)
-        namespaces.append(
-            WorkloadNamespace(
-                name=name,
-                purpose=purpose,
-                labels=MappingProxyType({**o.labels, **MANAGED_LABELS}),
-                limits=limits,
-                quota=MappingProxyType(dict(o.quota)) if o.quota else None,
-                config_path=key_path(*_ROOT, *path),
-            )
-        )
+    namespaces = [ns for name in names if (ns := _namespace(cfg, name, ceiling, notes, errs)) is not None]
     if wl.mlrun_namespace not in {ns.name for ns in namespaces}:
         errs.add(
             ("mlrunNamespace",),
@@ -290,7 +316,7 @@ def build_workloads(cfg: StackConfig, whole_nodes: Sequence[tuple[str, InstanceT
         raise ConfigError(errs.items)
     default_class = next(p.name for p in classes if p.tier == f"workload-{wl.default_priority}")
     return Workloads(
-        environment=env,
+        environment=cfg.environment,
         priority_classes=tuple(classes),
         namespaces=tuple(namespaces),
         default_priority_class=default_class,
