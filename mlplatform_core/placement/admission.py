@@ -35,6 +35,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model.quantity import QuantityError, parse_quantity
+from .claims import PodClaims
 from .pods import Pod
 from .validation import requirements_problems
 
@@ -114,6 +115,7 @@ class Admission:
     pod: Pod  # the model of that spec
     rejected: tuple[str, ...] = ()  # the API server's reasons; empty when the pod is admitted
     notes: tuple[str, ...] = ()  # what admission changed or assumed
+    claims: PodClaims | None = None  # the pod's ResourceClaims resolved in its namespace (manifests.py), if any
 
     @property
     def admitted(self) -> bool:
