@@ -152,8 +152,10 @@ def _map_classes() -> tuple[type, type]:
                 raise KeyError(key)
             return value
 
-        def get(self, key: Any, default: Any = None) -> Any:
-            return self[key] if key in self else default
+        def get(self, key: Any, default: Any = None) -> Any:  # reading a node-only key must fail, not default
+            if key not in self:
+                return default
+            return self[key]
 
     class Domains(celtypes.MapType):  # type: ignore[misc, name-defined]
         def __getitem__(self, key: Any) -> Any:

@@ -75,7 +75,7 @@ class PodClaims:
 def _typed(value: Any, kind: type, path: str, default: Any) -> Any:
     if value is None:
         return default
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise ClaimError(f"{path}: must be a {kind.__name__} (got {type(value).__name__})")
     return value
 

@@ -42,9 +42,7 @@ NODE_ATTRIBUTES = frozenset(
 )
 MIG_NODE_ATTRIBUTES = NODE_ATTRIBUTES | {"parentUUID"}
 STANDARD_NODE_ATTRIBUTES = frozenset({"pciBusID"})  # resource.kubernetes.io/pciBusID
-MIG_NODE_CAPACITIES = frozenset(
-    {"multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines"}
-)
+MIG_NODE_CAPACITIES = frozenset({"multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines"})
 # The DeviceClasses the driver's chart creates, with their selectors (templates/deviceclass-gpu.yaml and
 # deviceclass-mig.yaml @ v25.12.0). gpu.nvidia.com also names extendedResourceName nvidia.com/gpu, which the
 # scheduler honours only with the DRAExtendedResource feature gate (alpha, off on EKS): nvidia.com/gpu requests

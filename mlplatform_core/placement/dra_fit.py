@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .cel import ERROR, UNKNOWN, UNSUPPORTED, Verdict, evaluate
 from .claims import ALL, DeviceRequest, PodClaims
-from .dra_devices import Device
+from .dra_devices import Device, device_summary
 
 UNSCHEDULABLE = "cannot allocate all claims"  # the scheduler's DynamicResources plugin (ErrReasonUnschedulable)
 
@@ -54,7 +54,10 @@ class _Allocator:
                 f"{request.path}: DeviceClass {request.device_class!r} does not exist (the NVIDIA DRA driver's "
                 f"chart creates {known})"
             )
-        selectors = [*(("DeviceClass", e) for e in self.classes[request.device_class]), *(("", e) for e in request.selectors)]
+        selectors = [
+            *(("DeviceClass", e) for e in self.classes[request.device_class]),
+            *(("", e) for e in request.selectors),
+        ]
         out = []
         for device in self.devices:
             if all(self._selects(request, whose, e, device) for whose, e in selectors):
@@ -71,6 +74,14 @@ class _Allocator:
         if verdict.outcome == UNKNOWN:
             self.notes.append(f"{where} {verdict.detail}: assumed to match")
         return verdict.matches
+
+    def _short(self, request: DeviceRequest, matching: list[Device], free: list[Device]) -> str:
+        published = ", ".join(f"{n} {kind}" for kind, n in device_summary(self.devices)["perNode"].items())
+        taken = f", {len(free)} not taken by the pod's other requests" if len(free) < len(matching) else ""
+        return (
+            f"{request.path}: asks {request.count} device(s) of class {request.device_class}; a node publishes "
+            f"{published or 'no devices'}, {len(matching)} of them match{taken}"
+        )
 
     def allocate(self, requests: Sequence[DeviceRequest], taken: frozenset[str]) -> None:
         """Allocate `requests` in order besides the devices `taken`; raises _Failed with the first that fails."""
@@ -95,10 +106,7 @@ class _Allocator:
             chosen = free
         else:
             if len(free) < request.count:
-                raise _Failed(
-                    f"{request.path}: asks {request.count} device(s) of class {request.device_class}, "
-                    f"a node has {len(free)} free that match (of {len(matching)} matching, {len(self.devices)} published)"
-                )
+                raise _Failed(self._short(request, matching, free))
             chosen = free[: request.count]
         self.allocate(rest, taken | {d.name for d in chosen})
 

@@ -86,7 +86,11 @@ def _affinity_miss(terms: tuple[SelectorTerm, ...], labels: Mapping[str, str], n
     failures = []
     for i, term in enumerate(terms):
         if term.empty:
-            failures.append(f"term {i + 1} is empty and matches nothing" if len(terms) > 1 else "its only term is empty and matches nothing")
+            failures.append(
+                f"term {i + 1} is empty and matches nothing"
+                if len(terms) > 1
+                else "its only term is empty and matches nothing"
+            )
             continue
         missed = _term_miss(term, labels, notes)
         if missed is None:

@@ -12,8 +12,8 @@ resources of other kinds are noted. What cannot be read raises ManifestError nam
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 import dataclasses
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import IO, TYPE_CHECKING, Any
