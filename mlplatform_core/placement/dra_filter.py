@@ -27,6 +27,14 @@ def is_device_plugin_resource(name: str) -> bool:
     return name == GPU_RESOURCE or name.startswith(MIG_RESOURCE_PREFIX)
 
 
+def _plugin_resource(template: NodeTemplate) -> str:
+    """The resource the device plugin advertises on the group (a MIG profile's with strategy mixed)."""
+    names = {
+        k for v in template.variants for k, n in (v.allocatable or {}).items() if n and is_device_plugin_resource(k)
+    }
+    return ", ".join(sorted(names)) or GPU_RESOURCE
+
+
 def device_plugin_reason(template: NodeTemplate, resource: str, amount: int) -> Reason:
     """Why a pod asking `resource` cannot land on a DRA group."""
     return Reason(
@@ -50,7 +58,7 @@ def claim_filter(
             why = (
                 f"the NVIDIA DRA driver does not run on the nodes of {template.group} (gpuAllocation: "
                 f"{template.gpu_allocation}), so they publish no devices for {titles}; on this group request "
-                f"{GPU_RESOURCE} in resources.limits, or set gpuAllocation: dra on it"
+                f"{_plugin_resource(template)} in resources.limits, or set gpuAllocation: dra on it"
             )
         else:
             why = f"the nodes of {template.group} have no GPUs: no DRA driver publishes devices there for {titles}"
