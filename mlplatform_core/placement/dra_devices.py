@@ -30,12 +30,13 @@ from typing import Any
 
 from ..model import instances, mig
 from ..model.layout import NodeGroupSpec
+from ..model.nvidia_dra import DEVICE_CLASSES, DRIVER, GPU_TYPE, MIG_TYPE
 
-DRIVER = "gpu.nvidia.com"  # the driver name, also the domain of its attributes and capacities
+__all__ = ["DEVICE_CLASSES", "DRIVER", "Device", "device_summary", "node_devices"]
+
 STANDARD_DOMAIN = "resource.kubernetes.io"  # k8s.io/dynamic-resource-allocation/deviceattribute
 DRA = "dra"
 DEVICE_PLUGIN = "devicePlugin"
-GPU_TYPE, MIG_TYPE = "gpu", "mig"  # cmd/gpu-kubelet-plugin/types.go GpuDeviceType, MigStaticDeviceType
 # Attributes (driver's domain) published for every device and known only once the node runs (read through NVML).
 NODE_ATTRIBUTES = frozenset(
     {"uuid", "productName", "brand", "architecture", "cudaComputeCapability", "driverVersion", "cudaDriverVersion"}
@@ -43,16 +44,9 @@ NODE_ATTRIBUTES = frozenset(
 MIG_NODE_ATTRIBUTES = NODE_ATTRIBUTES | {"parentUUID"}
 STANDARD_NODE_ATTRIBUTES = frozenset({"pciBusID"})  # resource.kubernetes.io/pciBusID
 MIG_NODE_CAPACITIES = frozenset({"multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines"})
-# The DeviceClasses the driver's chart creates, with their selectors (templates/deviceclass-gpu.yaml and
-# deviceclass-mig.yaml @ v25.12.0). gpu.nvidia.com also names extendedResourceName nvidia.com/gpu, which the
+# gpu.nvidia.com (model/nvidia_dra.py DEVICE_CLASSES) also names extendedResourceName nvidia.com/gpu, which the
 # scheduler honours only with the DRAExtendedResource feature gate (alpha, off on EKS): nvidia.com/gpu requests
 # are not served by DRA there.
-DEVICE_CLASSES: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        "gpu.nvidia.com": (f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == '{GPU_TYPE}'",),
-        "mig.nvidia.com": (f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].type == '{MIG_TYPE}'",),
-    }
-)
 # NVML's memory total differs from the EC2 catalog's GPU memory by a few percent either way (an H100 80GB HBM3
 # reports 81559 MiB, EC2 81920 MiB); a MIG profile's memory is its GB name rounded (1g.10gb: about 9.75 GiB).
 CATALOG_MEMORY_SPREAD = Fraction(5, 100)

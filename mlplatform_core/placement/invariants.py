@@ -166,9 +166,9 @@ def check_invariants(
     for profile in profiles:
         if cluster is not None and profile.namespace is not None:
             admission = admit(profile.spec, cluster, profile.name, profile.namespace)
-            result = place_admitted(admission, templates)
+            result = place_admitted(replace(admission, claims=profile.claims), templates)
         else:
-            result = place(profile.pod(), templates)
+            result = place(profile.pod(), templates, profile.claims)
         placements.append((profile, result))
         errors += [Finding(profile.name, message) for message in _broken_promises(profile, result, groups, mlrun)]
     unknown = [
