@@ -271,3 +271,29 @@ def test_dra_groups_show_what_their_nodes_publish_in_the_plan():
     assert by_name["mig"]["allocatable"]["nvidia.com/gpu"] == 0
     assert "gpuAllocation" not in by_name["jobs"]
     assert "devices" not in {t.group: t.to_dict() for t in templates("devicePlugin")}["mig"]
+
+
+# --- the placement matrix -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["shared-gpus", "training"])
+def test_dra_stacks_keep_every_placement_promise_with_claim_based_gpu_jobs(stack):
+    from mlplatform_core.placement.invariants import stack_report
+
+    cfg = parse(read_stack_file(ROOT / "examples" / "stacks" / f"Pulumi.{stack}.yaml"))
+    layout = build_layout(cfg, stack)
+    layout = dataclasses.replace(
+        layout, groups=tuple(dataclasses.replace(g, gpu_allocation="dra") if g.gpu else g for g in layout.groups)
+    )
+    report = stack_report(cfg, layout)
+    assert report.ok, [str(e) for e in report.errors]
+    reach = {p.name: result.reachable for p, result in report.placements}
+    assert "gpu-training-job" not in reach  # nvidia.com/gpu is served nowhere
+    if stack == "shared-gpus":
+        assert reach["gpu-claim-job"] == ("gpu",)
+        assert reach["gpu-claim-job-mig-1g.10gb"] == ("mig",)
+        assert reach["whole-node-mig"] == ("mig",)
+    else:
+        assert reach["efa-training-job"] == ("train", "train-block")
+        whole = next(p for p, _ in report.placements if p.name == "whole-node-train")
+        assert whole.claims is not None and whole.claims.requests[0][1].mode == "All"
