@@ -59,7 +59,7 @@ def test_the_attribute_names_are_the_drivers_at_its_release_tag():
         "cudaDriverVersion",
     }
     assert MIG_NODE_ATTRIBUTES | {"type", "profile"} == NODE_ATTRIBUTES | {"type", "profile", "parentUUID"}
-    assert STANDARD_NODE_ATTRIBUTES == {"pciBusID"}  # resource.kubernetes.io/pciBusID
+    assert {"pciBusID"} == STANDARD_NODE_ATTRIBUTES  # resource.kubernetes.io/pciBusID
     assert MIG_NODE_CAPACITIES | {"memory"} == {
         "memory",
         "multiprocessors",
