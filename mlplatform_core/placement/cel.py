@@ -162,9 +162,6 @@ def _map_classes() -> tuple[type, type]:
             found = super().get(key)
             return celtypes.MapType({}) if found is None else found
 
-        def __contains__(self, key: Any) -> bool:
-            return True
-
     return NodeMap, Domains
 
 

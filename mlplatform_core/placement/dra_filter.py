@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..model.layout.spec import MIG_RESOURCE_PREFIX
 from ..model.scheduling import GPU_RESOURCE
-from .claims import PodClaims
+from .claims import CLAIM, PodClaims
 from .dra_devices import DEVICE_CLASSES, DRA
 from .dra_fit import UNSCHEDULABLE, allocate
 from .reasons import Reason
@@ -63,7 +63,12 @@ def claim_filter(
         else:
             why = f"the nodes of {template.group} have no GPUs: no DRA driver publishes devices there for {titles}"
         return [], [Reason("claims", f"{UNSCHEDULABLE}: {why}", "no DRA driver")], []
-    landing, notes, failure = [], [], ""
+    landing, failure = [], ""
+    notes = [
+        f"{claim.title} is allocated once, for every pod that names it: they all run on the node it lands on"
+        for _, claim in claims.claims
+        if claim.kind == CLAIM
+    ]
     for v in variants:
         result = allocate(claims, v.devices)
         notes.extend(result.notes)
