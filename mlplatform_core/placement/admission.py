@@ -321,13 +321,20 @@ def _validation_errors(pod: _Pending) -> list[str]:
     return errors
 
 
-def _validating(pod: _Pending, cluster: ClusterObjects) -> list[str]:
-    """Validating admission: LimitRanger's bounds, then RuntimeClass's overhead rule; the first refusal wins."""
-    if errs := _limit_range_errors(cluster.limit_ranges.get(pod.namespace, ()), pod.containers):
-        return errs
+def _limit_range_bounds(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    """LimitRanger (validating): min, max and maxLimitRequestRatio."""
+    return _limit_range_errors(cluster.limit_ranges.get(pod.namespace, ()), pod.containers)
+
+
+def _overhead(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    """RuntimeClass (validating): overhead only from a RuntimeClass that defines it."""
     if pod.admitted.get("overhead"):
         return ["pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"]
     return []
+
+
+# Validating admission plugins in order; the first refusal wins ("forbidden").
+VALIDATING = (_limit_range_bounds, _overhead)
 
 
 def admit(
@@ -356,6 +363,7 @@ def admit(
     model = Pod.from_spec(admitted, name) if pod.filled else written
     if errors := _validation_errors(pod) + list(model.invalid):
         return refuse(errors, "invalid")
-    if refused := _validating(pod, cluster):  # 4. validating admission
-        return refuse(refused, "forbidden")
+    for plugin in VALIDATING:  # 4. validating admission: the first refusal wins
+        if refused := plugin(pod, cluster):
+            return refuse(refused, "forbidden")
     return Admission(name, ns, MappingProxyType(admitted), model, (), tuple(pod.notes))
