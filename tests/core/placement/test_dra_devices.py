@@ -102,6 +102,7 @@ MEMORY = "device.capacity['gpu.nvidia.com'].memory"
         (f"{A}.profile.lowerAscii() == 'x'", cel.UNSUPPORTED, cel.UNSUPPORTED),
         (f"{A}.profile ==", cel.UNSUPPORTED, cel.UNSUPPORTED),
         ("device.driver", cel.ERROR, cel.ERROR),  # not a bool
+        (f"{A}.index == 0", cel.ERROR, cel.ERROR),  # published up to v25.3.2 (deviceinfo.go), no longer
     ],
 )
 def test_selectors_are_evaluated_by_cel_python_with_kubernetes_helpers(expression, on_gpu, on_mig):
