@@ -14,7 +14,9 @@ A selector gets one of four verdicts:
 - unknown, when it depends on an attribute the driver reads from the GPU on the node (productName, ...) or on the
   exact memory NVML reports: `place` assumes it matches and says so;
 - error, a CEL runtime error on a device the driver publishes (e.g. an attribute it never publishes): the
-  scheduler's allocator fails the claim on that node with the error (structured/allocator.go);
+  scheduler's allocator fails the claim on that node with "CEL runtime error" (k8s.io/dynamic-resource-allocation
+  structured/internal/stable/allocator_stable.go selectorsMatch); a domain the device has no attribute in reads
+  as an empty map (cel/compile.go newStringInterfaceMapWithDefault), so a name in it is such an error;
 - unsupported, an expression cel-python cannot parse or a function it lacks: said, never taken for a match.
 """
 
