@@ -30,20 +30,21 @@ from typing import Any
 
 from ..model import instances, mig
 from ..model.layout import NodeGroupSpec
-from ..model.nvidia_dra import DEVICE_CLASSES, DRIVER, GPU_TYPE, MIG_TYPE
+from ..model.nvidia_dra import DEVICE_CLASSES, DRIVER, GPU_TYPE, MIG_TYPE, published
 
 __all__ = ["DEVICE_CLASSES", "DRIVER", "Device", "device_summary", "node_devices"]
 
 STANDARD_DOMAIN = "resource.kubernetes.io"  # k8s.io/dynamic-resource-allocation/deviceattribute
 DRA = "dra"
 DEVICE_PLUGIN = "devicePlugin"
-# Attributes (driver's domain) published for every device and known only once the node runs (read through NVML).
-NODE_ATTRIBUTES = frozenset(
-    {"uuid", "productName", "brand", "architecture", "cudaComputeCapability", "driverVersion", "cudaDriverVersion"}
-)
-MIG_NODE_ATTRIBUTES = NODE_ATTRIBUTES | {"parentUUID"}
-STANDARD_NODE_ATTRIBUTES = frozenset({"pciBusID"})  # resource.kubernetes.io/pciBusID
-MIG_NODE_CAPACITIES = frozenset({"multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines"})
+# What the template knows before any node exists: the device's type and (MIG) profile, and its memory about. Every
+# other attribute or capacity the driver publishes (model/nvidia_dra.py, generated from its source) it reads from
+# the GPU through NVML on the node.
+KNOWN_ATTRIBUTES = frozenset({"type", "profile"})
+NODE_ATTRIBUTES = published(GPU_TYPE)["attributes"] - KNOWN_ATTRIBUTES
+MIG_NODE_ATTRIBUTES = published(MIG_TYPE)["attributes"] - KNOWN_ATTRIBUTES
+STANDARD_NODE_ATTRIBUTES = published(GPU_TYPE)["standardAttributes"] | published(MIG_TYPE)["standardAttributes"]
+MIG_NODE_CAPACITIES = frozenset(c for c in published(MIG_TYPE)["capacities"] if c != "memory" and "<" not in c)
 # gpu.nvidia.com (model/nvidia_dra.py DEVICE_CLASSES) also names extendedResourceName nvidia.com/gpu, which the
 # scheduler honours only with the DRAExtendedResource feature gate (alpha, off on EKS): nvidia.com/gpu requests
 # are not served by DRA there.

@@ -9,7 +9,7 @@ import pytest
 
 from mlplatform_core.model import instances
 from mlplatform_core.model.layout.spec import NodeGroupSpec, Sharing
-from mlplatform_core.model.nvidia_dra import DEVICE_CLASSES, DRIVER
+from mlplatform_core.model.nvidia_dra import DEVICE_CLASSES, DRIVER, published
 from mlplatform_core.placement import cel
 from mlplatform_core.placement.dra_devices import (
     MIG_NODE_ATTRIBUTES,
@@ -45,9 +45,10 @@ def test_no_device_is_published_where_the_driver_does_not_run():
 
 
 def test_the_attribute_names_are_the_drivers_at_its_release_tag():
-    """Pinned from NVIDIA/k8s-dra-driver-gpu v25.12.0: cmd/gpu-kubelet-plugin/partitions.go PartDevAttributes
-    (a GPU) and deviceinfo.go MigDeviceInfo.GetDevice (a MIG device), and the chart's deviceclass-{gpu,mig}.yaml.
-    A driver bump that renames or drops one must change this test with the model."""
+    """Pinned from NVIDIA/k8s-dra-driver-gpu v25.12.0 (the generated data/nvidia_dra_devices.json):
+    cmd/gpu-kubelet-plugin/partitions.go PartDevAttributes (a GPU) and deviceinfo.go MigDeviceInfo.GetDevice (a
+    MIG device), and the chart's deviceclass-{gpu,mig}.yaml. A driver bump that renames, adds or drops one fails
+    here until the model (what is known before a node runs) is checked against it."""
     assert NODE_ATTRIBUTES | {"type"} == {
         "type",
         "uuid",
@@ -70,6 +71,7 @@ def test_the_attribute_names_are_the_drivers_at_its_release_tag():
         "ofaEngines",
     }
     assert DRIVER == "gpu.nvidia.com"
+    assert {"type"} <= published("gpu")["attributes"] and {"type", "profile"} <= published("mig")["attributes"]
     assert dict(DEVICE_CLASSES) == {
         "gpu.nvidia.com": ("device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",),
         "mig.nvidia.com": ("device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'",),
