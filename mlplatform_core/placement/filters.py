@@ -17,6 +17,9 @@ filters follow kube-scheduler (domain-facts section 3):
 - ExtendedResourceToleration (an EKS admission plugin) adds an `<resource>`
   Exists NoSchedule toleration to pods that request extended resources such as
   nvidia.com/gpu, which is what lets GPU pods past the GPU taint.
+- DynamicResources: a pod's ResourceClaims must be satisfiable at once by the
+  devices one node publishes, where a DRA driver runs (dra_filter.py); on a
+  group with gpuAllocation dra no device plugin advertises nvidia.com/gpu.
 
 Reasons are worded like the scheduler's own event messages, followed by detail.
 """
