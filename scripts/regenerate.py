@@ -173,6 +173,13 @@ GENERATORS: tuple[DataGenerator, ...] = (
         "the MIG profiles of each GPU (`gpuSharing.mig`)",
     ),
     DataGenerator(
+        "generate_nvidia_dra_devices.py",
+        ("nvidia_dra_devices.json",),
+        ("nvidia-dra-driver-plugin", "nvidia-dra-driver-deviceclasses"),
+        "what a DRA group's nodes publish under the NVIDIA DRA driver (device types, attribute and capacity names) "
+        "and its DeviceClasses' CEL, which `place` matches pods' ResourceClaims against",
+    ),
+    DataGenerator(
         "generate_node_agent_data.py",
         ("node_monitoring_agent.json",),
         ("eks-node-monitoring-agent-chart",),

@@ -109,12 +109,16 @@ def render_gpu_capacity(section: dict[str, Any], console: Console) -> None:
     for g in section["groups"]:
         res = g.get("gpuResources") or {}
         request = "-"
-        if res:
+        if res.get("allocation") == "dra":  # a claim, not an extended resource (gpu_claims.py)
+            request = f"claim {res['deviceClass']} x{res['perNode']}" + (
+                f" ({res['migProfile']})" if res.get("migProfile") else ""
+            )
+        elif res:
             request = f"{res['resource']} x{res['perNode']}" + (
                 f" ({res['sharing']})" if res["sharing"] != "none" else ""
             )
-            if "efaPerNode" in res:
-                request += f"\nvpc.amazonaws.com/efa x{res['efaPerNode']}"
+        if "efaPerNode" in res:
+            request += f"\nvpc.amazonaws.com/efa x{res['efaPerNode']}"
         tags = "\n".join(f"{k}={v}" for k, v in (g.get("scaleFromZero") or {}).items()) or "-"
         table.add_row(
             escape(g["name"]),

@@ -6,5 +6,7 @@
 - `mlrun_preemption`: MLRun's preemption-mode enrichment of a PodSpec;
 - `profiles`: built-in workload profiles (MLRun, Nuclio, Jupyter, GPU, Polyaxon, core services);
 - `invariants`: the placement promises every stack must keep;
-- `manifests`: pod specs out of Kubernetes manifests (for `mlplatform place`).
+- `manifests`: pod specs out of Kubernetes manifests (for `mlplatform place`);
+- `claims`, `dra_devices`, `cel`, `dra_fit`, `dra_filter`: ResourceClaims (DRA) against what the NVIDIA DRA
+  driver publishes on a group's nodes, CEL selectors evaluated with cel-python.
 """

@@ -35,6 +35,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..model.quantity import QuantityError, parse_quantity
+from .claims import PodClaims
 from .pods import Pod
 from .validation import requirements_problems
 
@@ -114,6 +115,7 @@ class Admission:
     pod: Pod  # the model of that spec
     rejected: tuple[str, ...] = ()  # the API server's reasons; empty when the pod is admitted
     notes: tuple[str, ...] = ()  # what admission changed or assumed
+    claims: PodClaims | None = None  # the pod's ResourceClaims resolved in its namespace (manifests.py), if any
 
     @property
     def admitted(self) -> bool:
@@ -215,32 +217,30 @@ def _limit_range_errors(items: Iterable[Mapping[str, Any]], containers: list[tup
     return errs
 
 
-def admit(
-    spec: Mapping[str, Any], cluster: ClusterObjects, name: str = "pod", namespace: str | None = None
-) -> Admission:
-    """The pod as the API server would admit it into `namespace` (None: the default namespace), or why not.
+def _unknown_namespace(ns: str) -> str | None:
+    """The API server's answer to a pod created into a namespace no Namespace can be named (None: it can)."""
+    if DNS1123_LABEL.fullmatch(ns):
+        return None
+    why = (
+        f'namespaces "{ns}" not found: a namespace name is at most 63 lower-case letters, digits and "-", '
+        "starting and ending with a letter or digit, so none has this name"
+    )
+    return f"not found: {why}"
 
-    Raises PodSpecError for specs too malformed to read at all (wrong types, unparseable quantities)."""
-    written = Pod.from_spec(spec, name)  # malformed input is the user's to fix before anything else
-    notes: list[str] = []
-    ns = namespace or DEFAULT_NAMESPACE
-    if not DNS1123_LABEL.fullmatch(ns):
-        why = (
-            f'namespaces "{ns}" not found: a namespace name is at most 63 lower-case letters, digits and "-", '
-            "starting and ending with a letter or digit, so none has this name"
-        )
-        return Admission(name, ns, spec, written, (f"not found: {why}",), ())
+
+def _namespace_note(namespace: str | None, cluster: ClusterObjects) -> str | None:
     if namespace is None:
-        notes.append(f"no namespace given: the pod goes to {DEFAULT_NAMESPACE!r}, as kubectl creates it without -n")
-    elif ns not in cluster.namespaces and ns not in KUBERNETES_NAMESPACES:
-        notes.append(
-            f"namespace {ns!r} is not created by this stack; assumed to exist (e.g. made by a Helm chart) "
+        return f"no namespace given: the pod goes to {DEFAULT_NAMESPACE!r}, as kubectl creates it without -n"
+    if namespace not in cluster.namespaces and namespace not in KUBERNETES_NAMESPACES:
+        return (
+            f"namespace {namespace!r} is not created by this stack; assumed to exist (e.g. made by a Helm chart) "
             "with no LimitRange"
         )
-    admitted = _copy_for_admission(spec)
-    containers = _containers(admitted)
+    return None
 
-    # 1. defaulting: a missing request takes its limit
+
+def _default_requests(containers: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Defaulting: a missing request takes its limit. Whether anything was filled in."""
     defaulted = False
     for _, c in containers:
         requests, limits = _resources(c)
@@ -248,18 +248,27 @@ def admit(
             if key not in requests:
                 requests[key] = value
                 defaulted = True
+    return defaulted
 
-    def refuse(reasons: list[str], stage: str) -> Admission:
-        rejected = tuple(f"{stage}: {r}" for r in reasons)
-        return Admission(name, ns, spec, written, rejected, tuple(notes))
 
-    # 2. mutating admission: LimitRanger, Priority, RuntimeClass (plugin order), the first refusal wins
-    items = cluster.limit_ranges.get(ns, ())
+@dataclass
+class _Pending:
+    """A pod going through admission: its spec as admission changes it, and the notes it leaves."""
+
+    admitted: dict[str, Any]
+    containers: list[tuple[str, dict[str, Any]]]
+    namespace: str
+    notes: list[str]
+    filled: bool = False  # whether admission filled in a request or limit (then the spec is read again)
+
+
+def _limit_ranger(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    """LimitRanger (mutating): missing limits from default, missing requests from defaultRequest."""
     filled: list[str] = []
-    for item in items:
+    for item in cluster.limit_ranges.get(pod.namespace, ()):
         if item["type"] != "Container":
             continue
-        for path, c in containers:
+        for path, c in pod.containers:
             requests, limits = _resources(c)
             for key, value in item["default"].items():
                 if key not in limits:
@@ -270,44 +279,91 @@ def admit(
                     requests[key] = value
                     filled.append(f"{path} request {key}={value}")
     if filled:
-        notes.append(f"the LimitRange of namespace {ns} set " + ", ".join(filled))
-    priority_class = admitted.get("priorityClassName")
+        pod.filled = True
+        pod.notes.append(f"the LimitRange of namespace {pod.namespace} set " + ", ".join(filled))
+    return []
+
+
+def _priority(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    """Priority: the class must exist, and a priority given beside it must be the class's."""
+    priority_class, given = pod.admitted.get("priorityClassName"), pod.admitted.get("priority")
     if priority_class and priority_class not in cluster.priority_classes:
         known = ", ".join(sorted(cluster.priority_classes))
-        return refuse(
-            [f"no PriorityClass with name {priority_class} was found (the stack creates {known})"], "forbidden"
-        )
-    given = admitted.get("priority")
+        return [f"no PriorityClass with name {priority_class} was found (the stack creates {known})"]
     if priority_class and isinstance(given, int) and given != cluster.priority_classes[priority_class]:
-        return refuse(
-            [
-                f"the integer value of priority ({admitted['priority']}) must not be provided in pod spec; "
-                f"PriorityClass {priority_class} gives {cluster.priority_classes[priority_class]}"
-            ],
-            "forbidden",
-        )
-    runtime_class = admitted.get("runtimeClassName")
-    if runtime_class and runtime_class not in cluster.runtime_classes:
-        return refuse([f'pod rejected: RuntimeClass "{runtime_class}" not found (the stack creates none)'], "forbidden")
+        return [
+            f"the integer value of priority ({given}) must not be provided in pod spec; "
+            f"PriorityClass {priority_class} gives {cluster.priority_classes[priority_class]}"
+        ]
+    return []
 
-    # 3. validation: every error at once
+
+def _runtime_class(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    runtime_class = pod.admitted.get("runtimeClassName")
+    if runtime_class and runtime_class not in cluster.runtime_classes:
+        return [f'pod rejected: RuntimeClass "{runtime_class}" not found (the stack creates none)']
+    return []
+
+
+# Mutating admission plugins in kube-apiserver's order; each returns the reasons it refuses the pod for ("forbidden").
+MUTATING = (_limit_ranger, _priority, _runtime_class)
+
+
+def _validation_errors(pod: _Pending) -> list[str]:
+    """Validation (every error at once) of the resources and the overhead."""
     errors: list[str] = []
-    for path, c in containers:
+    for path, c in pod.containers:
         requests, limits = _resources(c)
         errors += [str(p) for p in requirements_problems(f"{path}.resources", requests, limits)]
-    overhead = admitted.get("overhead")
+    overhead = pod.admitted.get("overhead")
     if isinstance(overhead, dict):
         errors += [str(p) for p in requirements_problems("spec.overhead", {}, overhead)]
-    # The spec as written is the pod unless admission filled something in (then it is read again).
-    pod = Pod.from_spec(admitted, name) if defaulted or filled else written
-    errors += pod.invalid
-    if errors:
-        return refuse(errors, "invalid")
+    return errors
 
-    # 4. validating admission: LimitRanger's bounds, then RuntimeClass's overhead rule
-    if errs := _limit_range_errors(items, containers):
-        return refuse(errs, "forbidden")
-    if overhead:
-        why = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
-        return refuse([why], "forbidden")
-    return Admission(name, ns, MappingProxyType(admitted), pod, (), tuple(notes))
+
+def _limit_range_bounds(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    """LimitRanger (validating): min, max and maxLimitRequestRatio."""
+    return _limit_range_errors(cluster.limit_ranges.get(pod.namespace, ()), pod.containers)
+
+
+def _overhead(pod: _Pending, cluster: ClusterObjects) -> list[str]:
+    """RuntimeClass (validating): overhead only from a RuntimeClass that defines it."""
+    if pod.admitted.get("overhead"):
+        return ["pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"]
+    return []
+
+
+# Validating admission plugins in order; the first refusal wins ("forbidden").
+VALIDATING = (_limit_range_bounds, _overhead)
+
+
+def admit(
+    spec: Mapping[str, Any], cluster: ClusterObjects, name: str = "pod", namespace: str | None = None
+) -> Admission:
+    """The pod as the API server would admit it into `namespace` (None: the default namespace), or why not.
+
+    Raises PodSpecError for specs too malformed to read at all (wrong types, unparseable quantities)."""
+    written = Pod.from_spec(spec, name)  # malformed input is the user's to fix before anything else
+    ns = namespace or DEFAULT_NAMESPACE
+    if missing := _unknown_namespace(ns):
+        return Admission(name, ns, spec, written, (missing,), ())
+    admitted = _copy_for_admission(spec)
+    note = _namespace_note(namespace, cluster)
+    pod = _Pending(admitted, _containers(admitted), ns, [note] if note else [])
+    pod.filled = _default_requests(pod.containers)  # 1. defaulting
+
+    def refuse(reasons: list[str], stage: str) -> Admission:
+        rejected = tuple(f"{stage}: {r}" for r in reasons)
+        return Admission(name, ns, spec, written, rejected, tuple(pod.notes))
+
+    for plugin in MUTATING:  # 2. mutating admission, in plugin order: the first refusal wins
+        if refused := plugin(pod, cluster):
+            return refuse(refused, "forbidden")
+    # 3. validation: every error at once. The spec as written is the pod unless admission filled something in.
+    model = Pod.from_spec(admitted, name) if pod.filled else written
+    if errors := _validation_errors(pod) + list(model.invalid):
+        return refuse(errors, "invalid")
+    for plugin in VALIDATING:  # 4. validating admission: the first refusal wins
+        if refused := plugin(pod, cluster):
+            return refuse(refused, "forbidden")
+    return Admission(name, ns, MappingProxyType(admitted), model, (), tuple(pod.notes))

@@ -17,6 +17,9 @@ filters follow kube-scheduler (domain-facts section 3):
 - ExtendedResourceToleration (an EKS admission plugin) adds an `<resource>`
   Exists NoSchedule toleration to pods that request extended resources such as
   nvidia.com/gpu, which is what lets GPU pods past the GPU taint.
+- DynamicResources: a pod's ResourceClaims must be satisfiable at once by the
+  devices one node publishes, where a DRA driver runs (dra_filter.py); on a
+  group with gpuAllocation dra no device plugin advertises nvidia.com/gpu.
 
 Reasons are worded like the scheduler's own event messages, followed by detail.
 """
@@ -31,23 +34,15 @@ from ..model.layout import Layout
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, ROLE_LABEL, Taint, Toleration
 from .admission import Admission
-from .pods import Pod, is_extended_resource
+from .claims import PodClaims, unresolved
+from .dra_devices import DRA
+from .dra_filter import claim_filter, device_plugin_reason, is_device_plugin_resource
+from .pods import Pod, SelectorTerm, is_extended_resource
+from .reasons import Reason
 from .templates import EPHEMERAL_STORAGE, PER_NODE_LABELS, NodeTemplate, NodeVariant, node_templates
 from .validation import HUGEPAGES_PREFIX
 
 _NATIVE_PREFIX = "kubernetes.io/"
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why a pod cannot land on a group: the scheduler's wording plus detail, and a short form for tables."""
-
-    kind: str  # taint | affinity | resources
-    message: str
-    short: str
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def untolerated_taints(taints: Iterable[Taint], tolerations: Iterable[Toleration]) -> list[Taint]:
@@ -64,6 +59,53 @@ def _taint_reason(t: Taint) -> Reason:
     )
 
 
+def _node_selector_miss(pod: Pod, labels: Mapping[str, str], notes: list[str]) -> str | None:
+    for key, want in pod.node_selector.items():
+        if key in PER_NODE_LABELS:
+            notes.append(f"nodeSelector {key}={want} depends on the node; assumed to match some node")
+        elif key not in labels:
+            return f"nodeSelector needs {key}={want}, the nodes have no {key} label"
+        elif labels[key] != want:
+            return f"nodeSelector needs {key}={want}, the nodes have {key}={labels[key]}"
+    return None
+
+
+def _term_miss(term: SelectorTerm, labels: Mapping[str, str], notes: list[str]) -> str | None:
+    """Why one nodeSelectorTerm's expressions refuse `labels` (None when they all match)."""
+    for req in term.expressions:
+        if req.key in PER_NODE_LABELS:  # every node has the label, with a value of its own
+            if req.operator == "DoesNotExist":
+                return f"{req}, every node has a {req.key} label"
+            notes.append(f"{req} depends on the node; assumed to match some node")
+            continue
+        if not req.matches(labels):
+            have = f"{req.key}={labels[req.key]}" if req.key in labels else f"no {req.key} label"
+            return f"{req}, the nodes have {have}"
+    return None
+
+
+def _affinity_miss(terms: tuple[SelectorTerm, ...], labels: Mapping[str, str], notes: list[str]) -> str | None:
+    """Why the required node affinity's terms (ORed) refuse `labels` (None when one matches)."""
+    failures = []
+    for i, term in enumerate(terms):
+        if term.empty:
+            failures.append(
+                f"term {i + 1} is empty and matches nothing"
+                if len(terms) > 1
+                else "its only term is empty and matches nothing"
+            )
+            continue
+        missed = _term_miss(term, labels, notes)
+        if missed is None:
+            return None
+        failures.append(f"term {i + 1} needs {missed}" if len(terms) > 1 else f"needs {missed}")
+    if not failures:
+        return "required node affinity has no nodeSelectorTerms"
+    if len(failures) == 1:
+        return f"required node affinity {failures[0]}"
+    return "no required node affinity term matches: " + "; ".join(failures)
+
+
 def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None, list[str]]:
     """Why the nodeSelector / required affinity refuse `labels` (None when they match), and notes."""
     notes: list[str] = []
@@ -73,44 +115,10 @@ def _selector_mismatch(pod: Pod, labels: Mapping[str, str]) -> tuple[str | None,
             f"{EKS_NODEGROUP_LABEL} is taken to be the group name, but Pulumi names EKS node groups "
             f"<group>-<suffix>; select {ROLE_LABEL} instead"
         )
-    for key, want in pod.node_selector.items():
-        if key in PER_NODE_LABELS:
-            notes.append(f"nodeSelector {key}={want} depends on the node; assumed to match some node")
-        elif key not in labels:
-            return f"nodeSelector needs {key}={want}, the nodes have no {key} label", notes
-        elif labels[key] != want:
-            return f"nodeSelector needs {key}={want}, the nodes have {key}={labels[key]}", notes
-    if pod.required_terms is None:
-        return None, notes
-    failures = []
-    for i, term in enumerate(pod.required_terms):
-        if term.empty:
-            failures.append(
-                f"term {i + 1} is empty and matches nothing"
-                if len(pod.required_terms) > 1
-                else "its only term is empty and matches nothing"
-            )
-            continue
-        missed = None
-        for req in term.expressions:
-            if req.key in PER_NODE_LABELS:  # every node has the label, with a value of its own
-                if req.operator == "DoesNotExist":
-                    missed = f"{req}, every node has a {req.key} label"
-                    break
-                notes.append(f"{req} depends on the node; assumed to match some node")
-                continue
-            if not req.matches(labels):
-                have = f"{req.key}={labels[req.key]}" if req.key in labels else f"no {req.key} label"
-                missed = f"{req}, the nodes have {have}"
-                break
-        if missed is None:
-            return None, notes
-        failures.append(f"term {i + 1} needs {missed}" if len(pod.required_terms) > 1 else f"needs {missed}")
-    if not failures:
-        return "required node affinity has no nodeSelectorTerms", notes
-    if len(failures) == 1:
-        return f"required node affinity {failures[0]}", notes
-    return "no required node affinity term matches: " + "; ".join(failures), notes
+    missed = _node_selector_miss(pod, labels, notes)
+    if missed is None and pod.required_terms is not None:
+        missed = _affinity_miss(pod.required_terms, labels, notes)
+    return missed, notes
 
 
 def _shortfalls(pod: Pod, alloc: Mapping[str, int]) -> list[tuple[str, int, int]]:
@@ -220,11 +228,8 @@ def preference_score(pod: Pod, labels: Mapping[str, str]) -> int:
     )
 
 
-def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
-    """Run the filters for `pod` against every instance type of a group; the group fits if one type does."""
-    reasons: list[Reason] = [_taint_reason(t) for t in untolerated_taints(template.taints, pod.effective_tolerations)]
-    notes: list[str] = []
-
+def _affinity(pod: Pod, template: NodeTemplate, notes: list[str]) -> tuple[list[NodeVariant], list[Reason]]:
+    """The variants the nodeSelector and required node affinity allow, and why none does."""
     matched: list[NodeVariant] = []
     mismatch = None
     for v in template.variants:
@@ -234,17 +239,26 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
             matched.append(v)
         elif mismatch is None:
             mismatch = why
-    if not matched:
-        reasons.append(
-            Reason(
-                "affinity",
-                f"node(s) didn't match Pod's node affinity/selector: {mismatch}",
-                "selector" if mismatch and mismatch.startswith("nodeSelector") else "affinity",
-            )
-        )
+    if matched:
+        return matched, []
+    short = "selector" if mismatch and mismatch.startswith("nodeSelector") else "affinity"
+    return [], [Reason("affinity", f"node(s) didn't match Pod's node affinity/selector: {mismatch}", short)]
 
-    # Resource fit over the variants the selectors allow (all of them when none does, to report every reason).
-    candidates = matched or list(template.variants)
+
+def _shortfall_reason(template: NodeTemplate, instance_type: str, rname: str, amount: int, have: int) -> Reason:
+    if have == 0 and template.gpu_allocation == DRA and is_device_plugin_resource(rname):
+        return device_plugin_reason(template, rname, amount)
+    return Reason(
+        "resources",
+        f"Insufficient {rname}: the pod requests {_fmt(rname, amount)}, {instance_type} allocates {_fmt(rname, have)}",
+        f"insufficient {rname.rsplit('/', 1)[-1]}",
+    )
+
+
+def _resource_fit(
+    pod: Pod, template: NodeTemplate, candidates: list[NodeVariant], notes: list[str]
+) -> tuple[list[NodeVariant], list[Reason]]:
+    """The candidates whose allocatable fits the pod's requests, and why none does (against the closest)."""
     fits = [v for v in candidates if v.allocatable is None or not _shortfalls(pod, v.allocatable)]
     unknown = [v.instance_type for v in candidates if v.allocatable is None]
     if unknown:
@@ -253,21 +267,32 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
             "resource fit not checked for them"
         )
     known = [v for v in candidates if v.allocatable is not None]
-    if not fits and known:
-        # Report against the type that comes closest: fewest shortfalls, then the largest.
-        best = min(known, key=lambda v: (len(_shortfalls(pod, v.allocatable)), -v.allocatable[CPU]))
-        for rname, amount, have in _shortfalls(pod, best.allocatable):
-            reasons.append(
-                Reason(
-                    "resources",
-                    f"Insufficient {rname}: the pod requests {_fmt(rname, amount)}, "
-                    f"{best.instance_type} allocates {_fmt(rname, have)}",
-                    f"insufficient {rname.rsplit('/', 1)[-1]}",
-                )
-            )
+    if fits or not known:
+        return fits, []
+    # Report against the type that comes closest: fewest shortfalls, then the largest.
+    best = min(known, key=lambda v: (len(_shortfalls(pod, v.allocatable)), -v.allocatable[CPU]))
+    return [], [_shortfall_reason(template, best.instance_type, *s) for s in _shortfalls(pod, best.allocatable)]
+
+
+def place_on(pod: Pod, template: NodeTemplate, claims: PodClaims | None = None) -> GroupPlacement:
+    """Run the filters for `pod` against every instance type of a group; the group fits if one type does.
+    `claims`: the pod's claims as its namespace resolves them (claims.py), when it has any."""
+    reasons: list[Reason] = [_taint_reason(t) for t in untolerated_taints(template.taints, pod.effective_tolerations)]
+    notes: list[str] = []
+    matched, why = _affinity(pod, template, notes)
+    reasons += why
+    # Resource fit over the variants the selectors allow (all of them when none does, to report every reason).
+    candidates = matched or list(template.variants)
+    fits, why = _resource_fit(pod, template, candidates, notes)
+    reasons += why
     # By identity: comparing variants field by field is quadratic in a pool's hundreds of types.
     matched_ids = {id(v) for v in matched}
     landing = [v for v in fits if id(v) in matched_ids]
+    if pod.resource_claims:
+        allocated, why, claim_notes = claim_filter(template, landing or candidates, claims or unresolved(pod))
+        reasons += why
+        notes += claim_notes
+        landing = [v for v in landing if any(v is a for a in allocated)]
     schedulable = not reasons
     score, prefer_not = 0, ()
     if schedulable:
@@ -288,21 +313,24 @@ def place_on(pod: Pod, template: NodeTemplate) -> GroupPlacement:
     )
 
 
-def place(pod: Pod, layout_or_templates: Layout | Iterable[NodeTemplate]) -> PodPlacement:
-    """The verdict for `pod` on every node group of a layout (or on the given templates)."""
+def place(
+    pod: Pod, layout_or_templates: Layout | Iterable[NodeTemplate], claims: PodClaims | None = None
+) -> PodPlacement:
+    """The verdict for `pod` on every node group of a layout (or on the given templates); `claims`: its claims
+    resolved (claims.py), without which a pod with claims lands nowhere (what it asks is unknown)."""
     if pod.invalid:  # the API server's validation refuses it: it never reaches the scheduler
         return PodPlacement(pod, (), tuple(f"invalid: {r}" for r in pod.invalid))
     templates = (
         node_templates(layout_or_templates) if isinstance(layout_or_templates, Layout) else tuple(layout_or_templates)
     )
-    return PodPlacement(pod, tuple(place_on(pod, t) for t in templates))
+    return PodPlacement(pod, tuple(place_on(pod, t, claims) for t in templates))
 
 
 def place_admitted(admission: Admission, layout_or_templates: Layout | Iterable[NodeTemplate]) -> PodPlacement:
     """The verdict for a pod the API server has judged: nowhere when it rejects the pod, else `place`."""
     if admission.rejected:
         return PodPlacement(admission.pod, (), admission.rejected, admission.notes, admission.namespace)
-    placed = place(admission.pod, layout_or_templates)
+    placed = place(admission.pod, layout_or_templates, admission.claims)
     return PodPlacement(placed.pod, placed.groups, (), admission.notes, admission.namespace)
 
 

@@ -67,6 +67,88 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(names) or "none"
 
 
+@dataclass(frozen=True)
+class _Groups:
+    """The layout's node sources by kind, as the promises name them (while migrating, kept groups too)."""
+
+    spot: frozenset[str]
+    gpu: frozenset[str]
+    efa: frozenset[str]
+    initial: frozenset[str]
+
+    @classmethod
+    def of(cls, layout: Layout) -> _Groups:
+        sources = layout.node_sources
+        return cls(
+            frozenset(name for name, g in sources if g.preemptible),
+            frozenset(name for name, g in sources if g.gpu),
+            frozenset(name for name, g in sources if g.efa),
+            frozenset(name for name, g in sources if g.is_initial),
+        )
+
+
+def _spot_promises(profile: Profile, reach: set[str], groups: _Groups, mlrun: MLRunPreemption) -> list[str]:
+    """What preemption modes (and Polyaxon's spot environment) promise about spot nodes."""
+    out = []
+    spot, mode = groups.spot, profile.preemption_mode
+    if mode in ("prevent", "none") and reach & spot:
+        out.append(f"preemption mode {mode} reaches spot group(s) {_names(sorted(reach & spot))}")
+    if (mode == "constrain" and mlrun.configured) or profile.spot_only:
+        if reach - spot:
+            out.append(f"must run on spot nodes only but reaches on-demand group(s) {_names(sorted(reach - spot))}")
+        if not reach & spot:
+            out.append("must run on spot nodes but reaches no spot group")
+    # A CPU job in allow mode should be able to use spot capacity: CPU spot capacity, if the layout has any
+    # (GPU spot groups are for GPU work; their taint keeps CPU jobs off).
+    if mode == "allow" and mlrun.configured and not profile.gpu and spot - groups.gpu:
+        if not reach & spot:
+            out.append("preemption mode allow reaches no spot group")
+        if not reach - spot - groups.initial:
+            out.append("preemption mode allow reaches no on-demand workload group")
+    return out
+
+
+def _group_promises(profile: Profile, reach: set[str], groups: _Groups) -> list[str]:
+    """What GPU, EFA, system and user workloads promise about the groups they reach."""
+    out = []
+    if profile.gpu and reach - groups.gpu:
+        out.append(f"GPU job reaches non-GPU group(s) {_names(sorted(reach - groups.gpu))}")
+    if profile.efa and reach - groups.efa:
+        out.append(f"EFA job reaches group(s) without EFA {_names(sorted(reach - groups.efa))}")
+    if profile.user and not profile.gpu and reach & groups.gpu:
+        out.append(
+            f"CPU-only workload reaches GPU group(s) {_names(sorted(reach & groups.gpu))}; "
+            "GPU nodes would fill up with pods that do not use their GPUs"
+        )
+    if profile.expected_groups is not None and reach != set(profile.expected_groups):
+        missing, extra = set(profile.expected_groups) - reach, reach - set(profile.expected_groups)
+        if missing:
+            out.append(f"must run on {_names(sorted(missing))} but cannot")
+        if extra:
+            out.append(f"must stay off {_names(sorted(extra))} but can land there")
+    if profile.user and reach & groups.initial:
+        out.append(
+            f"user workload reaches the initial group {_names(sorted(reach & groups.initial))}, "
+            "which is reserved for core services"
+        )
+    return out
+
+
+def _broken_promises(profile: Profile, result: PodPlacement, groups: _Groups, mlrun: MLRunPreemption) -> list[str]:
+    """Every promise `profile` breaks where it lands."""
+    if result.rejected:
+        edit = limit_edit(profile.namespace or "", result.rejected, profile.spec)
+        return [f"is refused by the API server in namespace {profile.namespace}: {'; '.join(result.rejected)}{edit}"]
+    out = []
+    reach = set(result.reachable)
+    if profile.must_reach is not None and profile.must_reach not in reach:
+        why = "; ".join(r.message for r in result.group(profile.must_reach).reasons)
+        out.append(f"cannot land on {profile.must_reach}, the group it is sized for: {why}")
+    if not reach and profile.expected_groups != ():  # () : a DaemonSet meant to run nowhere in this layout
+        out.append("reaches no node group; its pods would stay Pending")
+    return out + _spot_promises(profile, reach, groups, mlrun) + _group_promises(profile, reach, groups)
+
+
 def check_invariants(
     layout: Layout,
     profiles: Sequence[Profile],
@@ -77,71 +159,18 @@ def check_invariants(
     """Place every profile and report each broken placement promise as an error. With the stack's `cluster`
     objects, a profile that names a namespace is first admitted there as the API server would (its LimitRange
     fills and caps the resources): a pod it refuses lands nowhere, however the nodes look."""
-    sources = layout.node_sources  # while migrating, the kept groups and pools too
-    spot = {name for name, g in sources if g.preemptible}
-    gpu = {name for name, g in sources if g.gpu}
-    efa = {name for name, g in sources if g.efa}
-    initial = {name for name, g in sources if g.is_initial}
+    groups = _Groups.of(layout)
     errors: list[Finding] = []
     placements = []
     templates = node_templates(layout)  # once, not once per profile
     for profile in profiles:
         if cluster is not None and profile.namespace is not None:
             admission = admit(profile.spec, cluster, profile.name, profile.namespace)
-            result = place_admitted(admission, templates)
+            result = place_admitted(replace(admission, claims=profile.claims), templates)
         else:
-            result = place(profile.pod(), templates)
+            result = place(profile.pod(), templates, profile.claims)
         placements.append((profile, result))
-        reach = set(result.reachable)
-
-        def err(message: str, name: str = profile.name) -> None:
-            errors.append(Finding(name, message))
-
-        if result.rejected:
-            edit = limit_edit(profile.namespace or "", result.rejected, profile.spec)
-            err(f"is refused by the API server in namespace {profile.namespace}: {'; '.join(result.rejected)}{edit}")
-            continue
-        if profile.must_reach is not None and profile.must_reach not in reach:
-            why = "; ".join(r.message for r in result.group(profile.must_reach).reasons)
-            err(f"cannot land on {profile.must_reach}, the group it is sized for: {why}")
-
-        if not reach and profile.expected_groups != ():  # () : a DaemonSet meant to run nowhere in this layout
-            err("reaches no node group; its pods would stay Pending")
-        mode = profile.preemption_mode
-        if mode in ("prevent", "none") and reach & spot:
-            err(f"preemption mode {mode} reaches spot group(s) {_names(sorted(reach & spot))}")
-        if (mode == "constrain" and mlrun.configured) or profile.spot_only:
-            if reach - spot:
-                err(f"must run on spot nodes only but reaches on-demand group(s) {_names(sorted(reach - spot))}")
-            if not reach & spot:
-                err("must run on spot nodes but reaches no spot group")
-        # A CPU job in allow mode should be able to use spot capacity: CPU spot capacity, if the layout has any
-        # (GPU spot groups are for GPU work; their taint keeps CPU jobs off).
-        if mode == "allow" and mlrun.configured and not profile.gpu and spot - gpu:
-            if not reach & spot:
-                err("preemption mode allow reaches no spot group")
-            if not reach - spot - initial:
-                err("preemption mode allow reaches no on-demand workload group")
-        if profile.gpu and reach - gpu:
-            err(f"GPU job reaches non-GPU group(s) {_names(sorted(reach - gpu))}")
-        if profile.efa and reach - efa:
-            err(f"EFA job reaches group(s) without EFA {_names(sorted(reach - efa))}")
-        if profile.user and not profile.gpu and reach & gpu:
-            err(
-                f"CPU-only workload reaches GPU group(s) {_names(sorted(reach & gpu))}; "
-                "GPU nodes would fill up with pods that do not use their GPUs"
-            )
-        if profile.expected_groups is not None and reach != set(profile.expected_groups):
-            missing, extra = set(profile.expected_groups) - reach, reach - set(profile.expected_groups)
-            if missing:
-                err(f"must run on {_names(sorted(missing))} but cannot")
-            if extra:
-                err(f"must stay off {_names(sorted(extra))} but can land there")
-        if profile.user and reach & initial:
-            err(
-                f"user workload reaches the initial group {_names(sorted(reach & initial))}, "
-                "which is reserved for core services"
-            )
+        errors += [Finding(profile.name, message) for message in _broken_promises(profile, result, groups, mlrun)]
     unknown = [
         f"group {t.group}: instance type(s) {', '.join(t.unknown_instance_types)} described only by network limits "
         "in the instance catalog; resource fit is not checked for them"

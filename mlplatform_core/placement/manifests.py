@@ -12,15 +12,17 @@ resources of other kinds are noted. What cannot be read raises ManifestError nam
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
 from ..model.config.errors import escaped
-from .admission import Admission, ClusterObjects, admit
+from .admission import DEFAULT_NAMESPACE, Admission, ClusterObjects, admit
+from .claims import API_GROUP, KINDS, ClaimCatalog, ClaimError, references
 from .manifest_yaml import ManifestLoader
 from .pod_template import KindError
 from .pods import Pod, PodSpecError
@@ -91,6 +93,8 @@ class ManifestPod:
     item: str = ""  # where in a List the object is, e.g. items[3]
     replicas: int | None = None  # an operator's role: how many pods of this spec run at once (None: one object)
     notes: tuple[str, ...] = ()  # how the spec was read (an operator's defaults, what is not modelled)
+    # The manifest's ResourceClaims, templates and DeviceClasses (all of them once the pod is handed out).
+    catalog: ClaimCatalog | None = field(default=None, compare=False, repr=False)
 
     def pod(self) -> Pod:
         try:
@@ -101,9 +105,14 @@ class ManifestPod:
     def admit(self, cluster: ClusterObjects, namespace: str | None = None) -> Admission:
         """The pod as the API server would admit it: in its own namespace, else `namespace` (kubectl -n)."""
         try:
-            return admit(self.spec, cluster, self.name, self.namespace or namespace)
+            admission = admit(self.spec, cluster, self.name, self.namespace or namespace)
         except PodSpecError as exc:
             raise ManifestError(f"{self.name}: {exc}", self.document, self.kind, self.item) from None
+        if not admission.pod.resource_claims or admission.rejected:
+            return admission
+        catalog = self.catalog or ClaimCatalog()
+        claims = catalog.resolve(admission.pod.resource_claims, admission.namespace, namespace or DEFAULT_NAMESPACE)
+        return dataclasses.replace(admission, claims=claims)
 
 
 @dataclass(frozen=True)
@@ -159,6 +168,7 @@ class _Reader:
         self.problems: list[str] = []  # every field the API server would refuse, in every document
         self.unchecked: dict[str, int] = {}  # custom resources: kind -> count
         self.elsewhere: list[str] = []  # custom resources whose pods another object describes
+        self.catalog = ClaimCatalog()  # resource.k8s.io claims, templates and device classes, for the pods' claims
 
     def check(self, obj: Mapping[str, Any], kind: str | None, document: int, item: str) -> str:
         """The verdict on `obj`'s fields: "refused" when the API server would refuse them (each problem recorded),
@@ -209,6 +219,12 @@ class _Reader:
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
         name = meta.get("name") or meta.get("generateName") or f"document-{document}" + (f"/{item}" if item else "")
         namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+        if kind in KINDS and api_group(obj) == API_GROUP:  # what pods' claims ask for (claims.py)
+            try:
+                self.catalog.add(obj)
+            except ClaimError as exc:
+                raise ManifestError(str(exc), document, kind, item) from None
+            return
         if verdict == "custom" or kind not in POD_SPEC_PATHS:  # an operator's workload, or a Service, ConfigMap...
             if not self.operator_pods(obj, kind, f"{kind}/{name}", namespace, document, item):
                 counts = self.unchecked if verdict == "custom" else self.skipped
@@ -318,6 +334,7 @@ class ManifestStream:
     def _documents(self, stream: str | _Limited) -> Iterator[ManifestPod]:
         reader = self._reader
         document, found = 0, 0
+        deferred: list[ManifestPod] = []
         try:
             for document, obj in enumerate(yaml.load_all(stream, Loader=ManifestLoader), start=1):
                 if obj is None:  # an empty document, e.g. a trailing ---
@@ -328,7 +345,14 @@ class ManifestStream:
                     )
                 reader.read(obj, document)
                 found += len(reader.pods)
-                yield from reader.pods
+                for pod in reader.pods:
+                    pod = dataclasses.replace(pod, catalog=reader.catalog)
+                    # A pod whose claim or template comes later in the file waits for the end (kubectl applies
+                    # the file whole; the claim controller then finds the template).
+                    if all(reader.catalog.has(kind, name) for kind, name in references(pod.spec)):
+                        yield pod
+                    else:
+                        deferred.append(pod)
                 reader.pods.clear()
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
@@ -337,6 +361,7 @@ class ManifestStream:
             raise ManifestError(f"is not valid YAML{where}: {problem}", document + 1) from None
         except RecursionError:
             raise ManifestError("is nested too deeply to be a Kubernetes object", document + 1) from None
+        yield from deferred
         if not found and not reader.problems:
             kinds = sorted({*reader.skipped, *reader.unchecked})
             skipped = f" (only {', '.join(kinds)})" if kinds else ""

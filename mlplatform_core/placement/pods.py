@@ -111,6 +111,8 @@ class Pod:
     extended_resources: frozenset[str] = frozenset()  # named in any container's requests or limits
     warnings: tuple[str, ...] = ()  # what cannot be checked before the pod exists
     invalid: tuple[str, ...] = ()  # what the API server's validation refuses: the pod is never created
+    # spec.resourceClaims: (the pod's name for it, ResourceClaim | ResourceClaimTemplate, the object's name)
+    resource_claims: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def admission_tolerations(self) -> tuple[Toleration, ...]:
@@ -190,6 +192,7 @@ class _PodReader:
             self._mapping(spec.get("affinity"), "spec.affinity").get("nodeAffinity"), "spec.affinity.nodeAffinity"
         )
         requests, extended = self._requests(spec)
+        claims, claim_problems = self._resource_claims(spec)
         return Pod(
             name=self.name,
             node_selector=MappingProxyType(self._string_map(spec.get("nodeSelector"), "spec.nodeSelector")),
@@ -202,8 +205,38 @@ class _PodReader:
             requests=MappingProxyType(requests),
             extended_resources=frozenset(extended),
             warnings=tuple(self.warnings),
-            invalid=tuple(f"spec.{problem}" for problem in scheduling_problems(spec)),
+            invalid=tuple(f"spec.{problem}" for problem in scheduling_problems(spec)) + claim_problems,
+            resource_claims=claims,
         )
+
+    # -- dynamic resource allocation
+    def _resource_claims(self, spec: Mapping) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+        """spec.resourceClaims, and what the API server's validation refuses in them and in the containers'
+        resources.claims (pkg/apis/core/validation validatePodResourceClaims, validateResourceClaimNames)."""
+        refs, problems = [], []
+        for i, raw in enumerate(self._list(spec.get("resourceClaims"), "spec.resourceClaims")):
+            path = f"spec.resourceClaims[{i}]"
+            raw = self._mapping(raw, path)
+            name = self._string(raw.get("name"), f"{path}.name")
+            claim = self._string(raw.get("resourceClaimName"), f"{path}.resourceClaimName")
+            template = self._string(raw.get("resourceClaimTemplateName"), f"{path}.resourceClaimTemplateName")
+            if not name or any(name == r[0] for r in refs):
+                problems.append(f"{path}.name: {'a duplicate' if name else 'is required'} ({name!r})")
+            if bool(claim) == bool(template):
+                problems.append(f"{path}: must specify exactly one of resourceClaimName, resourceClaimTemplateName")
+                continue
+            refs.append((name, "ResourceClaim" if claim else "ResourceClaimTemplate", claim or template))
+        names = {r[0] for r in refs}
+        for kind in ("containers", "initContainers"):
+            for i, c in enumerate(self._list(spec.get(kind), f"spec.{kind}")):
+                res = self._mapping(self._mapping(c, f"spec.{kind}[{i}]").get("resources"), "resources")
+                for j, used in enumerate(self._list(res.get("claims"), f"spec.{kind}[{i}].resources.claims")):
+                    path = f"spec.{kind}[{i}].resources.claims[{j}].name"
+                    used_name = self._string(self._mapping(used, path).get("name"), path)
+                    if used_name not in names:
+                        known = ", ".join(sorted(names)) or "none"
+                        problems.append(f"{path}: {used_name!r} is not one of the pod's resourceClaims ({known})")
+        return tuple(refs), tuple(problems)
 
     # -- affinity
     def _requirement(self, raw: Any, path: str) -> Requirement:

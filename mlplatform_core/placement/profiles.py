@@ -34,6 +34,8 @@ from ..model.ml_settings import mlrun as mlrun_settings
 from ..model.ml_settings import polyaxon
 from ..model.scheduling import GPU_RESOURCE
 from ..model.workloads import build_workloads
+from .claim_profiles import claim_jobs, claim_pod
+from .claims import PodClaims
 from .mlrun_preemption import PREEMPTION_MODES, MLRunPreemption, enrich_preemption
 from .pods import Pod
 
@@ -59,6 +61,7 @@ class Profile:
     per_node: bool = False  # a DaemonSet: one pod per node of the groups it reaches, never moved elsewhere
     namespace: str | None = None  # admitted into this namespace first (its LimitRange); None: placed as written
     must_reach: str | None = None  # a group this pod must be able to land on (a whole-node pod: its group)
+    claims: PodClaims | None = None  # its ResourceClaims, resolved (a GPU job on a DRA group: claim_profiles.py)
 
     def pod(self) -> Pod:
         return Pod.from_spec(self.spec, self.name)
@@ -147,16 +150,23 @@ def _gpu_profiles(layout: Layout, inputs: ProfileInputs, mode: str) -> list[Prof
     """A GPU job per GPU resource the groups advertise (whole or time-sliced GPUs and single-strategy MIG devices
     are nvidia.com/gpu; mixed MIG devices have a name each), and a multi-node training job on EFA groups."""
     out = []
-    resources = sorted({g.sharing.resource if g.sharing else GPU_RESOURCE for g in layout.gpu_groups})
+    plugin_groups = [g for g in layout.gpu_groups if g.gpu_allocation != "dra"]  # DRA groups: claim_jobs
+    resources = sorted({g.sharing.resource if g.sharing else GPU_RESOURCE for g in plugin_groups})
     for resource in resources:
         name = "gpu-training-job" if resource == GPU_RESOURCE else f"gpu-job-{resource.split('/', 1)[1]}"
         spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu", gpus=1, gpu_type=resource)
         what = "gpus(1)" if resource == GPU_RESOURCE else f"with_limits(gpus=1, gpu_type={resource!r})"
         out.append(Profile(name, f"MLRun job with {what} (default mode {mode})", spec, preemption_mode=mode, gpu=True))
+    for job in claim_jobs(layout, "mlrun/mlrun-gpu", inputs.priority_class):
+        out.append(Profile(job.name, job.description, job.spec, gpu=True, claims=job.claims))
     efa = [g for g in layout.groups if g.efa]
     if efa:
-        on_gpus = efa[0].gpu
-        spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu", gpus=1 if on_gpus else 0, extra_limits={EFA_RESOURCE: 1})
+        on_gpus, claims = efa[0].gpu, None
+        on_claims = on_gpus and efa[0].gpu_allocation == "dra"  # its GPU through a claim (claim_profiles.py)
+        gpus = 1 if on_gpus and not on_claims else 0
+        spec = mlrun_pod_spec(inputs, mode, "mlrun/mlrun-gpu", gpus=gpus, extra_limits={EFA_RESOURCE: 1})
+        if on_claims:
+            spec, claims = claim_pod([efa[0]], spec)
         out.append(
             Profile(
                 "efa-training-job",
@@ -165,6 +175,7 @@ def _gpu_profiles(layout: Layout, inputs: ProfileInputs, mode: str) -> list[Prof
                 preemption_mode=mode,
                 gpu=on_gpus,
                 efa=True,
+                claims=claims,
             )
         )
     return out

@@ -240,6 +240,38 @@ def _lean_definitions(minor: tuple[int, int]) -> Mapping[str, Any]:
     return _lean(_load(minor, "_definitions.json"))["$defs"]
 
 
+def _properties_ok(rule: Any, value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any]) -> bool:
+    # The object's few fields, not the schema's many.
+    return not isinstance(value, dict) or all(k not in rule or _valid(rule[k], v, defs) for k, v in value.items())
+
+
+def _additional_ok(rule: Any, value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any]) -> bool:
+    if not isinstance(value, dict):
+        return True
+    known = schema.get("properties", {})
+    return all(k in known or _valid(rule, v, defs) for k, v in value.items())
+
+
+def _one_of_ok(rule: Any, value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any]) -> bool:
+    return (value is None and _null_allowed(rule)) or sum(_valid(s, value, defs) for s in rule) == 1
+
+
+# What each keyword jsonschema would check says of a value: (rule, value, the schema, definitions) -> ok.
+_KEYWORDS: Mapping[str, Any] = {
+    "$ref": lambda rule, value, schema, defs: _valid(defs.get(rule.rpartition("/")[2]), value, defs),
+    "type": lambda rule, value, schema, defs: any(
+        _JSON_TYPES[t](value) for t in ([rule] if isinstance(rule, str) else rule)
+    ),
+    # enums of strings; anything else: jsonschema
+    "enum": lambda rule, value, schema, defs: isinstance(value, str) and value in rule,
+    "required": lambda rule, value, schema, defs: not isinstance(value, dict) or all(k in value for k in rule),
+    "properties": _properties_ok,
+    "additionalProperties": _additional_ok,
+    "items": lambda rule, value, schema, defs: not isinstance(value, list) or all(_valid(rule, v, defs) for v in value),
+    "oneOf": _one_of_ok,
+}
+
+
 def _valid(schema: Any, value: Any, definitions: Mapping[str, Any]) -> bool:
     """Whether jsonschema (Draft 2020-12, dates as strings) would find nothing wrong with `value`: the same
     keywords, evaluated directly. A keyword it does not know makes it answer False, and jsonschema decides."""
@@ -248,35 +280,8 @@ def _valid(schema: Any, value: Any, definitions: Mapping[str, Any]) -> bool:
     if not isinstance(schema, Mapping):
         return False
     for key, rule in schema.items():
-        if key == "$ref":
-            if not _valid(definitions.get(rule.rpartition("/")[2]), value, definitions):
-                return False
-        elif key == "type":
-            if not any(_JSON_TYPES[t](value) for t in ([rule] if isinstance(rule, str) else rule)):
-                return False
-        elif key == "enum":
-            if not isinstance(value, str) or value not in rule:  # enums of strings; anything else: jsonschema
-                return False
-        elif key == "required":
-            if isinstance(value, dict) and any(k not in value for k in rule):
-                return False
-        elif key == "properties":  # the object's few fields, not the schema's many
-            if isinstance(value, dict) and any(
-                k in rule and not _valid(rule[k], v, definitions) for k, v in value.items()
-            ):
-                return False
-        elif key == "additionalProperties":
-            if isinstance(value, dict):
-                known = schema.get("properties", {})
-                if any(k not in known and not _valid(rule, v, definitions) for k, v in value.items()):
-                    return False
-        elif key == "items":
-            if isinstance(value, list) and not all(_valid(rule, v, definitions) for v in value):
-                return False
-        elif key == "oneOf":
-            if not (value is None and _null_allowed(rule)) and sum(_valid(s, value, definitions) for s in rule) != 1:
-                return False
-        else:
+        check = _KEYWORDS.get(key)
+        if check is None or not check(rule, value, schema, definitions):
             return False
     return True
 

@@ -20,8 +20,11 @@ from ..model.karpenter.spec import CAPACITY_TYPE_LABEL, NODECLASS_LABEL, NODEPOO
 from ..model.karpenter.training import capacity_type_of
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.layout.sharing import node_devices
+from ..model.layout.spec import MIG_RESOURCE_PREFIX
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, Taint
+from .dra_devices import DRA, Device, device_summary
+from .dra_devices import node_devices as dra_devices
 
 PODS = "pods"
 
@@ -61,6 +64,7 @@ class NodeVariant:
     labels: Mapping[str, str]
     # cpu (millicores), memory and ephemeral-storage (bytes), pods, nvidia.com/gpu, hugepages-*; None: type unknown
     allocatable: Mapping[str, int] | None
+    devices: tuple[Device, ...] = ()  # what it publishes in ResourceSlices (a DRA group's GPUs or MIG devices)
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ class NodeTemplate:
     provisioner: str = "nodeGroups"
     source: str = ""
     kept: bool = False
+    gpu_allocation: str = ""  # a GPU group's: devicePlugin or dra (how pods ask for its GPUs); "" without GPUs
 
     @property
     def instance_types(self) -> tuple[str, ...]:
@@ -123,6 +128,8 @@ class NodeTemplate:
                 GPU_RESOURCE: alloc[GPU_RESOURCE],
             },
             "unknownInstanceTypes": list(self.unknown_instance_types),
+            **({"gpuAllocation": self.gpu_allocation} if self.gpu_allocation else {}),
+            **({"devices": device_summary(self.largest.devices)} if self.largest and self.largest.devices else {}),
         }
 
 
@@ -145,68 +152,81 @@ def _instance_labels(info: instances.InstanceType, auto_mode: bool) -> dict[str,
     return {AUTO_MODE_LABEL + "/" + k.removeprefix(prefix): v for k, v in labels.items()}
 
 
+def _pool_labels(spec: NodeGroupSpec) -> dict[str, str]:
+    """The labels the provisioner puts on the group's nodes."""
+    if spec.auto_mode:
+        return {
+            CAPACITY_TYPE_LABEL: capacity_type_of(spec),
+            NODEPOOL_LABEL: spec.node_pool or spec.name,
+            COMPUTE_TYPE_LABEL: AUTO_MODE_COMPUTE_TYPE,
+        }
+    if spec.karpenter:
+        return {CAPACITY_TYPE_LABEL: capacity_type_of(spec), NODEPOOL_LABEL: spec.name, NODECLASS_LABEL: spec.name}
+    return {EKS_CAPACITY_LABEL: spec.capacity_type, EKS_NODEGROUP_LABEL: spec.name}
+
+
+def _without_device_plugin(alloc: Mapping[str, int]) -> dict[str, int]:
+    """A DRA group's allocatable: the NVIDIA device plugin does not run there, so no GPU is an extended resource
+    (its devices are published in ResourceSlices instead, dra_devices.py)."""
+    return {k: 0 if k == GPU_RESOURCE or k.startswith(MIG_RESOURCE_PREFIX) else v for k, v in alloc.items()}
+
+
+def _allocatable(spec: NodeGroupSpec, info: instances.InstanceType | None) -> Mapping[str, int] | None:
+    """What a node of the group on `info` allocates to pods; None when the type is not known well enough."""
+    alloc: Mapping[str, int] | None = None
+    if spec.karpenter and info is not None:
+        alloc = karpenter_capacity.allocatable(info)
+        if alloc is not None:
+            alloc = {**alloc, **node_devices(spec, info)}
+    elif info is not None and info.known and info.allocatable_memory_mib is not None:
+        # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit, as the group's
+        # EFA and GPU sharing make them (layout/sharing.py node_devices).
+        alloc = {
+            **dict.fromkeys(HUGEPAGES, 0),
+            GPU_RESOURCE: info.gpus,
+            **node_devices(spec, info),
+            CPU: info.allocatable_cpu_millis,
+            MEMORY: info.allocatable_memory_mib * 2**20,
+            EPHEMERAL_STORAGE: allocatable_ephemeral_storage(spec.disk_size_gib),
+            PODS: info.max_pods,
+        }
+    if alloc is not None and spec.gpu_allocation == DRA:
+        alloc = _without_device_plugin(alloc)
+    return None if alloc is None else MappingProxyType(dict(alloc))
+
+
+def _variant(spec: NodeGroupSpec, name: str, labels: Mapping[str, str]) -> NodeVariant:
+    info = instances.lookup(name)
+    vlabels = {**labels, INSTANCE_TYPE_LABEL: name}
+    if spec.karpenter and info is not None:
+        vlabels.update(_instance_labels(info, spec.auto_mode))
+    if info is not None and info.arch:
+        vlabels[ARCH_LABEL] = _k8s_arch(info.arch)
+    return NodeVariant(name, MappingProxyType(vlabels), _allocatable(spec, info), dra_devices(spec, info))
+
+
 def node_template(spec: NodeGroupSpec) -> NodeTemplate:
     """The node template of one group. The EKS node group label carries the toolkit's group name.
 
     A Karpenter pool's nodes carry Karpenter's labels instead (capacity type, pool and node class names, the
     instance-* labels of their type) and offer what Karpenter expects of each type it may launch. An Auto
     Mode pool's nodes (Karpenter run by AWS) carry Auto Mode's compute-type and its eks.amazonaws.com
-    instance-* labels; a built-in pool's carry no label of the toolkit's (its template is AWS's).
+    instance-* labels; a built-in pool's carry no label of the toolkit's (its template is AWS's). A group with
+    gpuAllocation dra advertises no GPU as an extended resource; its nodes publish devices for claims instead.
     """
     ami_arch = "arm64" if "ARM" in spec.ami_type else "amd64"
-    if spec.auto_mode:
-        pool_labels = {
-            CAPACITY_TYPE_LABEL: capacity_type_of(spec),
-            NODEPOOL_LABEL: spec.node_pool or spec.name,
-            COMPUTE_TYPE_LABEL: AUTO_MODE_COMPUTE_TYPE,
-        }
-    elif spec.karpenter:
-        pool_labels = {
-            CAPACITY_TYPE_LABEL: capacity_type_of(spec),
-            NODEPOOL_LABEL: spec.name,
-            NODECLASS_LABEL: spec.name,
-        }
-    else:
-        pool_labels = {EKS_CAPACITY_LABEL: spec.capacity_type, EKS_NODEGROUP_LABEL: spec.name}
-    labels = {**spec.labels, **pool_labels, OS_LABEL: "linux", ARCH_LABEL: ami_arch}
-    variants = []
-    for name in spec.instance_types:
-        info = instances.lookup(name)
-        alloc = None
-        if spec.karpenter and info is not None:
-            alloc = karpenter_capacity.allocatable(info)
-            if alloc is not None:
-                alloc = MappingProxyType({**alloc, **node_devices(spec, info)})
-        elif info is not None and info.known and info.allocatable_memory_mib is not None:
-            # Every device the node advertises (GPUs, Neuron cores, EFA) counts for resource fit, as the group's
-            # EFA and GPU sharing make them (layout/sharing.py node_devices).
-            alloc = MappingProxyType(
-                {
-                    **dict.fromkeys(HUGEPAGES, 0),
-                    GPU_RESOURCE: info.gpus,
-                    **node_devices(spec, info),
-                    CPU: info.allocatable_cpu_millis,
-                    MEMORY: info.allocatable_memory_mib * 2**20,
-                    EPHEMERAL_STORAGE: allocatable_ephemeral_storage(spec.disk_size_gib),
-                    PODS: info.max_pods,
-                }
-            )
-        vlabels = {**labels, INSTANCE_TYPE_LABEL: name}
-        if spec.karpenter and info is not None:
-            vlabels.update(_instance_labels(info, spec.auto_mode))
-        if info is not None and info.arch:
-            vlabels[ARCH_LABEL] = _k8s_arch(info.arch)
-        variants.append(NodeVariant(name, MappingProxyType(vlabels), alloc))
+    labels = {**spec.labels, **_pool_labels(spec), OS_LABEL: "linux", ARCH_LABEL: ami_arch}
     return NodeTemplate(
         group=spec.name,
         labels=MappingProxyType(labels),
         taints=tuple(spec.taints),
-        variants=tuple(variants),
+        variants=tuple(_variant(spec, name, labels) for name in spec.instance_types),
         preemptible=spec.preemptible,
         gpu=spec.gpu,
         initial=spec.is_initial,
         provisioner="autoMode" if spec.auto_mode else "karpenter" if spec.karpenter else "nodeGroups",
         source=spec.name,
+        gpu_allocation=spec.gpu_allocation if spec.gpu else "",
     )
 
 

@@ -19,6 +19,7 @@ from ..model.layout import Layout
 from ..model.layout.sharing import EFA_RESOURCE
 from ..model.quantity import format_bytes, parse_quantity
 from ..model.scheduling import CPU, GPU_RESOURCE, MEMORY
+from .claim_profiles import claim_pod
 from .profiles import Profile, ProfileInputs, mlrun_pod_spec
 from .templates import NodeTemplate, node_templates
 
@@ -52,7 +53,8 @@ def whole_node_profiles(
         if g is None or g.is_initial or not (g.gpu or g.efa):
             continue
         resource = g.sharing.resource if g.sharing else GPU_RESOURCE
-        if not _fits_whole(t, resource):
+        dra = g.gpu and g.gpu_allocation == "dra"  # its GPUs through a claim of every device (claim_profiles.py)
+        if not _fits_whole(t, resource) and not (dra and t.allocatable is not None):
             continue  # instance types known only by their network limits: said in the proof's notes
         alloc: Mapping[str, int] = t.allocatable  # type: ignore[assignment]
         used = daemonset_requests(profiles, t.group)
@@ -73,7 +75,13 @@ def whole_node_profiles(
             else {"key": taint.key, "operator": "Exists", "effect": taint.effect}
             for taint in t.taints
         ]
-        what = f"{gpus} {resource}" if gpus else f"{alloc[EFA_RESOURCE]} EFA interfaces"
+        claims = None
+        if dra:
+            spec, claims = claim_pod([g], spec, all_devices=True)
+        efa = f"{alloc.get(EFA_RESOURCE, 0)} EFA interfaces"
+        what = f"{gpus} {resource}" if gpus else efa
+        if dra:
+            what = "every GPU device its DRA driver publishes" + (f" and {efa}" if alloc.get(EFA_RESOURCE) else "")
         biggest = t.largest.instance_type  # type: ignore[union-attr]
         out.append(
             Profile(
@@ -81,10 +89,11 @@ def whole_node_profiles(
                 f"MLRun job taking a whole {t.group} node ({biggest}: {what}, {cpu_m}m cpu and "
                 f"{format_bytes(memory)} beside the DaemonSets) in namespace {namespace}",
                 spec,
-                gpu=bool(gpus) and g.gpu,
+                gpu=(bool(gpus) or dra) and g.gpu,
                 efa=g.efa,
                 namespace=namespace,
                 must_reach=t.group,
+                claims=claims,
             )
         )
     return out

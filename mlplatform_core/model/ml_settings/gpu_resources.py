@@ -7,7 +7,8 @@ MLRun sets GPU limits with `fn.with_limits(gpus=N, gpu_type=<resource>)` (mlrun 
 `gpu_type` defaults to nvidia.com/gpu); a Polyaxon run puts the same resource in its container's
 `resources.limits` and takes the group's node selector and tolerations from `polyaxonEnvironments`.
 The GPU taint of the group is tolerated by the ExtendedResourceToleration admission plugin for pods
-that request the resource, so neither tool needs the toleration written out.
+that request the resource, so neither tool needs the toleration written out. A group with gpuAllocation dra
+advertises no such resource: its entry names the ResourceClaimTemplate pods use instead (gpu_claims.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ from typing import Any
 from .. import instances
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import EFA_RESOURCE, node_devices
+from .gpu_claims import claim_resources
+
+
+def _efa_per_node(g: NodeGroupSpec) -> int | None:
+    known = [t for t in map(instances.lookup, g.instance_types) if t is not None and t.known]
+    return min((node_devices(g, t).get(EFA_RESOURCE, 0) for t in known), default=None)
 
 
 def _sharing(g: NodeGroupSpec) -> str:
@@ -27,7 +34,10 @@ def _sharing(g: NodeGroupSpec) -> str:
 
 
 def group_resources(g: NodeGroupSpec) -> dict[str, Any]:
-    """The GPU resource a pod requests on `g`, how many a node offers (the fewest among its types), and EFA."""
+    """The GPU resource a pod requests on `g`, how many a node offers (the fewest among its types), and EFA; on a
+    group with gpuAllocation dra, the claim pods use instead (gpu_claims.py)."""
+    if g.gpu_allocation == "dra":
+        return claim_resources(g) | ({"efaPerNode": _efa_per_node(g)} if g.efa else {})
     resource = g.sharing.resource if g.sharing else "nvidia.com/gpu"
     known = [t for t in map(instances.lookup, g.instance_types) if t is not None and t.known]
     devices = [node_devices(g, t) for t in known]
