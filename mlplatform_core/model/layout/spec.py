@@ -88,6 +88,7 @@ class NodeGroupSpec:
     reservation: Reservation | None = None
     sharing: Sharing | None = None
     node_repair: bool = False  # EKS node auto repair (managed node groups)
+    gpu_allocation: str = "devicePlugin"
 
     @property
     def autoscaled(self) -> bool:
