@@ -15,6 +15,7 @@ from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, 
 from ..config.karpenter_settings import AUTO_MODE, KARPENTER
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
 from ..karpenter import pools as karpenter_pools
+from ..karpenter.static import static_pools
 from ..quotas import quota_problems
 from ..scheduling import (
     ACCELERATOR_LABEL,
@@ -343,6 +344,7 @@ def build_layout(cfg: StackConfig, stack: str = "dev") -> Layout:
         automode_pools.kept_karpenter_pools(cfg, groups, errs.add) if cfg.provisioner == AUTO_MODE else ((), ())
     )
     groups, node_pools = _node_pools(cfg, groups, errs)
+    groups, node_pools = static_pools(cfg, groups, node_pools, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     managed = [g for g in groups if not g.karpenter] + list(retained)
     quota_problems([(g, paths[g.name]) for g in managed], cfg.quotas, errs.add)
