@@ -3,7 +3,9 @@
 Pure Python. Static pools (`staticNodes`) need the StaticCapacity feature gate (model/karpenter/static.py);
 pools whose groups allocate GPUs with DRA (`gpuAllocation: dra`) need the controller to account for pods'
 ResourceClaims, which the pinned release turns on with the settings model/karpenter/release.py records per minor
-(1.14: `ignoreDRARequests: false`). Neither is set for a stack that does not use it: both are alpha upstream.
+(1.14: `ignoreDRARequests: "false"`, a string the chart renders as IGNORE_DRA_REQUESTS=false). Neither is set for
+a stack that does not use it: both are alpha upstream. A real helm (v4.1.4) renders these values of a static DRA
+stack into FEATURE_GATES ...StaticCapacity=true... and IGNORE_DRA_REQUESTS=false on the v1.14.1 chart.
 """
 
 from __future__ import annotations

@@ -67,7 +67,10 @@ class DraSupport:
 
 DRA_BY_MINOR: dict[str, DraSupport] = {
     "1.14": DraSupport(
-        settings=MappingProxyType({"ignoreDRARequests": False}),
+        # A string: the chart renders the env var inside `{{- with .Values.settings.ignoreDRARequests }}`, which drops
+        # a boolean false (the controller then keeps its default, true); helm v4.1.4 renders "false" as
+        # IGNORE_DRA_REQUESTS="false" (charts/karpenter/templates/deployment.yaml at v1.14.1).
+        settings=MappingProxyType({"ignoreDRARequests": "false"}),
         dynamic=False,
         note="Karpenter 1.14 accounts for devices on nodes that exist, but its AWS provider describes no devices "
         "per instance type, so it cannot launch a node for a pending claim (aws/karpenter-provider-aws#9519)",

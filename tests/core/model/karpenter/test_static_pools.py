@@ -190,9 +190,10 @@ def test_dra_pools_make_the_controller_account_for_resource_claims():
     assert karpenter_gates.dra_settings(lay) == {}
     gpu = dataclasses.replace(lay.group("gpu"), gpu_allocation="dra")
     dra = dataclasses.replace(lay, groups=tuple(gpu if g.name == "gpu" else g for g in lay.groups))
-    assert karpenter_gates.dra_settings(dra) == {"ignoreDRARequests": False}
+    # The string "false": the chart's `with` drops a boolean false, leaving the controller's default (ignore).
+    assert karpenter_gates.dra_settings(dra) == {"ignoreDRARequests": "false"}
     values = releases.karpenter_releases(dra, releases.DeployTimeValues())[1].values
-    assert values["settings"]["ignoreDRARequests"] is False
+    assert values["settings"]["ignoreDRARequests"] == "false"
     assert (
         "ignoreDRARequests" not in releases.karpenter_releases(lay, releases.DeployTimeValues())[1].values["settings"]
     )
