@@ -207,3 +207,16 @@ def test_the_pinned_release_has_a_dra_row():
     assert support.dynamic is False  # v1.14.1's AWS provider describes no devices per instance type
     with pytest.raises(KeyError):
         release.dra_support("9.99.0")
+
+
+def test_the_chart_proof_accounts_for_the_static_and_dra_settings():
+    """The recorded rendering of the pinned chart probed settings.featureGates.staticCapacity and
+    settings.ignoreDRARequests (scripts/rendered_facts.py PROBED_NAMES): a static DRA stack's release is proven."""
+    import dataclasses
+
+    from mlplatform_core.model.addons import proof
+
+    lay = _layout(_raw(gpu={"staticNodes": 2}))
+    gpu = dataclasses.replace(lay.group("gpu"), gpu_allocation="dra")
+    dra = dataclasses.replace(lay, groups=tuple(gpu if g.name == "gpu" else g for g in lay.groups))
+    assert proof.prove(dra).problems == ()
