@@ -58,6 +58,9 @@ def compatibility_error(kubernetes_version: str) -> str | None:
 # so on 1.14 DRA works on nodes that exist (static pools, node groups), not by dynamic provisioning. The EKS user
 # guide ("Manage hardware devices") dates dynamic provisioning from Karpenter 1.15 with feature gates; no 1.15 tag
 # is in the upstream snapshot (2026-08-21), so a bump to it must add its row here (tests pin the pinned minor's).
+# Karpenter's current docs (karpenter.sh/docs/tasks/dra, newer than the snapshot) name a Helm value
+# `settings.enableDRA` (alpha, an AWS-specific feature gate) and per-instance-type device metadata for the NVIDIA
+# and EFA DRA drivers: read the 1.15 chart's values.yaml and templates for the row before trusting that name.
 @dataclass(frozen=True)
 class DraSupport:
     settings: Mapping[str, Any]  # the controller chart's `settings` that make it account for ResourceClaims
@@ -90,3 +93,16 @@ def karpenter_supports_dra(release: str | None = None) -> bool:
     """Whether the pinned Karpenter (or `release`) provisions nodes dynamically for pods' ResourceClaims: the
     default of `gpuAllocation` for a Karpenter dynamic pool (dra when True, devicePlugin otherwise)."""
     return dra_support(release).dynamic
+
+
+def dra_pool_problem(static: bool, release: str | None = None) -> str | None:
+    """Why a Karpenter pool cannot allocate its GPUs with DRA on the pinned release, or None when it can: a static
+    pool's nodes exist, so the scheduler allocates claims from their ResourceSlices; a dynamic pool needs a release
+    that launches nodes for pending claims (karpenter_supports_dra)."""
+    support = dra_support(release)
+    if static or support.dynamic:
+        return None
+    return (
+        f"gpuAllocation dra on a dynamic Karpenter pool: {support.note}; use gpuAllocation devicePlugin, or "
+        "staticNodes to keep the pool's nodes running"
+    )

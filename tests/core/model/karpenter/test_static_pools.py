@@ -207,6 +207,9 @@ def test_the_pinned_release_has_a_dra_row():
     assert support.dynamic is False  # v1.14.1's AWS provider describes no devices per instance type
     with pytest.raises(KeyError):
         release.dra_support("9.99.0")
+    assert release.dra_pool_problem(static=True) is None
+    problem = release.dra_pool_problem(static=False)
+    assert "devicePlugin" in problem and "staticNodes" in problem
 
 
 def test_the_chart_proof_accounts_for_the_static_and_dra_settings():
