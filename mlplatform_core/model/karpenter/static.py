@@ -101,9 +101,10 @@ def static_pools(
         elif g.name not in by_name:
             add(
                 where,
-                f"{n}: group {g.name} is not a NodePool but a managed node group (where {support.title}'s "
-                f"controller and the core services run), and its minSize keeps nodes running already; set "
-                f"minSize (and desiredSize) to {n} instead",
+                f"{n}: group {g.name} gets no NodePool of the stack's with {support.title} (the initial group stays "
+                "a managed node group, or becomes Auto Mode's built-in system pool), so it has no replicas to "
+                f"set; a managed node group keeps its minSize nodes running already: set minSize (and "
+                f"desiredSize) to {n} instead",
             )
         else:
             _pool_problems(cfg, g, n, where, add)
