@@ -29,6 +29,9 @@ CONTAINER_FIELDS = ("image", "resources", "securityContext")
 # fields (e.g. `env`, `args`) and the ConfigMaps the release renders (their `data`).
 NO_EXTRA: dict[str, Any] = {}
 PROBED_NAMES = FREEFORM | {"priorityClassName", "repository", "tag", "digest", "hostNetwork", "replicas"}
+# Chart settings a stack may set that its sample stacks do not: Karpenter's StaticCapacity gate (static pools) and
+# its DRA switch (pools of gpuAllocation dra), probed so that the proof of such a stack rests on a rendering.
+PROBED_NAMES |= {"staticCapacity", "ignoreDRARequests"}
 
 
 class Renderer(Protocol):

@@ -56,6 +56,8 @@ def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, 
             "weight": spec.get("weight"),
             "nodeClass": {"name": ref, "kind": kind, **{k: node_class[k] for k in _CLASS_KEYS if k in node_class}},
         }
+        if spec.get("replicas") is not None:  # a static pool (staticNodes): this many nodes always run
+            pool["replicas"] = spec["replicas"]
         if name in specs:
             pool["instanceTypes"] = list(specs[name].instance_types)
         out.append(pool)
@@ -124,6 +126,12 @@ def _node_class(c: dict[str, Any]) -> str:
     return "\n".join([ami, imds, *disks, *_reservations(c)])
 
 
+def _weight(pool: dict[str, Any]) -> str:
+    if pool.get("replicas") is not None:
+        return f"static: {pool['replicas']} node(s)"
+    return str(pool.get("weight") if pool.get("weight") is not None else "-")
+
+
 def node_pool_table(pools: list[dict[str, Any]]) -> Table:
     auto_mode = any(p["nodeClass"].get("kind") == "NodeClass" for p in pools)
     title = "EKS Auto Mode NodePools" if auto_mode else "Karpenter NodePools"
@@ -138,7 +146,7 @@ def node_pool_table(pools: list[dict[str, Any]]) -> Table:
             escape("\n".join(_taint(t) for t in p["taints"]) or "-"),
             escape("\n".join(f"{k}: {v}" for k, v in p["limits"].items()) or "none"),
             escape(_disruption(p)),
-            str(p.get("weight") if p.get("weight") is not None else "-"),
+            _weight(p),
             escape(_node_class(p["nodeClass"])),
         )
     return table

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+from ..model import scheduler
 from ..model.layout import Layout
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, ROLE_LABEL, Taint, Toleration
@@ -162,6 +164,7 @@ class GroupPlacement:
     score: int = 0  # sum of the weights of matching preferred node affinity terms
     prefer_not: tuple[Taint, ...] = ()  # untolerated PreferNoSchedule taints: lower rank, still schedulable
     notes: tuple[str, ...] = ()
+    fit: Fraction = Fraction(0)  # NodeResourcesFit's score on the group's best node (model/scheduler.py)
 
     @property
     def short(self) -> str:
@@ -198,9 +201,10 @@ class PodPlacement:
 
     @property
     def ranking(self) -> tuple[str, ...]:
-        """Schedulable groups, preferred first: higher affinity score, then fewer PreferNoSchedule taints."""
+        """Schedulable groups, preferred first: higher affinity score, then fewer PreferNoSchedule taints, then the
+        cluster scheduler's resource-fit score (model/scheduler.py)."""
         ok = [g for g in self.groups if g.schedulable]
-        return tuple(g.group for g in sorted(ok, key=lambda g: (-g.score, len(g.prefer_not))))
+        return tuple(g.group for g in sorted(ok, key=lambda g: (-g.score, len(g.prefer_not), -g.fit)))
 
     def group(self, name: str) -> GroupPlacement:
         return next(g for g in self.groups if g.group == name)
@@ -302,6 +306,7 @@ def place_on(pod: Pod, template: NodeTemplate, claims: PodClaims | None = None) 
             for t in template.taints
             if t.effect == "PreferNoSchedule" and not any(tol.tolerates(t) for tol in pod.effective_tolerations)
         )
+    fit = scheduler.best_fit(pod.requests, [v.allocatable for v in landing]) if schedulable else Fraction(0)
     return GroupPlacement(
         group=template.group,
         schedulable=schedulable,
@@ -310,6 +315,7 @@ def place_on(pod: Pod, template: NodeTemplate, claims: PodClaims | None = None) 
         score=score,
         prefer_not=prefer_not,
         notes=tuple(dict.fromkeys(notes)),
+        fit=fit,
     )
 
 

@@ -250,6 +250,9 @@ def limits(args: Any, cfg: Mapping[str, Any]) -> Iterator[str]:
         return
     have = entries(limits)
     wanted = ["cpu", "memory"] + ([GPU_RESOURCE] if p.declared_gpu else [])
+    if get(p.props, "spec", "replicas", default=MISSING) is not MISSING:
+        # A static pool (replicas): the CRD's CEL rule allows limits.nodes only, and replicas bound what runs.
+        wanted = ["nodes"]
     missing = [k for k in wanted if k not in have]
     if missing:
         yield (

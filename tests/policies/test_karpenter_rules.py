@@ -281,3 +281,21 @@ def test_a_hop_limit_of_two_passes_in_dev_and_fails_in_prod():
         del props["spec"]["tags"]["mlplatform.io/environment"]
 
     assert messages(edit(shipped(STACK), CLASS, "ec2nodeclass-jobs", untagged), "karpenter-node-class-imdsv2")
+
+
+def test_a_static_pool_needs_only_the_nodes_limit():
+    """A static pool (replicas) may carry no cpu, memory or GPU limit (the CRD's CEL rule): only nodes is asked."""
+
+    def static(props: dict) -> None:
+        props["spec"]["replicas"] = 2
+        props["spec"]["limits"] = {"nodes": "4"}
+        props["spec"].pop("weight", None)
+
+    assert messages(edit(shipped(STACK), POOL, "nodepool-gpu", static), "karpenter-pool-limits") == []
+
+    def unbounded(props: dict) -> None:
+        static(props)
+        props["spec"]["limits"] = {}
+
+    (message,) = messages(edit(shipped(STACK), POOL, "nodepool-gpu", unbounded), "karpenter-pool-limits")
+    assert "nodes" in message

@@ -55,12 +55,14 @@ def controller_values(
     replicas: int,
     feature_gates: Mapping[str, bool] | None = None,
     image_registry: str | None = None,
+    extra_settings: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Values for the karpenter chart. `queue_name` and `role_arn` may be Pulumi Outputs; `role_arn` None: the
     controller gets its role through EKS Pod Identity, so its service account carries no IRSA annotation.
-    `feature_gates`: settings.featureGates the stack turns on (nodeRepair, model/addons/node_health.py). The chart
+    `feature_gates`: settings.featureGates the stack turns on (nodeRepair, model/addons/node_health.py; static
+    capacity, model/addons/karpenter_gates.py); `extra_settings`: other `settings` its pools need (DRA). The chart
     hardens the controller's container itself (non-root, read-only root filesystem, no capabilities)."""
-    settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": queue_name}
+    settings: dict[str, Any] = {"clusterName": cluster_name, "interruptionQueue": queue_name, **(extra_settings or {})}
     if feature_gates:
         settings["featureGates"] = dict(feature_gates)
     account: dict[str, Any] = {"name": SERVICE_ACCOUNT}

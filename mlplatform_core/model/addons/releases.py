@@ -15,7 +15,7 @@ from typing import Any
 from .. import addon_versions as versions
 from ..layout import Layout
 from ..provisioners import KARPENTER_PART, of
-from . import autoscaler, charts, device_plugin, dra_driver, gpu_agents, node_health
+from . import autoscaler, charts, device_plugin, dra_driver, gpu_agents, karpenter_gates, node_health
 from . import karpenter_controller as karpenter
 from .charts import Chart
 
@@ -91,8 +91,9 @@ def karpenter_releases(layout: Layout, at_deploy: DeployTimeValues) -> tuple[Rel
         at_deploy.karpenter_queue,
         None if layout.pod_identity else at_deploy.karpenter_role_arn,  # Pod Identity: no IRSA annotation
         at_deploy.karpenter_replicas,
-        node_health.karpenter_feature_gates(layout),
+        {**node_health.karpenter_feature_gates(layout), **karpenter_gates.feature_gates(layout)},
         at_deploy.image_registry,
+        karpenter_gates.dra_settings(layout),
     )
     return Release(crds.name, crds, {}), Release(controller.name, controller, values, skip_crds=True)
 

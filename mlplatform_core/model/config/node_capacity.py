@@ -93,3 +93,5 @@ class NodeCapacitySettings(SettingsModel):
     gpu_sharing: GpuSharingSettings | None = None
     # EKS node auto repair for this managed node group (default: the stack's nodeRepair).
     node_repair: bool | None = None
+    # Nodes a NodePool keeps running whatever the pods ask (a static NodePool's `replicas`; model/karpenter/static.py).
+    static_nodes: Count | None = Field(default=None, ge=1, le=1000)

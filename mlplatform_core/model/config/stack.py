@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from .. import eks_versions, regions
+from .. import eks_versions, regions, scheduler
 from ..scheduling import DEFAULT_SPOT_TAINT
 from . import cluster_name
 from .access import AccessSettings, access_problems
@@ -30,6 +30,7 @@ from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .pulumi_format import from_pulumi_text
 from .quotas import QuotaSettings
+from .scheduler import SchedulerSettings
 from .upgrade_policy import UpgradePolicy, effective_support_type, upgrade_policy_problems
 from .workloads import WorkloadsConfig
 
@@ -84,6 +85,15 @@ class StackConfig(SettingsModel):
     # EKS Pod Identity instead of IRSA for the add-ons' AWS roles. Unset keeps IRSA, so existing clusters do not flip.
     pod_identity: bool = False
     quotas: QuotaSettings = Field(default_factory=QuotaSettings)
+    # The scheduler's NodeResourcesFit scoring (model/scheduler.py); refused while the cluster cannot take it.
+    scheduler: SchedulerSettings | None = None
+
+    @field_validator("scheduler")
+    @classmethod
+    def _scheduler(cls, v: SchedulerSettings | None) -> SchedulerSettings | None:
+        if v is not None and (why := scheduler.refusal()):
+            raise ValueError(why)
+        return v
 
     @field_validator("region", mode="before")
     @classmethod

@@ -87,9 +87,9 @@ def node_group_capacity(group: NodeGroupSpec) -> Capacity:
 
 
 def node_pool_capacity(pool: NodePoolSpec, group: NodeGroupSpec) -> Capacity:
-    """A Karpenter NodePool: no node until a pod is pending, at most its node limit, and the instance type
-    chosen per launch from every type the pool allows (on-demand: the cheapest that fits; spot: price and
-    capacity), so the dearest type bounds the price per node."""
+    """A Karpenter NodePool: no node until a pod is pending (a static one: its replicas, always), at most its node
+    limit, and the instance type chosen per launch from every type the pool allows (on-demand: the cheapest that
+    fits; spot: price and capacity), so the dearest type bounds the price per node."""
     return _reserved(
         group,
         Capacity(
@@ -97,8 +97,8 @@ def node_pool_capacity(pool: NodePoolSpec, group: NodeGroupSpec) -> Capacity:
             kind="node pool",
             capacity_type=group.capacity_type,
             instance_types=pool.instance_types,
-            min_nodes=0,
-            desired_nodes=0,
+            min_nodes=pool.replicas or 0,  # a static pool's replicas always run (karpenter/static.py)
+            desired_nodes=pool.replicas or 0,
             max_nodes=pool.max_nodes,
             priced_by="highest",
             root_volume_gib=group.disk_size_gib,

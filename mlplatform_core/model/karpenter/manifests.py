@@ -39,6 +39,8 @@ def node_pool_spec(pool: NodePoolSpec, zone: Any = None) -> dict[str, Any]:
     requirements = [r.to_dict() for r in pool.requirements]
     if pool.single_zone and zone is not None and not any(r.key == ZONE_LABEL for r in pool.requirements):
         requirements.append({"key": ZONE_LABEL, "operator": "In", "values": [zone]})
+    # A static pool (replicas) takes no weight (the CRD's CEL rule; karpenter/static.py keeps only limits.nodes).
+    static = {"replicas": pool.replicas} if pool.replicas else {"weight": pool.weight}
     return {
         "template": {
             "metadata": {"labels": dict(pool.labels)},
@@ -55,7 +57,7 @@ def node_pool_spec(pool: NodePoolSpec, zone: Any = None) -> dict[str, Any]:
             "budgets": [b.to_dict() for b in pool.budgets],
         },
         "limits": dict(pool.limits),
-        "weight": pool.weight,
+        **static,
     }
 
 

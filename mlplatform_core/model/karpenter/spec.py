@@ -125,6 +125,8 @@ class NodePoolSpec:
     # With efaInterfaces efaOnly, the EC2NodeClass's networkInterfaces for this many EFA interfaces (model/efa.py);
     # 0: none (Karpenter attaches its own all-`efa` layout when a pod asks for EFA).
     efa_only_interfaces: int = 0
+    # A static NodePool (the group's staticNodes, karpenter/static.py): this many nodes always run; None: dynamic.
+    replicas: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

@@ -16,7 +16,7 @@ What `dra` needs, checked here before anything is created:
   group with no ResourceSlices (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go
   TemplateNodeInfo: `framework.NewNodeInfo(node, nil, ...)` @ 55c37cd5), so a pod's ResourceClaim never fits the
   template and the group never grows; from one live node it copies that node's slices; a Karpenter pool needs
-  a pinned Karpenter with DRA support (1.15, read against the pinned release of data/karpenter.json); an Auto
+  a static pool (`staticNodes`) or a pinned Karpenter that launches nodes for claims (karpenter/release.py); an Auto
   Mode pool needs Kubernetes 1.36, where Auto Mode's node runtime ships the NVIDIA DRA driver (on 1.35 and below
   Auto Mode runs the device plugin);
 - GPU sharing the pinned driver can express as static configuration (NVIDIA/k8s-dra-driver-gpu @ v25.12.0):
@@ -45,16 +45,11 @@ Add = Callable[[tuple, str], None]
 DEVICE_PLUGIN = "devicePlugin"
 DRA = "dra"
 DRA_MIN_KUBERNETES = "1.34"  # resource.k8s.io/v1, DRA GA
-KARPENTER_DRA_MIN = "1.15"  # the first Karpenter release that provisions for ResourceClaims (EKS user guide)
 AUTO_MODE_DRA_MIN_KUBERNETES = "1.36"  # Auto Mode's node runtime ships the NVIDIA and EFA DRA drivers from 1.36
 SETTING = "gpuAllocation"
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("-")[0].split(".") if p.isdigit())
-
-
-def _node_group_need(minor: str, min_size: int, max_size: int) -> str | None:
+def _node_group_need(minor: str, min_size: int, max_size: int, static: bool) -> str | None:
     if min_size >= 1 or max_size == 0:
         return None
     return (
@@ -64,18 +59,13 @@ def _node_group_need(minor: str, min_size: int, max_size: int) -> str | None:
     )
 
 
-def _karpenter_need(minor: str, min_size: int, max_size: int) -> str | None:
-    pinned = karpenter_release.version()
-    if _version_key(pinned) >= _version_key(KARPENTER_DRA_MIN):
-        return None
-    return (
-        f"a Karpenter pool provisions for ResourceClaims from Karpenter {KARPENTER_DRA_MIN} (with its DRA feature "
-        f"gates), but the pinned Karpenter is {pinned} (mlplatform_core/data/karpenter.json); use gpuAllocation: "
-        "devicePlugin for this pool until the pinned Karpenter supports DRA"
-    )
+def _karpenter_need(minor: str, min_size: int, max_size: int, static: bool) -> str | None:
+    # A static pool's nodes exist, so claims are allocated from their ResourceSlices; a dynamic pool needs a
+    # Karpenter that launches nodes for pending claims (karpenter/release.py, per pinned minor).
+    return karpenter_release.dra_pool_problem(static)
 
 
-def _auto_mode_need(minor: str, min_size: int, max_size: int) -> str | None:
+def _auto_mode_need(minor: str, min_size: int, max_size: int, static: bool) -> str | None:
     if minor_key(minor) >= minor_key(AUTO_MODE_DRA_MIN_KUBERNETES):
         return None
     return (
@@ -87,7 +77,7 @@ def _auto_mode_need(minor: str, min_size: int, max_size: int) -> str | None:
 
 # What `dra` needs beyond Kubernetes 1.34, by the provisioner that launches the group's nodes (a table, not a test
 # per provisioner: the provisioner protocol is the place for it).
-_PROVISIONER_NEEDS: dict[str, Callable[[str, int, int], str | None]] = {
+_PROVISIONER_NEEDS: dict[str, Callable[[str, int, int, bool], str | None]] = {
     NODE_GROUPS: _node_group_need,
     KARPENTER: _karpenter_need,
     AUTO_MODE: _auto_mode_need,
@@ -132,7 +122,8 @@ def allocation_of(
             "and a DRA driver and a device plugin must not manage the same GPUs (EKS user guide: with Bottlerocket, "
             f"keep the device plugin); use an AL2023 NVIDIA AMI, or {SETTING}: {DEVICE_PLUGIN}",
         )
-    if need := _PROVISIONER_NEEDS[provisioner](minor, *sizes):
+    static = getattr(o, "static_nodes", None) is not None
+    if need := _PROVISIONER_NEEDS[provisioner](minor, *sizes, static):
         add(apath, f"{show(DRA)}: {need}")
     _sharing_problems(name, o, path, add)
     return DRA

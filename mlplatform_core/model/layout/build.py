@@ -14,6 +14,7 @@ from typing import Any
 
 from ..config import ConfigError, Problem, StackConfig, cluster_name, key_path, show
 from ..config.node_groups import GPU_AMI_TYPES, NodeGroupSettings
+from ..karpenter.static import static_pools
 from ..provisioners import Provisioner, every, provisioner_of
 from ..quotas import quota_problems
 from ..scheduling import (
@@ -398,6 +399,7 @@ def _launched(cfg: StackConfig, groups: list, paths: Mapping[str, tuple], errs: 
     kept = prov.kept(cfg, groups, errs.add)
     _section_problems(cfg, prov, errs)
     groups, node_pools = prov.node_pools(cfg, groups, errs.add)
+    groups, node_pools = static_pools(cfg, prov, groups, node_pools, errs.add)
     groups, node_pools = _pool_gpu_models(cfg, groups, node_pools, errs)
     managed = [g for g in groups if not g.karpenter] + list(kept.groups)
     quota_problems([(g, paths[g.name]) for g in managed], cfg.quotas, errs.add)

@@ -14,6 +14,7 @@ from ..config import StackConfig
 from ..karpenter import pools as karpenter_pools
 from ..karpenter.flavors import AUTO_MODE_FLAVOR, KARPENTER_FLAVOR, Flavor
 from ..karpenter.spec import NodePoolSpec
+from ..karpenter.static import AUTO_MODE_STATIC, StaticSupport
 from .base import AUTO_MODE_FEE, AUTO_MODE_PART, KARPENTER_PART, Add, Kept, LayoutLike, Part
 from .karpenter import KARPENTER_CHARTS
 from .node_pools import NodePoolProvisioner
@@ -27,6 +28,7 @@ class AutoMode(NodePoolProvisioner):
     )
     run_by_aws: bool = True
     cost_kinds: tuple[str, ...] = (AUTO_MODE_FEE,)
+    static_capacity: StaticSupport | str = AUTO_MODE_STATIC
 
     def kept_sections(self, cfg: StackConfig) -> frozenset[str]:
         """Migrating from Karpenter: its section stays, it builds the kept pools."""

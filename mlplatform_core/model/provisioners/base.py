@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from ..config import StackConfig
 from ..karpenter.flavors import Flavor
 from ..karpenter.spec import NodePoolSpec
+from ..karpenter.static import StaticSupport
 
 Add = Callable[[tuple, str], None]
 
@@ -72,6 +73,8 @@ class Provisioner(Protocol):
     runs_cluster_autoscaler: bool  # the Cluster Autoscaler scales its groups (two autoscalers would fight)
     run_by_aws: bool  # AWS runs its nodes' Karpenter, networking, DNS, storage and GPU plugins (run_by_aws.py)
     cost_kinds: tuple[str, ...]  # the cost lines it adds (AUTO_MODE_FEE)
+    # How it keeps a group's nodes warm for `staticNodes` (karpenter/static.py StaticSupport), or why it cannot.
+    static_capacity: StaticSupport | str
 
     def is_pool(self, cfg: StackConfig, group: str) -> bool:
         """Whether a NodePool of this provisioner launches the group (else it is a managed node group)."""

@@ -12,6 +12,7 @@ from ..config import StackConfig
 from ..karpenter import pools as karpenter_pools
 from ..karpenter.flavors import KARPENTER_FLAVOR, Flavor
 from ..karpenter.spec import NodePoolSpec
+from ..karpenter.static import KARPENTER_STATIC, StaticSupport
 from .base import KARPENTER_PART, Add, Kept, LayoutLike, Part
 from .node_pools import NodePoolProvisioner
 
@@ -24,6 +25,7 @@ class Karpenter(NodePoolProvisioner):
     initial_group_note: str = " (the Karpenter controller runs there too)"
     run_by_aws: bool = False
     cost_kinds: tuple[str, ...] = ()
+    static_capacity: StaticSupport | str = KARPENTER_STATIC
 
     def kept_sections(self, cfg: StackConfig) -> frozenset[str]:
         return frozenset()

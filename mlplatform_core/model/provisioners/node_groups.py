@@ -11,6 +11,7 @@ from ..config import StackConfig
 from ..config.karpenter_settings import NODE_GROUPS
 from ..karpenter.flavors import Flavor
 from ..karpenter.spec import NodePoolSpec
+from ..karpenter.static import NODE_GROUPS_STATIC, StaticSupport
 from .base import Add, Kept, LayoutLike, Part
 
 
@@ -24,6 +25,7 @@ class NodeGroups:
     runs_cluster_autoscaler: bool = True
     run_by_aws: bool = False
     cost_kinds: tuple[str, ...] = ()
+    static_capacity: StaticSupport | str = NODE_GROUPS_STATIC
 
     def is_pool(self, cfg: StackConfig, group: str) -> bool:
         return False

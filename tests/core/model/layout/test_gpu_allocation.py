@@ -110,13 +110,16 @@ def test_static_mig_with_dra_is_the_drivers_mig_devices_and_a_strategy_is_refuse
     assert "additionalNodeGroups[0].gpuSharing.mig.strategy" in text and "mig.nvidia.com" in text
 
 
-def test_karpenter_pools_need_a_pinned_karpenter_with_dra():
-    pinned = karpenter_release.version()
-    if tuple(int(p) for p in pinned.split(".")[:2]) >= (1, 15):
+def test_karpenter_dynamic_pools_need_a_karpenter_that_launches_for_claims_static_pools_do_not():
+    if karpenter_release.karpenter_supports_dra():
         assert layout("dev-karpenter", gpu={"gpuAllocation": "dra"}).group("gpu").gpu_allocation == "dra"
     else:
         text = refusal("dev-karpenter", gpu={"gpuAllocation": "dra"})
-        assert "nodeGroups.gpu.gpuAllocation" in text and f"pinned Karpenter is {pinned}" in text
+        assert "nodeGroups.gpu.gpuAllocation" in text and "staticNodes" in text
+    # A static pool's nodes exist: the scheduler allocates claims from their ResourceSlices on any pinned release.
+    warm = layout("dev-karpenter", gpu={"gpuAllocation": "dra", "staticNodes": 1})
+    assert warm.group("gpu").gpu_allocation == "dra"
+    assert next(p for p in warm.node_pools if p.name == "gpu").replicas == 1
 
 
 def test_auto_mode_dra_is_refused_before_1_36_and_installs_nothing_from_it():

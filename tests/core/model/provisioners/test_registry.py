@@ -40,6 +40,7 @@ class FakeProvisioner:
     runs_cluster_autoscaler: bool = False
     run_by_aws: bool = False
     cost_kinds: tuple[str, ...] = ()
+    static_capacity: str = "a fourth provisioner keeps no static NodePools ({n} asked)"
 
     def is_pool(self, cfg: Any, group: str) -> bool:
         self.calls.append(f"is_pool {group}")
