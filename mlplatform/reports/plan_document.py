@@ -15,6 +15,7 @@ from .auto_mode import auto_mode_section
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
+from .capacity_quotas import capacity_quotas_document
 from .gpu_capacity import gpu_capacity_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
@@ -126,6 +127,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         },
         # `charts`: each Helm release as its chart renders with the stack's values (the plan's chart proof).
         "kubernetes": {**kubernetes_section(plan.run), "charts": addon_charts_section(plan)},
+        # The GPU capacity preflight: the EC2 instance quotas the GPU and spot groups reach (capacity_quotas.py).
+        "capacityQuotas": capacity_quotas_document(plan),
         "cost": cost_section(plan_cost(plan)),
         "storage": storage_section(plan),
         # One entry per `pulumi up` (each program is its own stack and its own dependency graph).
