@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the AWS CLI's example ({example}) disagrees with the defaults table on {code}", file=sys.stderr)
         return 1
     if names.get(code) != example.get("QuotaName"):
-        print(f"the AWS CLI's example names {code} {example.get('QuotaName')!r}, not {names.get(code)!r}", file=sys.stderr)
+        named = example.get("QuotaName")
+        print(f"the AWS CLI's example names {code} {named!r}, not {names.get(code)!r}", file=sys.stderr)
         return 1
     catalog = json.loads(CATALOG.read_text(encoding="utf-8"))["instance_types"]
     families = sorted({t.split(".", 1)[0] for t in catalog})

@@ -12,10 +12,10 @@ from ..documents import SCHEMA_VERSION
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
 from .auto_mode import auto_mode_section
+from .capacity_quotas import capacity_quotas_document
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
-from .capacity_quotas import capacity_quotas_document
 from .gpu_capacity import gpu_capacity_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section

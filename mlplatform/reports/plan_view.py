@@ -22,10 +22,10 @@ from mlplatform_core.model.scheduling import Taint
 from ..plan import Plan
 from ..stacks import NAMED_BY_FILE, file_name_note
 from .auto_mode import render_auto_mode
+from .capacity_quotas import render_capacity_quotas
 from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
-from .capacity_quotas import render_capacity_quotas
 from .gpu_capacity import render_gpu_capacity
 from .node_pools import node_pool_table
 from .placement import render_placement

@@ -132,10 +132,8 @@ def capacity_needs(layout: Layout, raised: Mapping[str, int], live: Mapping[str,
     needs = []
     for q, reaches in grouped.items():
         applied, assumed = _applied(q, raised, live)
-        if q.kind == CAPACITY_BLOCK:
-            needed = len(reaches)
-        else:
-            needed = sum(r.amount for r in reaches)
+        # a Capacity Block quota counts blocks (one per reservation), the others vCPUs
+        needed = len(reaches) if q.kind == CAPACITY_BLOCK else sum(r.amount for r in reaches)
         needs.append(QuotaNeed(q, needed, applied, assumed, tuple(reaches)))
     kinds = (ON_DEMAND, SPOT, CAPACITY_BLOCK)
     return sorted(needs, key=lambda n: (kinds.index(n.quota.kind), n.quota.name))
