@@ -91,13 +91,16 @@ def _matches(kind: str, token: str, family: str) -> bool:
     return family_class(family) == t
 
 
-def covered(kind: str, quota_tokens: dict[str, list[str]], families: list[str]) -> dict[str, list[str]]:
-    """code -> the catalog families it covers, among the quotas of one kind. A family no token names exactly
-    falls to the longest letter-only token its letters start with (im4gn and is4gen are I, gr6 is G)."""
+def covered(
+    kind: str, quota_tokens: dict[str, list[str]], families: list[str], named: set[str]
+) -> dict[str, list[str]]:
+    """code -> the catalog families it covers, among the quotas of one kind. A family whose letters no quota of
+    any kind names (`named`) falls to the longest letter-only token its letters start with (im4gn and is4gen
+    are I, gr6 is G); one a quota names (hpc, inf, trn) never does, so HPC types are no Standard Spot request."""
     out: dict[str, list[str]] = {code: [] for code in quota_tokens}
     for fam in families:
         hits = [code for code, toks in quota_tokens.items() if any(_matches(kind, t, fam) for t in toks)]
-        if not hits and kind != "capacityBlock":
+        if not hits and kind != "capacityBlock" and family_class(fam) not in named:
             cls = family_class(fam)
             prefixes = [
                 (len(t), code)
@@ -128,8 +131,9 @@ def build(defaults: dict[str, tuple[str, float]], names: dict[str, str], familie
                     "tokens": tokens(m["what"]),
                 }
                 by_kind[kind][code] = quotas[code]["tokens"]
+    named = {t.lower() for toks in by_kind.values() for ts in toks.values() for t in ts if t.isalpha()}
     for kind, quota_tokens in by_kind.items():
-        for code, fams in covered(kind, quota_tokens, families).items():
+        for code, fams in covered(kind, quota_tokens, families, named).items():
             quotas[code]["families"] = sorted(fams)
     return quotas
 
