@@ -63,7 +63,8 @@ def test_the_generator_keeps_instance_quotas_with_defaults_and_families(tmp_path
     code, out = run(tmp_path)
     assert code == 0
     quotas = json.loads(out.read_text())["quotas"]
-    assert set(quotas) == {"L-417A185B", "L-1216C47A", "L-C4BD4855", "L-DA6814F2", "L-1945791B"}  # not per organization, not EIPs
+    # not the per-organization block quota, not Elastic IPs
+    assert set(quotas) == {"L-417A185B", "L-1216C47A", "L-C4BD4855", "L-DA6814F2", "L-1945791B"}
     p = quotas["L-417A185B"]
     assert (p["kind"], p["default"], p["unit"]) == ("onDemand", 0, "vCPUs")
     assert {"p4d", "p5", "p5en"} <= set(p["families"]) and "m5" not in p["families"]
