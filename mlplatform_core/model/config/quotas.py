@@ -36,7 +36,10 @@ class QuotaSettings(SettingsModel):
 
     managed_node_groups_per_cluster: Count | None = Field(default=None, ge=1, le=100000)
     nodes_per_managed_node_group: Count | None = Field(default=None, ge=1, le=100000)
-    ec2: dict[str, Count] = Field(default_factory=dict)
+    # the stack file's schema lists the codes, so that an editor completes them
+    ec2: dict[str, Count] = Field(
+        default_factory=dict, json_schema_extra=lambda s: s.update(propertyNames={"enum": sorted(ec2_quotas())})
+    )
 
     @field_validator("ec2")
     @classmethod
