@@ -65,3 +65,18 @@ def render_capacity_quotas(section: CapacityQuotas, console: Console) -> None:
     print_table(console, table)
     for w in section.warnings:
         console.print(f"[yellow]warning[/yellow] {escape(w)}")
+
+
+def capacity_quotas_markdown(section: dict) -> list[str]:
+    """The section for `--format markdown` (a pull request's comment): the quotas over their values, each with
+    its request; nothing when every quota the stack reaches is within its value."""
+    quotas = CapacityQuotas.model_validate(section)
+    over = [q for q in quotas.quotas if q.over]
+    if not over:
+        return []
+    out = ["EC2 instance quotas the GPU and spot groups exceed at max size:", ""]
+    for q in over:
+        out.append(
+            f"- ⚠️ {q.name} (`{q.code}`): needs {q.needed} {q.unit}, assumed {q.value} ({q.assumed}); `{q.request}`"
+        )
+    return [*out, ""]
