@@ -43,6 +43,7 @@ class Plan:
     project: Project | None = None  # whose programs ran (None: a plan built by hand, in tests)
     live_prices: LivePrices | None = None  # `--prices live`: what the Price List API answered for this stack
     chart_proof: ChartProof | None = None  # the charts as build_plan proved them (None: proven when first read)
+    live_quotas: dict[str, int] | None = None  # `--quotas live`: the EC2 quota values Service Quotas answered
 
     @cached_property
     def placement(self) -> InvariantReport:

@@ -167,6 +167,14 @@ GENERATORS: tuple[DataGenerator, ...] = (
         "the quotas the plan checks a stack against ([GPUs](gpu.md): `quotas`)",
     ),
     DataGenerator(
+        "generate_ec2_quotas.py",
+        ("ec2_quotas.json",),
+        ("ec2-default-quotas", "ec2-quota-names", "awscli-service-quotas-example"),
+        "the EC2 instance quotas the plan's GPU capacity preflight adds vCPUs up against (On-Demand, Spot and "
+        "Capacity Block quotas: code, name, AWS default, the families each counts) and the codes `quotas.ec2` "
+        "takes ([GPUs](gpu.md): GPU capacity preflight)",
+    ),
+    DataGenerator(
         "generate_mig_profiles.py",
         ("mig_profiles.json",),
         ("nvidia-mig-parted-config",),

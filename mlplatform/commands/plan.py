@@ -37,9 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where prices come from: the committed snapshot (default, offline), or, for what it lacks, the AWS "
         "Price List API (needs AWS credentials; answers cached on disk with their date for 7 days)",
     )
+    parser.add_argument(
+        "--quotas",
+        choices=("snapshot", "live"),
+        default="snapshot",
+        help="which EC2 instance quota values the GPU capacity preflight assumes: the generated AWS defaults and "
+        "the values under quotas.ec2 (default, offline), or the account's values read through Service Quotas in "
+        "the stack's region (needs AWS credentials allowed servicequotas:GetServiceQuota)",
+    )
 
 
-def plan_stack(project: Project, target: Target, fmt: str, prices: str = "snapshot") -> StackResult:
+def plan_stack(
+    project: Project, target: Target, fmt: str, prices: str = "snapshot", quotas: str = "snapshot"
+) -> StackResult:
     """One stack's plan; InputError when the stack cannot be read."""
     from ..plan import build_plan  # the engine and the Pulumi SDK: only once a plan is made
     from ..reports.plan_document import plan_document
@@ -47,6 +57,12 @@ def plan_stack(project: Project, target: Target, fmt: str, prices: str = "snapsh
     from ..reports.stack_result import StackResult
 
     plan = build_plan(target.stack, target.config_file, project, prices=prices)
+    if quotas == "live":
+        from mlplatform_core.model.capacity_quotas import wanted_codes
+
+        from ..live_quotas import read_live_quotas  # boto3 only when live quotas are asked for
+
+        plan.live_quotas = read_live_quotas(plan.config.region, wanted_codes(plan.layout))
     doc = plan_document(plan) if fmt in (JSON, MARKDOWN) else None
     # one `pulumi up` per program, each with its own waves: "in 6 + 3 waves"
     waves = " + ".join(str(len(o["waves"])) for o in doc["deploymentOrder"]) if doc else None
@@ -72,5 +88,8 @@ def render_plan(result: StackResult, console: Console) -> None:
 
 def run(args: argparse.Namespace) -> int:
     return run_stacks(
-        args, "mlplatform plan", lambda project, target, fmt: plan_stack(project, target, fmt, args.prices), render_plan
+        args,
+        "mlplatform plan",
+        lambda project, target, fmt: plan_stack(project, target, fmt, args.prices, args.quotas),
+        render_plan,
     )

@@ -15,6 +15,7 @@ from mlplatform_core.model.cost import HOURS_PER_MONTH
 
 from ..plan import Plan
 from . import mermaid
+from .capacity_quotas import capacity_quotas_markdown
 from .check import verdict_line
 from .cost import plan_cost
 from .placement import matrix_from_report
@@ -154,6 +155,7 @@ def stack_section(plan: Plan, doc: dict[str, Any], check: dict[str, Any] | None,
         + (f" ({doc['kubernetesSupport']['note']})" if doc["kubernetesSupport"].get("note") else ""),
         "",
         *_cost(plan),
+        *capacity_quotas_markdown(doc["capacityQuotas"]),
         *_policy(plan, check),
         f"{heading}# Deployment path (kubernetesLayer: {doc['deployment']['kubernetesLayer']})",
         "",

@@ -12,6 +12,7 @@ from ..documents import SCHEMA_VERSION
 from ..engine import ProgramRun, Recorded
 from ..plan import Plan
 from .auto_mode import auto_mode_section
+from .capacity_quotas import capacity_quotas_document
 from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
@@ -126,6 +127,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         },
         # `charts`: each Helm release as its chart renders with the stack's values (the plan's chart proof).
         "kubernetes": {**kubernetes_section(plan.run), "charts": addon_charts_section(plan)},
+        # The GPU capacity preflight: the EC2 instance quotas the GPU and spot groups reach (capacity_quotas.py).
+        "capacityQuotas": capacity_quotas_document(plan),
         "cost": cost_section(plan_cost(plan)),
         "storage": storage_section(plan),
         # One entry per `pulumi up` (each program is its own stack and its own dependency graph).

@@ -16,11 +16,13 @@ from mlplatform_core.model.addons.core_services import core_services_groups
 from mlplatform_core.model.config import StackConfig
 from mlplatform_core.model.deployment import VPC_CIDR_AT_DEPLOY, private_api_cidrs
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.plan_document import CapacityQuotas
 from mlplatform_core.model.scheduling import Taint
 
 from ..plan import Plan
 from ..stacks import NAMED_BY_FILE, file_name_note
 from .auto_mode import render_auto_mode
+from .capacity_quotas import render_capacity_quotas
 from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
@@ -146,6 +148,9 @@ def render(plan: Plan, console: Console) -> None:
         console.print()
     render_gpu_capacity(doc["placement"]["gpuCapacity"], console)
     console.print()
+    if doc["capacityQuotas"]["quotas"]:
+        render_capacity_quotas(CapacityQuotas.model_validate(doc["capacityQuotas"]), console)
+        console.print()
     render_cost(plan, console)
     console.print()
     render_placement(plan.layout, console, report=plan.placement)

