@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
+from mlplatform_core.model.plan_document import Addon, KubernetesSection
 
 from ..engine import ProgramRun
 from .tables import print_table
@@ -37,7 +38,7 @@ def _api_version(type_: str) -> tuple[str, str] | None:
     return group_version, parts[2]
 
 
-def kubernetes_section(run: ProgramRun) -> dict[str, Any]:
+def kubernetes_section(run: ProgramRun) -> KubernetesSection:
     objects = []
     for r in run.resources:
         api = _api_version(r.type)
@@ -48,29 +49,29 @@ def kubernetes_section(run: ProgramRun) -> dict[str, Any]:
     for r in sorted(run.of_type(HELM_RELEASE_TYPE), key=lambda r: r.name):
         i = r.inputs
         addons.append(
-            {
-                "name": i.get("name", r.name),
-                "kind": "helm",
-                "chart": i.get("chart"),
-                "version": i.get("version"),
-                "repo": i.get("repositoryOpts", {}).get("repo"),
-                "namespace": i.get("namespace"),
-                "values": i.get("values", {}),
-            }
+            Addon(
+                name=i.get("name", r.name),
+                kind="helm",
+                chart=i.get("chart"),
+                version=i.get("version"),
+                repo=i.get("repositoryOpts", {}).get("repo"),
+                namespace=i.get("namespace"),
+                values=i.get("values", {}),
+            )
         )
     for r in run.of_type(EKS_ADDON_TYPE):
         i = r.inputs
         values = i.get("configurationValues")
         addons.append(
-            {
-                "name": i.get("addonName", r.name),
-                "kind": "eks-addon",
-                "version": i.get("addonVersion"),
-                "values": json.loads(values) if isinstance(values, str) else values,
-                "createdBy": r.created_by,
-            }
+            Addon(
+                name=i.get("addonName", r.name),
+                kind="eks-addon",
+                version=i.get("addonVersion"),
+                values=json.loads(values) if isinstance(values, str) else values,
+                created_by=r.created_by,
+            )
         )
-    return {"objects": objects, "addons": addons}
+    return KubernetesSection(objects=objects, addons=addons)
 
 
 def _amounts(d: dict[str, str] | None) -> str:
