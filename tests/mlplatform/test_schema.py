@@ -86,6 +86,26 @@ def test_top_level_values_may_be_the_text_pulumi_config_set_writes(validator):
     assert errors(validator, stack(**{"ml-platform-eks:clusterName": None}))
 
 
+ALL_STACK_FILES = sorted(STACKS.glob("Pulumi.*.yaml")) + sorted(EXAMPLE_STACKS.glob("Pulumi.*.yaml"))
+HINT = "# yaml-language-server: $schema="
+
+
+@pytest.mark.parametrize("path", ALL_STACK_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_shipped_stack_file_points_editors_at_the_shipped_schema(path):
+    """As `init` writes it: the first line names the schema by a path relative to the stack file's folder (how
+    yaml-language-server resolves it), here the file the wheel ships, so a checkout completes as you type."""
+    from mlplatform_core.model.config import read_stack_file
+
+    first, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    assert first.startswith(HINT), f"{path.name}: first line {first!r}"
+    target = (path.parent / first.removeprefix(HINT)).resolve()
+    assert target == (ROOT / "mlplatform_core" / "schemas" / STACK_SCHEMA_FILE).resolve() and target.is_file()
+    # A comment to YAML: what Pulumi and the toolkit read is the file without it.
+    assert yaml.safe_load(path.read_text(encoding="utf-8")) == yaml.safe_load(rest)
+    if path != BROKEN:
+        assert read_stack_file(path) == yaml.safe_load(rest)["config"]
+
+
 def test_init_writes_the_schema_and_points_each_stack_file_at_it(tmp_path, capsys, validator):
     assert main(["init", str(tmp_path / "p")]) == 0, capsys.readouterr().err
     project = tmp_path / "p"
