@@ -198,7 +198,9 @@ GENERATORS: tuple[DataGenerator, ...] = (
 # Generated from the repository's own models, not from upstream (no pins): the JSON Schemas shipped in the wheel.
 # They run before the doc generators (a page may show them).
 MODEL_GENERATORS = ("generate_schemas.py",)
-MODEL_OUTPUTS = ("mlplatform_core/schemas/stack.schema.json", "mlplatform_core/schemas/plan.schema.json")
+MODEL_OUTPUTS = tuple(
+    f"{folder}/{name}.schema.json" for folder in ("mlplatform_core/schemas", "docs/schemas") for name in ("stack", "plan")
+)
 
 # The doc generators, in order: the last runs the commands whose output the pages show, after the others wrote
 # the pages those commands may read.
