@@ -1,9 +1,9 @@
 """Write the JSON Schemas shipped in the wheel (mlplatform_core/schemas/*.schema.json) from their models.
 
 stack.schema.json from the settings model (mlplatform_core/model/config/json_schema.py), plan.schema.json from the
-typed plan document (mlplatform_core/model/plan_document); the same files go into docs/schemas/ for the site. Generated from this repository's own code, not from
-upstream: no pins, nothing to fetch. `make generate` runs it (scripts/regenerate.py, MODEL_GENERATORS);
-`mlplatform schema stack|plan` prints the same text.
+typed plan document (mlplatform_core/model/plan_document); the same files go into docs/schemas/ for the site.
+Generated from this repository's own code, not from upstream: no pins, nothing to fetch. `make generate` runs it
+(scripts/regenerate.py, MODEL_GENERATORS); `mlplatform schema stack|plan` prints the same text.
 """
 
 from __future__ import annotations

@@ -199,7 +199,9 @@ GENERATORS: tuple[DataGenerator, ...] = (
 # They run before the doc generators (a page may show them).
 MODEL_GENERATORS = ("generate_schemas.py",)
 MODEL_OUTPUTS = tuple(
-    f"{folder}/{name}.schema.json" for folder in ("mlplatform_core/schemas", "docs/schemas") for name in ("stack", "plan")
+    f"{folder}/{name}.schema.json"
+    for folder in ("mlplatform_core/schemas", "docs/schemas")
+    for name in ("stack", "plan")
 )
 
 # The doc generators, in order: the last runs the commands whose output the pages show, after the others wrote

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from mlplatform.reports.placement import placement_matrix, placement_section
-from mlplatform_core.model.plan_document import dump
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.plan_document import dump
 from mlplatform_core.placement.filters import place
 from mlplatform_core.placement.invariants import check_layout
 from mlplatform_core.placement.profiles import ProfileInputs, builtin_profiles
