@@ -106,10 +106,10 @@ def _resource(r: Recorded) -> PlanResource:
     )
 
 
-def plan_model(plan: Plan) -> PlanDocument:
-    """The typed plan document (mlplatform_core/model/plan_document): what `plan --json` writes."""
+def _plan_model(plan: Plan) -> PlanDocument:
+    """The typed plan document (mlplatform_core/model/plan_document), its `placeholders` still empty."""
     cfg = plan.config
-    doc = PlanDocument(
+    return PlanDocument(
         schema_version=SCHEMA_VERSION,
         stack=plan.stack,
         stack_named_by=plan.named_by,
@@ -139,15 +139,14 @@ def plan_model(plan: Plan) -> PlanDocument:
         deployment_order=[order_section(run) for run in plan.run.programs],
         placeholders=[],
     )
+def plan_document(plan: Plan) -> dict[str, Any]:
+    """`mlplatform plan --json`: the typed document (model/plan_document) in its JSON form."""
+    doc = dump(_plan_model(plan))
     # The offline run's stand-ins for what exists only after deploy, outside `resources` (whose inputs repeat
     # them wherever one resource reads another's output): each string's JSON Pointer, value and `<...>` form.
-    found = plan.placeholders.find(doc.model_dump(by_alias=True, exclude={"resources"}))
-    return doc.model_copy(update={"placeholders": [Placeholder.model_validate(p) for p in found]})
-
-
-def plan_document(plan: Plan) -> dict[str, Any]:
-    """`mlplatform plan --json`: the typed document in its JSON form."""
-    return dump(plan_model(plan))
+    found = plan.placeholders.find({k: v for k, v in doc.items() if k != "resources"})
+    doc["placeholders"] = [dump(Placeholder.model_validate(p)) for p in found]
+    return doc
 
 
 def addon_charts_section(plan: Plan) -> Charts:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import Part, Taint, dump
+from .base import Part, SparsePart, Taint, dump
 from .compute import AmiSelectorTerm, Disruption, DisruptionBudget, NodeClassView, NodeGroupEntry, NodePoolEntry
 from .cost import CostLine, CostSection, CostTotal, CostTotals, LivePrices, PriceRange, Prices, Sizes, UnitPrice
 from .deployment import (
@@ -90,6 +90,7 @@ __all__ = [
     "Reservation",
     "ResourceRef",
     "Sizes",
+    "SparsePart",
     "StorageSection",
     "Taint",
     "UnitPrice",

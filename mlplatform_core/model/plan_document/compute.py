@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from .base import Part, Taint
+from .base import Part, SparsePart, Taint
 
 
 class NodeGroupEntry(Part):
@@ -39,7 +39,7 @@ class NodeGroupEntry(Part):
     launch_template: dict[str, Any] | None = None
 
 
-class DisruptionBudget(Part):
+class DisruptionBudget(SparsePart):
     """One of a NodePool's disruption budgets (Karpenter's order: reasons, nodes, schedule, duration)."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"reasons", "nodes", "schedule", "duration"})
@@ -50,7 +50,7 @@ class DisruptionBudget(Part):
     duration: str | None = None
 
 
-class Disruption(Part):
+class Disruption(SparsePart):
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"consolidation_policy", "consolidate_after", "budgets"})
 
     consolidation_policy: str | None = None
@@ -58,14 +58,14 @@ class Disruption(Part):
     budgets: list[DisruptionBudget] = Field(default_factory=list)
 
 
-class AmiSelectorTerm(Part):
+class AmiSelectorTerm(SparsePart):
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"alias", "id"})
 
     alias: str | None = None
     id: str | None = None
 
 
-class NodeClassView(Part):
+class NodeClassView(SparsePart):
     """A pool's node class: its name and kind (EC2NodeClass, or Auto Mode's NodeClass) and what it sets."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset(
@@ -97,7 +97,7 @@ class NodeClassView(Part):
     placement_group_selector: dict[str, Any] | None = None
 
 
-class NodePoolEntry(Part):
+class NodePoolEntry(SparsePart):
     """A Karpenter or Auto Mode NodePool with its node class; `instanceTypes`: every catalog type it allows
     (written when the layout plans the pool)."""
 

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from .base import Part
+from .base import Part, SparsePart
 
 
-class KubernetesSupport(Part):
+class KubernetesSupport(SparsePart):
     """The EKS support phase of the stack's minor today (extended support costs more per hour)."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"end_of_standard_support", "end_of_extended_support", "note"})
@@ -51,7 +51,7 @@ class AutoModeSection(Part):
     core_services_on: list[str] = Field(default_factory=list)
 
 
-class DeploymentSection(Part):
+class DeploymentSection(SparsePart):
     """The programs the stack runs, in order (`autoMode` on EKS Auto Mode; `clusterStackReference` when the
     Kubernetes layer is a program of its own)."""
 
@@ -65,7 +65,7 @@ class DeploymentSection(Part):
     cluster_stack_reference: str | None = None
 
 
-class AccessPolicy(Part):
+class AccessPolicy(SparsePart):
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"policy_arn"})
 
     policy: str
@@ -83,7 +83,7 @@ class AccessEntry(Part):
     managed_by: str = ""
 
 
-class StorageSection(Part):
+class StorageSection(SparsePart):
     """The EBS CSI add-on (version, role, configuration) and the StorageClasses; on EKS Auto Mode without the
     add-on, `blockStorage` and Auto Mode's StorageClass."""
 

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from .base import Part
+from .base import Part, SparsePart
 
 
-class Addon(Part):
+class Addon(SparsePart):
     """A Helm release (kind helm: chart, repo, namespace) or an EKS managed add-on (kind eks-addon: createdBy)."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"chart", "repo", "namespace", "created_by"})

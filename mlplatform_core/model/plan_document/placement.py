@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from .base import Part, Taint
+from .base import Part, SparsePart, Taint
 
 
 class NodeTemplate(Part):
@@ -25,7 +25,7 @@ class NodeTemplate(Part):
     unknown_instance_types: list[str] = Field(default_factory=list)
 
 
-class GroupPlacement(Part):
+class GroupPlacement(SparsePart):
     """Whether a profile's pod can land on one group (node template), and why not; the types it fits on."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset(
@@ -76,7 +76,7 @@ class PlacementError(Part):
     message: str
 
 
-class Reservation(Part):
+class Reservation(SparsePart):
     """A capacity reservation a group launches into (an ODCR or a Capacity Block)."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"placement_group"})
@@ -88,7 +88,7 @@ class Reservation(Part):
     placement_group: str | None = None
 
 
-class GpuGroup(Part):
+class GpuGroup(SparsePart):
     """A GPU or single-zone group (or a kept one, or a Karpenter pool), by the placement proof's name."""
 
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"reservation", "gpu_resources", "scale_from_zero"})
