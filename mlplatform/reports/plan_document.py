@@ -139,6 +139,8 @@ def _plan_model(plan: Plan) -> PlanDocument:
         deployment_order=[order_section(run) for run in plan.run.programs],
         placeholders=[],
     )
+
+
 def plan_document(plan: Plan) -> dict[str, Any]:
     """`mlplatform plan --json`: the typed document (model/plan_document) in its JSON form."""
     doc = dump(_plan_model(plan))
