@@ -7,6 +7,8 @@ camelCase keys. The models are open (extra keys are kept): a document of another
 are each provider's own properties (resource inputs, Kubernetes objects, chart values) stay open-ended dicts.
 `mlplatform schema plan` prints the JSON Schema of this model, shipped as mlplatform_core/schemas/plan.schema.json.
 
+Reading is lenient where a document of an earlier release of the same schemaVersion may lack a key: a part
+requires only what names it (a resource's urn, a group's or a pool's name); the rest has a default.
 One module per section; a new section is a module here and a field of `PlanDocument`.
 """
 

@@ -26,14 +26,14 @@ class UnitPrice(Part):
 
 
 class PriceRange(Part):
-    min: float
-    max: float
+    min: float | None = None
+    max: float | None = None
 
 
 class CostLine(Part):
-    kind: str
+    kind: str = ""
     name: str
-    unit: str
+    unit: str = ""
     quantity: Sizes = Field(default_factory=Sizes)
     unit_price: UnitPrice = Field(default_factory=UnitPrice)
     instance_types: list[str] = Field(default_factory=list)

@@ -33,7 +33,7 @@ class ChartWorkload(Part):
 
 class ChartRelease(Part):
     release: str
-    chart: str
+    chart: str | None = None
     version: str | None = None
     app_version: str | None = None
     namespace: str | None = None

@@ -73,7 +73,7 @@ class PlacementMatrix(Part):
 
 class PlacementError(Part):
     profile: str
-    message: str
+    message: str = ""
 
 
 class Reservation(SparsePart):
@@ -94,7 +94,7 @@ class GpuGroup(SparsePart):
     _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"reservation", "gpu_resources", "scale_from_zero"})
 
     name: str
-    provisioner: str
+    provisioner: str | None = None  # nodeGroups, karpenter, autoMode
     capacity_type: str | None = None
     availability_zone: str | None = None
     placement_group: bool = False
@@ -111,8 +111,8 @@ class QuotaUse(Part):
     """An EKS service quota, the value applied (raised under `quotas:`, or AWS's default) and what the stack uses."""
 
     name: str
-    limit: int
-    used: int
+    limit: int | None = None
+    used: int | None = None
 
 
 class GpuCapacity(Part):

@@ -56,5 +56,5 @@ class Placeholder(Part):
     """An offline stand-in for what exists only after deploy: its JSON Pointer, value and `<...>` form."""
 
     pointer: str
-    value: str
-    at_deploy: str
+    value: str = ""
+    at_deploy: str = ""
