@@ -3,7 +3,8 @@
 The data generators (scripts/generate_*.py, scripts/render_charts.py) read the upstream files that
 scripts/upstream.json pins: from the cache a `--fetch` run filled (scripts/upstream.py), or with --fetch from
 the network. A generator whose pinned inputs are neither cached nor fetched is listed as "needs --fetch", never
-skipped in silence. The doc generators then write every generated page (`make docs`) and the data table of
+skipped in silence. The schema generator (scripts/generate_schemas.py) writes the JSON Schemas shipped in the wheel
+from the models; the doc generators then write every generated page (`make docs`) and the data table of
 docs/development.md, from scripts/upstream.json and the declaration below of which generator writes which file.
 With --check, the run ends with `git diff --exit-code` on every output: it fails when the committed output is
 not what the generators write.
@@ -210,6 +211,15 @@ GENERATORS: tuple[DataGenerator, ...] = (
     ),
 )
 
+# Generated from the repository's own models, not from upstream (no pins): the JSON Schemas shipped in the wheel.
+# They run before the doc generators (a page may show them).
+MODEL_GENERATORS = ("generate_schemas.py",)
+MODEL_OUTPUTS = tuple(
+    f"{folder}/{name}.schema.json"
+    for folder in ("mlplatform_core/schemas", "docs/schemas")
+    for name in ("stack", "plan")
+)
+
 # The doc generators, in order: the last runs the commands whose output the pages show, after the others wrote
 # the pages those commands may read.
 DOC_GENERATORS = ("generate_policy_docs.py", "generate_addon_docs.py", "generate_rehearsal_docs.py")
@@ -260,7 +270,7 @@ def outputs() -> list[str]:
     """Every path the generators write, repository-relative (what --check diffs)."""
     paths = [f"mlplatform_core/data/{g.outputs[0]}" for g in GENERATORS]
     paths += [o for g in GENERATORS for o in g.outputs[1:]]
-    return [*paths, *DOC_OUTPUTS]
+    return [*paths, *MODEL_OUTPUTS, *DOC_OUTPUTS]
 
 
 def _keep_dates(gen: DataGenerator) -> None:
@@ -300,7 +310,7 @@ def run_data(fetch: bool, ref: str | None) -> tuple[list[str], list[str], list[s
 def run_docs() -> list[str]:
     failed = []
     write_table()
-    for script in (*DOC_GENERATORS, DOC_LAST):
+    for script in (*MODEL_GENERATORS, *DOC_GENERATORS, DOC_LAST):
         print(f"generate: {script}", flush=True)
         if code := subprocess.run([sys.executable, str(ROOT / "scripts" / script)], cwd=ROOT).returncode:
             failed.append(f"{script} (exit {code})")

@@ -132,7 +132,7 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
             notes.append(f"{stack}: chart {release.chart.name} {release.chart.version} left out (give --helm PATH)")
     target = out / stack
     target.mkdir(parents=True, exist_ok=True)
-    objects = kubernetes_section(run_stack(stack, document.config, project))["objects"]
+    objects = kubernetes_section(run_stack(stack, document.config, project)).objects
     (target / "objects.yaml").write_text(yaml.safe_dump_all(objects, sort_keys=False))
     for name, text in charts.items():
         (target / f"{name}.yaml").write_text(text)

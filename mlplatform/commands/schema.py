@@ -1,5 +1,6 @@
 """`mlplatform schema stack|plan`: the JSON Schema of a stack file (editors, CI validators) or of the plan
-document's typed parts (what `diff` and `check --against` read)."""
+document (`mlplatform plan --json`, which the tooling writes from the same typed model); both ship in the wheel
+(mlplatform_core/schemas)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ DESCRIPTION = (
     "aws:region and the ml-platform-eks:<key> settings (strict), other namespaces left to their providers. "
     "Editors with yaml-language-server read it from the `# yaml-language-server: $schema=PATH` line at the top "
     "of a stack file (mlplatform init writes both). Checks across settings stay with `mlplatform plan`. plan: "
-    "the parts of `mlplatform plan --json` that `diff` and `check --against` read (kubernetesVersion, "
-    "resources, nodeGroups, nodePools, placement); other keys are open."
+    "the document of `mlplatform plan STACK --json`, from the typed model the plan is written from (what `diff` "
+    "and `check --against` read back); parts that hold a provider's own properties (resource inputs, Kubernetes "
+    "objects, chart values) are open, and every part allows keys of another release."
 )
 EXIT_CODES = {EXIT_OK: "printed or written", EXIT_BAD_INPUT: "an --out it cannot write, bad arguments"}
 DOCUMENTS = ("stack", "plan")

@@ -16,12 +16,13 @@ from rich.markup import escape
 from mlplatform_core.model.addons.core_services import core_services_sources
 from mlplatform_core.model.addons.run_by_aws import aws_runs_nodes, run_by_aws
 from mlplatform_core.model.automode import cluster as auto_mode
+from mlplatform_core.model.plan_document import AutoModeSection
 from mlplatform_core.model.resource_types import EKS_CLUSTER as EKS_CLUSTER_TYPE
 
 from ..plan import Plan
 
 
-def auto_mode_section(plan: Plan) -> dict[str, Any] | None:
+def auto_mode_section(plan: Plan) -> AutoModeSection | None:
     if not aws_runs_nodes(plan.layout):
         return None
     clusters = plan.run.of_type(EKS_CLUSTER_TYPE)
@@ -29,21 +30,21 @@ def auto_mode_section(plan: Plan) -> dict[str, Any] | None:
     compute = inputs.get("computeConfig") or {}
     role = compute.get("nodeRoleArn")
     entry = f"type {auto_mode.ACCESS_ENTRY_TYPE}, {auto_mode.AUTO_NODE_ACCESS_POLICY}"
-    return {
-        "compute": compute.get("enabled") is True,
-        "blockStorage": (inputs.get("storageConfig") or {}).get("blockStorage", {}).get("enabled") is True,
-        "loadBalancing": (inputs.get("kubernetesNetworkConfig") or {}).get("elasticLoadBalancing", {}).get("enabled")
+    return AutoModeSection(
+        compute=compute.get("enabled") is True,
+        block_storage=(inputs.get("storageConfig") or {}).get("blockStorage", {}).get("enabled") is True,
+        load_balancing=(inputs.get("kubernetesNetworkConfig") or {}).get("elasticLoadBalancing", {}).get("enabled")
         is True,
-        "builtInNodePools": list(compute.get("nodePools") or []),
-        "initialGroup": plan.config.auto_mode.initial_group,
-        "nodeRoleArn": role,
-        "nodeRoleAccessEntry": f"EKS creates it ({entry})"
+        built_in_node_pools=list(compute.get("nodePools") or []),
+        initial_group=plan.config.auto_mode.initial_group,
+        node_role_arn=role,
+        node_role_access_entry=f"EKS creates it ({entry})"
         if role
         else f"this stack creates it ({entry}): with no built-in pool the cluster names no node role",
-        "runByAws": run_by_aws(plan.layout),
+        run_by_aws=run_by_aws(plan.layout),
         # The proof's names: "initial (kept node group)" while keepNodeGroups holds, though the system pool exists.
-        "coreServicesOn": list(core_services_sources(plan.layout)),
-    }
+        core_services_on=list(core_services_sources(plan.layout)),
+    )
 
 
 def render_auto_mode(section: dict[str, Any], console: Console, show: Any = str) -> None:

@@ -45,11 +45,6 @@ def capacity_quotas_section(plan: Plan) -> CapacityQuotas:
     )
 
 
-def capacity_quotas_document(plan: Plan) -> dict:
-    """The section as the plan document's JSON (camelCase keys)."""
-    return capacity_quotas_section(plan).model_dump(by_alias=True)
-
-
 def render_capacity_quotas(section: CapacityQuotas, console: Console) -> None:
     if not section.quotas:
         return

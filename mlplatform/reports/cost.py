@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -16,6 +15,17 @@ from rich.table import Table
 from mlplatform_core.model.cost import HOURS_PER_MONTH, Line, StackCost, Total, estimate, price_source, prices_date
 from mlplatform_core.model.cost.estimate import SIZES
 from mlplatform_core.model.cost.prices import priced_regions, priced_with, unknown_reason
+from mlplatform_core.model.plan_document import (
+    CostLine,
+    CostSection,
+    CostTotal,
+    CostTotals,
+    LivePrices,
+    PriceRange,
+    Prices,
+    Sizes,
+    UnitPrice,
+)
 
 from ..documents import camel_keys
 from ..plan import Plan
@@ -41,39 +51,39 @@ def _monthly(usd_per_hour: Decimal | None) -> Decimal | None:
 # --- JSON -----------------------------------------------------------------------------------------
 
 
-def _line(line: Line) -> dict[str, Any]:
+def _line(line: Line) -> CostLine:
     hourly = {s: line.usd_per_hour(s) for s in SIZES}
-    return {
-        "kind": line.kind,
-        "name": line.name,
-        "unit": line.unit,
-        "quantity": line.quantity._asdict(),
-        "unitPrice": {
-            "usd": _money(line.price.usd_per_hour, Decimal("0.000001")),
-            "per": f"{line.unit}-{line.per}" if line.per == "hour" else line.per,
-            "bound": line.bound,
-            "basis": line.basis or None,
-            "unknownReason": line.price.reason,
-        },
-        "instanceTypes": list(line.instance_types),
-        "priceRange": (
-            {"min": float(line.price_range[0]), "max": float(line.price_range[1])} if line.price_range else None
+    return CostLine(
+        kind=line.kind,
+        name=line.name,
+        unit=line.unit,
+        quantity=Sizes(**line.quantity._asdict()),
+        unit_price=UnitPrice(
+            usd=_money(line.price.usd_per_hour, Decimal("0.000001")),
+            per=f"{line.unit}-{line.per}" if line.per == "hour" else line.per,
+            bound=line.bound,
+            basis=line.basis or None,
+            unknown_reason=line.price.reason,
         ),
-        "unpricedTypes": list(line.unpriced_types),
-        "usdPerHour": {s: _money(v, Decimal("0.000001")) for s, v in hourly.items()},
-        "usdPerMonth": {s: _money(_monthly(v)) for s, v in hourly.items()},
-        "note": line.note,
-    }
+        instance_types=list(line.instance_types),
+        price_range=(
+            PriceRange(min=float(line.price_range[0]), max=float(line.price_range[1])) if line.price_range else None
+        ),
+        unpriced_types=list(line.unpriced_types),
+        usd_per_hour=Sizes(**{s: _money(v, Decimal("0.000001")) for s, v in hourly.items()}),
+        usd_per_month=Sizes(**{s: _money(_monthly(v)) for s, v in hourly.items()}),
+        note=line.note,
+    )
 
 
-def _total(total: Total) -> dict[str, Any]:
-    return {
-        "usdPerHour": _money(total.usd_per_hour, Decimal("0.000001")),
-        "usdPerMonth": _money(total.usd_per_month),
-        "lowerBound": total.lower_bound,
-        "unknown": list(total.unknown),
-        "upperBounds": list(total.upper_bounds),
-    }
+def _total(total: Total) -> CostTotal:
+    return CostTotal(
+        usd_per_hour=_money(total.usd_per_hour, Decimal("0.000001")),
+        usd_per_month=_money(total.usd_per_month),
+        lower_bound=total.lower_bound,
+        unknown=list(total.unknown),
+        upper_bounds=list(total.upper_bounds),
+    )
 
 
 def _other_currencies(cost: StackCost) -> dict[str, dict[str, float | None]]:
@@ -84,36 +94,54 @@ def _other_currencies(cost: StackCost) -> dict[str, dict[str, float | None]]:
     return found
 
 
-def _source(source: dict[str, Any]) -> dict[str, Any]:
-    """The price snapshot's provenance, its keys named like the rest of the document."""
-    return {**source, "source": [camel_keys(s) for s in source.get("source", [])]}
+def _prices() -> Prices:
+    """The price snapshot's date, regions and provenance, its keys named like the rest of the document."""
+    source = price_source()
+    return Prices.model_validate(
+        {
+            "date": prices_date(),
+            "regions": priced_regions(),
+            **source,
+            "source": [camel_keys(s) for s in source.get("source", [])],
+        }
+    )
 
 
-def cost_section(cost: StackCost) -> dict[str, Any]:
+def _live(cost: StackCost) -> LivePrices | None:
+    """`plan --prices live`: what the AWS Price List API answered (and where it is cached), or null."""
+    if cost.live is None:
+        return None
+    live = cost.live
+    return LivePrices(
+        date=live.date,
+        how=live.how,
+        instance_types=sorted(live.on_demand),
+        charges=sorted(live.charges),
+        auto_mode_fees=sorted(live.auto_mode),
+    )
+
+
+def cost_section(cost: StackCost) -> CostSection:
     """The `cost` key of `plan --json`."""
-    return {
-        "currency": "USD",
-        "hoursPerMonth": HOURS_PER_MONTH,
-        "units": {
+    return CostSection(
+        currency="USD",
+        hours_per_month=HOURS_PER_MONTH,
+        units={
             "usdPerHour": "USD per hour",
             "usdPerMonth": f"USD per month of {HOURS_PER_MONTH} hours",
             "quantity": "units of the line (unit) at the groups' min / desired / max size",
             "unitPrice": "USD per `per`; null when the price snapshot has none (see unknownReason)",
         },
-        "region": cost.region,
-        "on": cost.on.isoformat(),
-        "prices": {"date": prices_date(), "regions": priced_regions(), **_source(price_source())},
-        # `plan --prices live`: what the AWS Price List API answered (and where it is cached), or null
-        "livePrices": None
-        if cost.live is None
-        else {"date": cost.live.date, "how": cost.live.how, "instanceTypes": sorted(cost.live.on_demand)}
-        | {"charges": sorted(cost.live.charges), "autoModeFees": sorted(cost.live.auto_mode)},
-        "lines": [_line(line) for line in cost.lines],
-        "totals": {TOTALS[s]: _total(cost.total(s)) for s in SIZES},
+        region=cost.region,
+        on=cost.on.isoformat(),
+        prices=_prices(),
+        live_prices=_live(cost),
+        lines=[_line(line) for line in cost.lines],
+        totals=CostTotals.model_validate({TOTALS[s]: _total(cost.total(s)) for s in SIZES}),
         # Lines priced only in another currency (China: CNY), per month, never added to the USD totals.
-        "otherCurrencies": _other_currencies(cost),
-        "notIncluded": list(cost.not_included),
-    }
+        other_currencies=_other_currencies(cost),
+        not_included=list(cost.not_included),
+    )
 
 
 # --- tables ----------------------------------------------------------------------------------------

@@ -19,6 +19,14 @@ from mlplatform_core.model.addons import ebs_csi
 from mlplatform_core.model.automode import cluster as auto_mode
 from mlplatform_core.model.cost.extended_support import upgrade_policy_view
 from mlplatform_core.model.deployment import cluster_stack_reference
+from mlplatform_core.model.plan_document import (
+    AccessEntry,
+    AccessPolicy,
+    AutoModeSection,
+    DeploymentSection,
+    KubernetesSupport,
+    StorageSection,
+)
 from mlplatform_core.model.resource_types import EKS_CLUSTER as EKS_CLUSTER_TYPE
 
 from ..engine.run import ORGANIZATION
@@ -32,7 +40,7 @@ STORAGE_CLASS_TYPE = "kubernetes:storage.k8s.io/v1:StorageClass"
 CREATOR = "the identity that creates the cluster"
 
 
-def deployment_section(plan: Plan, auto_mode: dict[str, Any] | None = None) -> dict[str, Any]:
+def deployment_section(plan: Plan, auto_mode: AutoModeSection | None = None) -> DeploymentSection:
     """The programs the stack runs, in order, what each deploys and what its machine must reach; on EKS Auto Mode
     also `autoMode`: what the cluster enables and what AWS runs (reports/auto_mode.py)."""
     doc = plan.deployment.to_dict()
@@ -48,52 +56,56 @@ def deployment_section(plan: Plan, auto_mode: dict[str, Any] | None = None) -> d
         doc["clusterStackReference"] = cluster_stack_reference(
             ORGANIZATION, plan.stack, doc["programs"][0]["project"]
         ).replace(ORGANIZATION, "<organization>", 1)
-    return doc
+    return DeploymentSection.model_validate(doc)
 
 
-def access_section(plan: Plan) -> list[dict[str, Any]]:
-    """Every access entry the stack creates with its policies, and the creator's admin entry EKS makes."""
-    policies: dict[str, list[dict[str, Any]]] = {}
-    for r in plan.run.of_type(ACCESS_POLICY_TYPE):
-        scope = r.inputs.get("accessScope", {})
-        policies.setdefault(r.parent or "", []).append(
-            {
-                "policy": str(r.inputs.get("policyArn", "")).rsplit("/", 1)[-1],
-                "policyArn": r.inputs.get("policyArn"),
-                "scope": scope.get("type"),
-                "namespaces": scope.get("namespaces", []),
-                "name": r.name,
-            }
+def _creator_entries(plan: Plan) -> list[AccessEntry]:
+    """The creator's admin entry, and Auto Mode's node role named by the cluster: EKS makes both
+    (model/automode/cluster.py)."""
+    out = [
+        AccessEntry(
+            principal=CREATOR,
+            type="STANDARD",
+            policies=[AccessPolicy(policy="AmazonEKSClusterAdminPolicy", scope="cluster", namespaces=[])],
+            managed_by="EKS (pulumi-eks bootstrapClusterCreatorAdminPermissions); not an access setting",
         )
-    out: list[dict[str, Any]] = [
-        {
-            "principal": CREATOR,
-            "type": "STANDARD",
-            "policies": [{"policy": "AmazonEKSClusterAdminPolicy", "scope": "cluster", "namespaces": []}],
-            "managedBy": "EKS (pulumi-eks bootstrapClusterCreatorAdminPermissions); not an access setting",
-        }
     ]
-    # Auto Mode's node role named by the cluster: EKS makes its entry (model/automode/cluster.py).
     for cluster in plan.run.of_type(EKS_CLUSTER_TYPE):
         role = (cluster.inputs.get("computeConfig") or {}).get("nodeRoleArn")
         if role:
             out.append(
-                {
-                    "principal": role,
-                    "type": auto_mode.ACCESS_ENTRY_TYPE,
-                    "policies": [{"policy": auto_mode.AUTO_NODE_ACCESS_POLICY, "scope": "cluster", "namespaces": []}],
-                    "managedBy": "EKS (EKS Auto Mode's node role, computeConfig.nodeRoleArn)",
-                }
+                AccessEntry(
+                    principal=role,
+                    type=auto_mode.ACCESS_ENTRY_TYPE,
+                    policies=[AccessPolicy(policy=auto_mode.AUTO_NODE_ACCESS_POLICY, scope="cluster", namespaces=[])],
+                    managed_by="EKS (EKS Auto Mode's node role, computeConfig.nodeRoleArn)",
+                )
             )
+    return out
+
+
+def access_section(plan: Plan) -> list[AccessEntry]:
+    """Every access entry the stack creates with its policies, and the creator's admin entry EKS makes."""
+    policies: dict[str, list[tuple[str, AccessPolicy]]] = {}
+    for r in plan.run.of_type(ACCESS_POLICY_TYPE):
+        scope = r.inputs.get("accessScope", {})
+        policy = AccessPolicy(
+            policy=str(r.inputs.get("policyArn", "")).rsplit("/", 1)[-1],
+            policy_arn=r.inputs.get("policyArn"),
+            scope=scope.get("type"),
+            namespaces=scope.get("namespaces", []),
+        )
+        policies.setdefault(r.parent or "", []).append((r.name, policy))
+    out = _creator_entries(plan)
     for entry in plan.run.of_type(ACCESS_ENTRY_TYPE):
-        mine = [p for p in policies.get(entry.parent or "", []) if p["name"].startswith(f"{entry.name}-")]
+        mine = [p for name, p in policies.get(entry.parent or "", []) if name.startswith(f"{entry.name}-")]
         out.append(
-            {
-                "principal": entry.inputs.get("principalArn"),
-                "type": entry.inputs.get("type", "STANDARD"),
-                "policies": [{k: v for k, v in p.items() if k != "name"} for p in mine],
-                "managedBy": "this stack (access)",
-            }
+            AccessEntry(
+                principal=entry.inputs.get("principalArn"),
+                type=entry.inputs.get("type", "STANDARD"),
+                policies=mine,
+                managed_by="this stack (access)",
+            )
         )
     return out
 
@@ -101,7 +113,7 @@ def access_section(plan: Plan) -> list[dict[str, Any]]:
 POD_IDENTITY_ASSOCIATION_TYPE = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
 
 
-def storage_section(plan: Plan) -> dict[str, Any] | None:
+def storage_section(plan: Plan) -> StorageSection | None:
     """The EBS CSI add-on (version, role, configuration) and the StorageClasses, the default among them. On EKS
     Auto Mode without the add-on: Auto Mode's block storage and its StorageClass."""
     addons = [r for r in plan.run.of_type(EKS_ADDON_TYPE) if r.inputs.get("addonName") == ebs_csi.ADDON_NAME]
@@ -112,7 +124,7 @@ def storage_section(plan: Plan) -> dict[str, Any] | None:
     if not addons:
         if not classes:
             return None
-        return {"addon": None, "blockStorage": "EKS Auto Mode", "storageClasses": classes}
+        return StorageSection(addon=None, block_storage="EKS Auto Mode", storage_classes=classes)
     addon = addons[0].inputs
     values = addon.get("configurationValues")
     # The controller's role: IRSA (the add-on annotates its service account) or a Pod Identity association.
@@ -121,24 +133,25 @@ def storage_section(plan: Plan) -> dict[str, Any] | None:
         for r in plan.run.of_type(POD_IDENTITY_ASSOCIATION_TYPE)
         if r.inputs.get("serviceAccount") == ebs_csi.CONTROLLER_SERVICE_ACCOUNT
     ]
-    return {
-        "addon": addon.get("addonName"),
-        "version": addon.get("addonVersion"),
-        "preserve": addon.get("preserve", False),
-        "serviceAccountRoleArn": addon.get("serviceAccountRoleArn"),
-        "roleThrough": "Pod Identity" if associations else "IRSA",
-        "roleArn": associations[0].get("roleArn") if associations else addon.get("serviceAccountRoleArn"),
-        "configuration": json.loads(values) if isinstance(values, str) else values,
-        "storageClasses": classes,
-    }
+    return StorageSection(
+        addon=addon.get("addonName"),
+        version=addon.get("addonVersion"),
+        preserve=addon.get("preserve", False),
+        service_account_role_arn=addon.get("serviceAccountRoleArn"),
+        role_through="Pod Identity" if associations else "IRSA",
+        role_arn=associations[0].get("roleArn") if associations else addon.get("serviceAccountRoleArn"),
+        configuration=json.loads(values) if isinstance(values, str) else values,
+        storage_classes=classes,
+    )
 
 
-def support_section(plan: Plan) -> dict[str, Any]:
+def support_section(plan: Plan) -> KubernetesSupport:
     """The EKS support phase of the stack's Kubernetes minor today (extended support costs more per hour)."""
     minor = plan.config.kubernetes_version
     version = eks_versions.calendar().get(minor)
+    policy = upgrade_policy_view(plan.config, eks_versions.today())
     if version is None:
-        return {"minor": minor, "phase": None, "upgradePolicy": upgrade_policy_view(plan.config, eks_versions.today())}
+        return KubernetesSupport(minor=minor, phase=None, upgrade_policy=policy)
     phase = version.phase(eks_versions.today())
     notes = {
         "standard": f"standard support until {version.end_of_standard_support.isoformat()}; plan the next "
@@ -147,14 +160,14 @@ def support_section(plan: Plan) -> dict[str, Any]:
         f"bills at the extended-support price; EKS upgrades it itself on "
         f"{version.end_of_extended_support.isoformat()}",
     }
-    return {
-        "minor": minor,
-        "phase": phase,
-        "upgradePolicy": upgrade_policy_view(plan.config, eks_versions.today()),
-        "endOfStandardSupport": version.end_of_standard_support.isoformat(),
-        "endOfExtendedSupport": version.end_of_extended_support.isoformat(),
-        "note": notes.get(phase, ""),
-    }
+    return KubernetesSupport(
+        minor=minor,
+        phase=phase,
+        upgrade_policy=policy,
+        end_of_standard_support=version.end_of_standard_support.isoformat(),
+        end_of_extended_support=version.end_of_extended_support.isoformat(),
+        note=notes.get(phase, ""),
+    )
 
 
 def render_day_one(plan: Plan, doc: dict[str, Any], console: Console) -> None:

@@ -24,6 +24,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from mlplatform_core.model.plan_document import ProgramOrder, ResourceRef, Wave
 from mlplatform_core.model.resource_types import EKS_CLUSTER, NODE_GROUP, PULUMI_EKS_CLUSTER
 
 from ..engine import ProgramRun, Recorded
@@ -131,20 +132,20 @@ def critical_path(run: ProgramRun) -> list[Recorded]:
     return _critical_path(steps, graph, _waves(steps, graph))
 
 
-def _ref(r: Recorded) -> dict[str, str]:
-    return {"type": r.type, "name": r.name, "urn": r.urn}
+def _ref(r: Recorded) -> ResourceRef:
+    return ResourceRef(type=r.type, name=r.name, urn=r.urn)
 
 
-def order_section(run: ProgramRun) -> dict[str, Any]:
+def order_section(run: ProgramRun) -> ProgramOrder:
     """One program's `waves` (what can be created together, in order) and `criticalPath`."""
     steps, graph = _steps(run)
     grouped = _waves(steps, graph)
-    return {
-        "program": run.directory,
-        "project": run.project,
-        "waves": [{"wave": i, "resources": [_ref(r) for r in group]} for i, group in enumerate(grouped, 1)],
-        "criticalPath": [_ref(r) for r in _critical_path(steps, graph, grouped)],
-    }
+    return ProgramOrder(
+        program=run.directory,
+        project=run.project,
+        waves=[Wave(wave=i, resources=[_ref(r) for r in group]) for i, group in enumerate(grouped, 1)],
+        critical_path=[_ref(r) for r in _critical_path(steps, graph, grouped)],
+    )
 
 
 def short_type(type_: str) -> str:

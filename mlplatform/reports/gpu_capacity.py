@@ -14,6 +14,7 @@ from mlplatform_core.model import quotas
 from mlplatform_core.model.layout import NodeGroupSpec
 from mlplatform_core.model.layout.autoscaler_tags import template_resources
 from mlplatform_core.model.ml_settings.gpu_resources import group_resources
+from mlplatform_core.model.plan_document import GpuCapacity, GpuGroup, QuotaUse, Reservation
 
 from ..plan import Plan
 from .tables import print_table
@@ -27,49 +28,51 @@ def _provisioner(g: NodeGroupSpec) -> str:
     return "autoMode" if g.auto_mode else "karpenter" if g.karpenter else "nodeGroups"
 
 
-def _group(g: NodeGroupSpec, name: str, autoscaler: bool) -> dict[str, Any]:
+def _group(g: NodeGroupSpec, name: str, autoscaler: bool) -> GpuGroup:
     """`name`: the placement proof's (layout.node_sources), so a kept group or pool says it is the kept one.
     `autoscaler`: whether the Cluster Autoscaler runs, the only reader of the scale-from-zero tags."""
-    out: dict[str, Any] = {
-        "name": name,
-        "provisioner": _provisioner(g),
-        "capacityType": g.capacity_type,
-        "availabilityZone": g.availability_zone or ("the stack's first AZ" if g.single_zone else None),
-        "placementGroup": g.placement_group,
-        "efaInterfaces": g.efa_interfaces,
-        "nodeRepair": g.node_repair and not g.karpenter,
-    }
+    given: dict[str, Any] = {}  # written only where they apply
     if g.reservation is not None:
         r = g.reservation
-        out["reservation"] = {"id": r.id, "type": r.type, "instanceCount": r.instance_count, "endDate": r.end}
-        if r.placement_group is not None:
-            out["reservation"]["placementGroup"] = r.placement_group
+        placement = {} if r.placement_group is None else {"placement_group": r.placement_group}
+        given["reservation"] = Reservation(
+            id=r.id, type=r.type, instance_count=r.instance_count, end_date=r.end, **placement
+        )
     if g.gpu:
-        out["gpuResources"] = group_resources(g)
+        given["gpu_resources"] = group_resources(g)
         if not g.karpenter and autoscaler:
-            out["scaleFromZero"] = template_resources(g)
-    return out
+            given["scale_from_zero"] = template_resources(g)
+    return GpuGroup(
+        name=name,
+        provisioner=_provisioner(g),
+        capacity_type=g.capacity_type,
+        availability_zone=g.availability_zone or ("the stack's first AZ" if g.single_zone else None),
+        placement_group=g.placement_group,
+        efa_interfaces=g.efa_interfaces,
+        node_repair=g.node_repair and not g.karpenter,
+        **given,
+    )
 
 
-def gpu_capacity_section(plan: Plan) -> dict[str, Any]:
+def gpu_capacity_section(plan: Plan) -> GpuCapacity:
     layout, cfg = plan.layout, plan.config
     managed = layout.managed_groups
     applied = {q: quotas.quota(q, cfg.quotas).applied for q in (quotas.MANAGED_NODE_GROUPS, quotas.NODES_PER_GROUP)}
-    return {
+    return GpuCapacity(
         # While a stack migrates, its kept GPU node groups and Karpenter pools still launch GPU nodes.
-        "groups": [_group(g, name, layout.runs_cluster_autoscaler) for name, g in layout.node_sources if _special(g)],
-        "nodeRepair": layout.node_repair,
-        "podIdentity": layout.pod_identity,
-        "gpuMetrics": layout.gpu_metrics,
-        "quotas": [
-            {"name": quotas.MANAGED_NODE_GROUPS, "limit": applied[quotas.MANAGED_NODE_GROUPS], "used": len(managed)},
-            {
-                "name": quotas.NODES_PER_GROUP,
-                "limit": applied[quotas.NODES_PER_GROUP],
-                "used": max((g.max_size for g in managed), default=0),
-            },
+        groups=[_group(g, name, layout.runs_cluster_autoscaler) for name, g in layout.node_sources if _special(g)],
+        node_repair=layout.node_repair,
+        pod_identity=layout.pod_identity,
+        gpu_metrics=layout.gpu_metrics,
+        quotas=[
+            QuotaUse(name=quotas.MANAGED_NODE_GROUPS, limit=applied[quotas.MANAGED_NODE_GROUPS], used=len(managed)),
+            QuotaUse(
+                name=quotas.NODES_PER_GROUP,
+                limit=applied[quotas.NODES_PER_GROUP],
+                used=max((g.max_size for g in managed), default=0),
+            ),
         ],
-    }
+    )
 
 
 def _where(g: dict[str, Any]) -> str:

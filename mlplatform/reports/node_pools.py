@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.plan_document import NodePoolEntry
 from mlplatform_core.model.resource_types import NODE_POOL as NODE_POOL_TYPE
 
 from ..engine import ProgramRun
@@ -25,7 +26,7 @@ def _name(inputs: dict[str, Any]) -> str:
     return str(inputs.get("metadata", {}).get("name", ""))
 
 
-def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, Any]]:
+def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[NodePoolEntry]:
     """Every registered NodePool with its node class, in the layout's order.
 
     With the layout, each pool also lists `instanceTypes`: every catalog type its requirements allow.
@@ -37,31 +38,36 @@ def node_pools(run: ProgramRun, layout: Layout | None = None) -> list[dict[str, 
     }
     specs = {p.k8s_name: p for p in (*layout.node_pools, *layout.retained_pools)} if layout else {}
     rank = {name: i for i, name in enumerate(specs)}
-    out = []
-    for r in sorted(run.of_type(NODE_POOL_TYPE), key=lambda r: (rank.get(_name(r.inputs), len(rank)), r.name)):
-        spec = r.inputs.get("spec", {})
-        template = spec.get("template", {})
-        tspec = template.get("spec", {})
-        ref, kind = tspec.get("nodeClassRef", {}).get("name"), tspec.get("nodeClassRef", {}).get("kind")
-        node_class = classes.get((kind, ref), {})
-        name = _name(r.inputs)
-        pool: dict[str, Any] = {
-            "name": name,
-            "requirements": tspec.get("requirements", []),
-            "labels": dict(sorted(template.get("metadata", {}).get("labels", {}).items())),
-            "taints": tspec.get("taints", []),
-            "limits": _ordered(spec.get("limits", {})),
-            "disruption": spec.get("disruption", {}),
-            "expireAfter": tspec.get("expireAfter"),
-            "weight": spec.get("weight"),
-            "nodeClass": {"name": ref, "kind": kind, **{k: node_class[k] for k in _CLASS_KEYS if k in node_class}},
-        }
-        if spec.get("replicas") is not None:  # a static pool (staticNodes): this many nodes always run
-            pool["replicas"] = spec["replicas"]
-        if name in specs:
-            pool["instanceTypes"] = list(specs[name].instance_types)
-        out.append(pool)
-    return out
+    found = sorted(run.of_type(NODE_POOL_TYPE), key=lambda r: (rank.get(_name(r.inputs), len(rank)), r.name))
+    return [_pool(r.inputs, classes, specs) for r in found]
+
+
+def _pool(
+    inputs: dict[str, Any], classes: dict[tuple[Any, str], dict[str, Any]], specs: dict[str, Any]
+) -> NodePoolEntry:
+    spec = inputs.get("spec", {})
+    template = spec.get("template", {})
+    tspec = template.get("spec", {})
+    ref, kind = tspec.get("nodeClassRef", {}).get("name"), tspec.get("nodeClassRef", {}).get("kind")
+    node_class = classes.get((kind, ref), {})
+    name = _name(inputs)
+    pool: dict[str, Any] = {
+        "name": name,
+        "requirements": tspec.get("requirements", []),
+        "labels": dict(sorted(template.get("metadata", {}).get("labels", {}).items())),
+        "taints": tspec.get("taints", []),
+        "limits": _ordered(spec.get("limits", {})),
+        "disruption": spec.get("disruption", {}),
+        "expireAfter": tspec.get("expireAfter"),
+        "weight": spec.get("weight"),
+        "nodeClass": {"name": ref, "kind": kind, **{k: node_class[k] for k in _CLASS_KEYS if k in node_class}},
+    }
+    if spec.get("replicas") is not None:  # a static pool (staticNodes): this many nodes always run
+        pool["replicas"] = spec["replicas"]
+    if name in specs:
+        pool["instanceTypes"] = list(specs[name].instance_types)
+    # The pool's and its class's fields as the program wrote them; the model types what a roll reads.
+    return NodePoolEntry.model_validate(pool)
 
 
 _LIMIT_ORDER = ("cpu", "memory", "nvidia.com/gpu", "nodes")

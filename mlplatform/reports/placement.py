@@ -19,6 +19,23 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from mlplatform_core.model.layout import Layout
+from mlplatform_core.model.plan_document import (
+    GroupPlacement,
+    NodeTemplate,
+    Placement,
+    PlacementError,
+    PlacementProfile,
+    dump,
+)
+from mlplatform_core.model.plan_document import (
+    MatrixCell as CellView,
+)
+from mlplatform_core.model.plan_document import (
+    MatrixRow as RowView,
+)
+from mlplatform_core.model.plan_document import (
+    PlacementMatrix as MatrixView,
+)
 from mlplatform_core.placement.filters import PodPlacement, place
 from mlplatform_core.placement.invariants import InvariantReport, check_layout
 from mlplatform_core.placement.profiles import Profile, ProfileInputs
@@ -52,20 +69,24 @@ class PlacementMatrix:
         return row.cells[self.groups.index(group)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "groups": list(self.groups),
-            "rows": [
-                {
-                    "profile": r.profile,
-                    "description": r.description,
-                    "cells": {
-                        g: {"schedulable": c.schedulable, "short": c.short, "reasons": list(c.reasons)}
+        return dump(self.view())
+
+    def view(self) -> MatrixView:
+        """The matrix as the plan document's `placement.matrix`."""
+        return MatrixView(
+            groups=list(self.groups),
+            rows=[
+                RowView(
+                    profile=r.profile,
+                    description=r.description,
+                    cells={
+                        g: CellView(schedulable=c.schedulable, short=c.short, reasons=list(c.reasons))
                         for g, c in zip(self.groups, r.cells, strict=True)
                     },
-                }
+                )
                 for r in self.rows
             ],
-        }
+        )
 
 
 def _row(profile: Profile, result: PodPlacement) -> MatrixRow:
@@ -87,28 +108,27 @@ def matrix_from_report(layout: Layout, report: InvariantReport) -> PlacementMatr
 
 def placement_section(
     layout: Layout, inputs: ProfileInputs | None = None, report: InvariantReport | None = None
-) -> dict[str, Any]:
+) -> Placement:
     """The `placement` key of `mlplatform plan --json`: templates, the matrix, invariant errors and notes."""
     report = report or check_layout(layout, inputs)
-    matrix = matrix_from_report(layout, report)
-    return {
-        "nodeTemplates": [t.to_dict() for t in node_templates(layout)],
-        "profiles": [
-            {
-                "name": p.name,
-                "description": p.description,
-                "reaches": list(result.reachable),
-                "preemptionMode": p.preemption_mode,
-                "perNode": p.per_node,
-                "groups": [g.to_dict() for g in result.groups],
-            }
+    return Placement(
+        node_templates=[NodeTemplate.model_validate(t.to_dict()) for t in node_templates(layout)],
+        profiles=[
+            PlacementProfile(
+                name=p.name,
+                description=p.description,
+                reaches=list(result.reachable),
+                preemption_mode=p.preemption_mode,
+                per_node=p.per_node,
+                groups=[GroupPlacement.model_validate(g.to_dict()) for g in result.groups],
+            )
             for p, result in report.placements
         ],
-        "matrix": matrix.to_dict(),
-        "ok": report.ok,
-        "errors": [{"profile": f.profile, "message": f.message} for f in report.errors],
-        "notes": list(report.notes),
-    }
+        matrix=matrix_from_report(layout, report).view(),
+        ok=report.ok,
+        errors=[PlacementError(profile=f.profile, message=f.message) for f in report.errors],
+        notes=list(report.notes),
+    )
 
 
 # --- rich views -----------------------------------------------------------------------------------

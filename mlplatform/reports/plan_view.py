@@ -117,7 +117,26 @@ def _indented(console: Console, markup: str, by: int = 2, hang: int = 2) -> None
 
 
 def render(plan: Plan, console: Console) -> None:
-    cfg, doc = plan.config, plan_document(plan)
+    """The plan for people: the header, day one, compute, cost, placement, the workload layer, the resources in
+    their deployment order, the outputs, and the closing verdicts; read from the plan document."""
+    doc = plan_document(plan)
+    _render_header(plan, doc, console)
+    render_day_one(plan, doc, console)
+    console.print()
+    _render_compute(plan, doc, console)
+    render_cost(plan, console)
+    console.print()
+    render_placement(plan.layout, console, report=plan.placement)
+    console.print()
+    render_workload_layer(doc, console)
+    _render_resources(plan, doc, console)
+    _render_outputs(plan, doc, console)
+    render_closing(plan, doc, console)
+
+
+def _render_header(plan: Plan, doc: dict[str, Any], console: Console) -> None:
+    """Which stack, from which file, the cluster, its support phase and upgrade policy, endpoint and network."""
+    cfg = plan.config
     console.print(f"[bold]Plan for stack {escape(plan.stack)}[/bold] ({cfg.environment}) from {escape(plan.source)}")
     if plan.named_by == NAMED_BY_FILE:
         _indented(console, f"[yellow]note[/yellow] {escape(file_name_note(plan.stack, plan.source))}")
@@ -132,8 +151,10 @@ def render(plan: Plan, console: Console) -> None:
     _indented(console, f"API endpoint: {_endpoint(cfg)}; secrets encrypted with a KMS key; all control-plane logs")
     _indented(console, f"network: {_network(cfg)}")
     console.print()
-    render_day_one(plan, doc, console)
-    console.print()
+
+
+def _render_compute(plan: Plan, doc: dict[str, Any], console: Console) -> None:
+    """Node groups, EKS Auto Mode, NodePools and GPU capacity."""
     if doc["nodeGroups"]:
         print_table(console, node_group_table(doc["nodeGroups"]))
     else:
@@ -151,11 +172,10 @@ def render(plan: Plan, console: Console) -> None:
     if doc["capacityQuotas"]["quotas"]:
         render_capacity_quotas(CapacityQuotas.model_validate(doc["capacityQuotas"]), console)
         console.print()
-    render_cost(plan, console)
-    console.print()
-    render_placement(plan.layout, console, report=plan.placement)
-    console.print()
-    render_workload_layer(doc, console)
+
+
+def _render_resources(plan: Plan, doc: dict[str, Any], console: Console) -> None:
+    """How many resources of each type (and who creates them), then each program's deployment waves."""
     counts = Counter((r["type"], r["createdBy"]) for r in doc["resources"])
     creators = sorted({by for _, by in counts if by})
     created = sum(n for (_, by), n in counts.items() if by)
@@ -166,11 +186,14 @@ def render(plan: Plan, console: Console) -> None:
     for order in doc["deploymentOrder"]:
         console.print()
         render_order(order, console)
-    if auto_mode:
+    if doc["deployment"].get("autoMode"):
         console.print(
             "  nodes: none in the waves; EKS Auto Mode launches them for pending pods once the cluster (built-in "
             "pools) and the NodePools exist" + _managed_nodes(plan.layout)
         )
+
+
+def _render_outputs(plan: Plan, doc: dict[str, Any], console: Console) -> None:
     console.print("\n[bold]Stack outputs:[/bold]")
     for key, value in doc["exports"].items():
         for line in output_lines(key, value, plan.placeholders.show, console.width):
@@ -180,4 +203,3 @@ def render(plan: Plan, console: Console) -> None:
             "  <...>: known only once deployed (the auto-name suffix, the account, ids); the offline run makes "
             "up stand-ins, which --json keeps and lists under `placeholders`"
         )
-    render_closing(plan, doc, console)

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlplatform_core.model.ml_settings.mlrun import decode_mlrun_env
+from mlplatform_core.model.plan_document import Addon, KubernetesSection
 
 from ..engine import ProgramRun
 from .tables import print_table
@@ -37,7 +38,7 @@ def _api_version(type_: str) -> tuple[str, str] | None:
     return group_version, parts[2]
 
 
-def kubernetes_section(run: ProgramRun) -> dict[str, Any]:
+def kubernetes_section(run: ProgramRun) -> KubernetesSection:
     objects = []
     for r in run.resources:
         api = _api_version(r.type)
@@ -48,29 +49,29 @@ def kubernetes_section(run: ProgramRun) -> dict[str, Any]:
     for r in sorted(run.of_type(HELM_RELEASE_TYPE), key=lambda r: r.name):
         i = r.inputs
         addons.append(
-            {
-                "name": i.get("name", r.name),
-                "kind": "helm",
-                "chart": i.get("chart"),
-                "version": i.get("version"),
-                "repo": i.get("repositoryOpts", {}).get("repo"),
-                "namespace": i.get("namespace"),
-                "values": i.get("values", {}),
-            }
+            Addon(
+                name=i.get("name", r.name),
+                kind="helm",
+                chart=i.get("chart"),
+                version=i.get("version"),
+                repo=i.get("repositoryOpts", {}).get("repo"),
+                namespace=i.get("namespace"),
+                values=i.get("values", {}),
+            )
         )
     for r in run.of_type(EKS_ADDON_TYPE):
         i = r.inputs
         values = i.get("configurationValues")
         addons.append(
-            {
-                "name": i.get("addonName", r.name),
-                "kind": "eks-addon",
-                "version": i.get("addonVersion"),
-                "values": json.loads(values) if isinstance(values, str) else values,
-                "createdBy": r.created_by,
-            }
+            Addon(
+                name=i.get("addonName", r.name),
+                kind="eks-addon",
+                version=i.get("addonVersion"),
+                values=json.loads(values) if isinstance(values, str) else values,
+                created_by=r.created_by,
+            )
         )
-    return {"objects": objects, "addons": addons}
+    return KubernetesSection(objects=objects, addons=addons)
 
 
 def _amounts(d: dict[str, str] | None) -> str:
@@ -106,6 +107,27 @@ def _placement(values: dict[str, Any]) -> str:
 def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
     """Tables for the `kubernetes` section and the MLRun/Polyaxon exports of a plan document."""
     objects = doc["kubernetes"]["objects"]
+    print_table(console, _priority_classes(objects))
+    print_table(console, _namespaces(objects))
+    if doc["kubernetes"]["addons"]:
+        print_table(console, _addons(doc["kubernetes"]["addons"]))
+    else:
+        console.print("Add-ons: none installed by the stack (EKS Auto Mode runs them: see above)")
+    exports = doc.get("exports", {})
+    if "mlrunEnv" in exports:
+        _render_mlrun_env(exports["mlrunEnv"], console)
+    if "polyaxonEnvironments" in exports:
+        polyaxon = Table(
+            title="Polyaxon environments (export polyaxonEnvironments)", title_justify="left", show_lines=True
+        )
+        for col in ("node group", "environment"):
+            polyaxon.add_column(col)
+        for group, environment in exports["polyaxonEnvironments"].items():
+            polyaxon.add_row(group, escape(json.dumps(environment)))
+        print_table(console, polyaxon)
+
+
+def _priority_classes(objects: list[dict[str, Any]]) -> Table:
     classes = Table(title="Priority classes", title_justify="left")
     for col in ("name", "value", "preemption", "global default", "description"):
         classes.add_column(col)
@@ -117,8 +139,11 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
             "yes" if o.get("globalDefault") else "-",
             o.get("description", ""),
         )
-    print_table(console, classes)
+    return classes
 
+
+def _namespaces(objects: list[dict[str, Any]]) -> Table:
+    """Each workload namespace with its LimitRange's container defaults and its ResourceQuota."""
     namespaces = Table(title="Workload namespaces (container defaults)", title_justify="left", show_lines=True)
     for col in ("namespace", "defaultRequest", "default limit", "max", "min", "QoS if unset", "quota"):
         namespaces.add_column(col)
@@ -137,43 +162,38 @@ def render_workload_layer(doc: dict[str, Any], console: Console) -> None:
             qos if lim else "-",
             "\n".join(f"{k}: {v}" for k, v in quotas.get(ns, {}).items()) or "-",
         )
-    print_table(console, namespaces)
+    return namespaces
 
-    addons = Table(title="Add-ons", title_justify="left", show_lines=True)
+
+def _addon_source(a: dict[str, Any]) -> str:
+    source = f"{a['chart']} from {a['repo']}" if a["kind"] == "helm" else "EKS managed add-on"
+    if a["kind"] == "helm" and not a["repo"]:  # an OCI chart: the chart reference says where it is from
+        source = a["chart"]
+    if a.get("createdBy"):
+        source += f" (created by {a['createdBy']})"
+    return source
+
+
+def _addons(addons: list[dict[str, Any]]) -> Table:
+    table = Table(title="Add-ons", title_justify="left", show_lines=True)
     for col in ("add-on", "source", "version", "runs"):
-        addons.add_column(col)
-    for a in doc["kubernetes"]["addons"]:
-        source = f"{a['chart']} from {a['repo']}" if a["kind"] == "helm" else "EKS managed add-on"
-        if a["kind"] == "helm" and not a["repo"]:  # an OCI chart: the chart reference says where it is from
-            source = a["chart"]
-        if a.get("createdBy"):
-            source += f" (created by {a['createdBy']})"
-        addons.add_row(a["name"], source, escape(a.get("version") or "EKS default"), _placement(a.get("values") or {}))
-    if doc["kubernetes"]["addons"]:
-        print_table(console, addons)
-    else:
-        console.print("Add-ons: none installed by the stack (EKS Auto Mode runs them: see above)")
-
-    exports = doc.get("exports", {})
-    if "mlrunEnv" in exports:
-        env = exports["mlrunEnv"]
-        decoded = decode_mlrun_env(env)
-        # KEY=VALUE lines, never wrapped: the base64 values are copied whole (a table would cut or fold them).
-        console.print("MLRun settings (export mlrunEnv; set on the MLRun API), as KEY=VALUE:")
-        meaning = {
-            "MLRUN_PREEMPTIBLE_NODES__NODE_SELECTOR": json.dumps(decoded["node_selector"]),
-            "MLRUN_PREEMPTIBLE_NODES__TOLERATIONS": json.dumps(decoded["tolerations"]),
-        }
-        for key, value in env.items():
-            console.print(f"  {key}={value}", soft_wrap=True, markup=False, highlight=False)
-            if key in meaning:
-                console.print(Padding(Text(f"means {meaning[key]}"), (0, 0, 0, 4)))
-    if "polyaxonEnvironments" in exports:
-        polyaxon = Table(
-            title="Polyaxon environments (export polyaxonEnvironments)", title_justify="left", show_lines=True
+        table.add_column(col)
+    for a in addons:
+        table.add_row(
+            a["name"], _addon_source(a), escape(a.get("version") or "EKS default"), _placement(a.get("values") or {})
         )
-        for col in ("node group", "environment"):
-            polyaxon.add_column(col)
-        for group, environment in exports["polyaxonEnvironments"].items():
-            polyaxon.add_row(group, escape(json.dumps(environment)))
-        print_table(console, polyaxon)
+    return table
+
+
+def _render_mlrun_env(env: dict[str, str], console: Console) -> None:
+    """KEY=VALUE lines, never wrapped: the base64 values are copied whole (a table would cut or fold them)."""
+    decoded = decode_mlrun_env(env)
+    console.print("MLRun settings (export mlrunEnv; set on the MLRun API), as KEY=VALUE:")
+    meaning = {
+        "MLRUN_PREEMPTIBLE_NODES__NODE_SELECTOR": json.dumps(decoded["node_selector"]),
+        "MLRUN_PREEMPTIBLE_NODES__TOLERATIONS": json.dumps(decoded["tolerations"]),
+    }
+    for key, value in env.items():
+        console.print(f"  {key}={value}", soft_wrap=True, markup=False, highlight=False)
+        if key in meaning:
+            console.print(Padding(Text(f"means {meaning[key]}"), (0, 0, 0, 4)))

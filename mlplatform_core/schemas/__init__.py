@@ -1,7 +1,9 @@
-"""The published JSON Schemas (stack.schema.json: a stack file), generated from the models and shipped in the wheel.
+"""The published JSON Schemas, generated from the models and shipped in the wheel: stack.schema.json (a stack
+file, from the settings model) and plan.schema.json (the document of `mlplatform plan STACK --json`, from the
+typed plan document the tooling writes).
 
-`mlplatform schema stack --out mlplatform_core/schemas/stack.schema.json` regenerates the file; a test fails when
-it differs from what the model produces.
+`make generate` (scripts/generate_schemas.py) regenerates both files; a test fails when either differs from what
+its model produces.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from importlib import resources
 from typing import Any
 
 STACK_SCHEMA_FILE = "stack.schema.json"
+PLAN_SCHEMA_FILE = "plan.schema.json"
 
 
 def render(schema: dict[str, Any]) -> str:
@@ -26,7 +29,7 @@ def stack_schema_text() -> str:
 
 
 def plan_schema_text() -> str:
-    """The schema of the plan document's typed parts (model/plan_document.py)."""
+    """The schema of the plan document (model/plan_document)."""
     from mlplatform_core.model.plan_document import plan_document_schema
 
     return render(plan_document_schema())
@@ -35,3 +38,8 @@ def plan_schema_text() -> str:
 def shipped(name: str) -> str:
     """The text of a schema file shipped in the package."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def schema_texts() -> dict[str, str]:
+    """Each shipped schema file's name and the text its model produces."""
+    return {STACK_SCHEMA_FILE: stack_schema_text(), PLAN_SCHEMA_FILE: plan_schema_text()}

@@ -7,6 +7,7 @@ import json
 from mlplatform.cli import main
 from mlplatform.engine import ProgramRun, Recorded
 from mlplatform.reports.deployment_order import critical_path, order_section, waves
+from mlplatform_core.model.plan_document import dump
 
 
 def res(name, type_="test:index:Thing", parent=None, deps=(), custom=True, remote=False, provider=None):
@@ -65,7 +66,7 @@ def test_waves_follow_dependencies_providers_parents_and_component_depends_on():
 def test_an_empty_run_has_no_waves():
     run = ProgramRun("s", {}, [], {}, set())
     assert waves(run) == [] and critical_path(run) == []
-    assert order_section(run) == {"program": ".", "project": "ml-platform-eks", "waves": [], "criticalPath": []}
+    assert dump(order_section(run)) == {"program": ".", "project": "ml-platform-eks", "waves": [], "criticalPath": []}
 
 
 def test_waves_of_the_shipped_stacks_cover_every_created_resource_once(dev_run, prod_run):

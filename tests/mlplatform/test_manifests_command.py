@@ -9,6 +9,7 @@ import mlplatform.engine
 from mlplatform.cli import main
 from mlplatform.commands import manifests
 from mlplatform_core.model.addons import autoscaler
+from mlplatform_core.model.plan_document import KubernetesSection
 from tests.conftest import ROOT
 from tests.runs import shipped_run
 
@@ -99,7 +100,7 @@ def test_the_gpu_examples_are_written_from_their_committed_renderings(tmp_path, 
     import mlplatform.reports.workload_layer as workload_layer
 
     monkeypatch.setattr(mlplatform.engine, "run_stack", lambda stack, config, root: None)  # objects: not this test
-    monkeypatch.setattr(workload_layer, "kubernetes_section", lambda run: {"objects": []})
+    monkeypatch.setattr(workload_layer, "kubernetes_section", lambda run: KubernetesSection(objects=[]))
     files = [str(ROOT / "examples" / "stacks" / f"Pulumi.{s}.yaml") for s in ("training", "shared-gpus")]
     assert main(["manifests", "--config-file", files[0], "--config-file", files[1], "--out", str(tmp_path)]) == 0
     training = {p.name for p in (tmp_path / "training").iterdir()}

@@ -7,6 +7,7 @@ import dataclasses
 from mlplatform.reports.placement import placement_matrix, placement_section
 from mlplatform_core.model.config import parse
 from mlplatform_core.model.layout import build_layout
+from mlplatform_core.model.plan_document import dump
 from mlplatform_core.placement.filters import place
 from mlplatform_core.placement.invariants import check_layout
 from mlplatform_core.placement.profiles import ProfileInputs, builtin_profiles
@@ -36,7 +37,7 @@ def test_placement_section_is_plain_json():
     import json
 
     cfg, layout = shipped_stack("dev")
-    section = placement_section(layout, ProfileInputs.for_stack(cfg, layout))
+    section = dump(placement_section(layout, ProfileInputs.for_stack(cfg, layout)))  # the typed model's JSON form
     assert json.loads(json.dumps(section)) == section
     assert section["ok"] is True and section["errors"] == []
     gpu = next(t for t in section["nodeTemplates"] if t["name"] == "gpu")

@@ -3,14 +3,18 @@ meets and a stack file with mistakes fails; `mlplatform init` points each stack 
 
 from __future__ import annotations
 
+import copy
 import json
+from functools import cache
+from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
 from mlplatform.cli import main
-from mlplatform_core.schemas import STACK_SCHEMA_FILE, shipped, stack_schema_text
+from mlplatform_core.model.plan_document import PlanDocument, dump
+from mlplatform_core.schemas import PLAN_SCHEMA_FILE, STACK_SCHEMA_FILE, plan_schema_text, shipped, stack_schema_text
 from tests.conftest import ROOT, STACKS
 
 EXAMPLE_STACKS = ROOT / "examples" / "stacks"
@@ -82,6 +86,26 @@ def test_top_level_values_may_be_the_text_pulumi_config_set_writes(validator):
     assert errors(validator, stack(**{"ml-platform-eks:clusterName": None}))
 
 
+ALL_STACK_FILES = sorted(STACKS.glob("Pulumi.*.yaml")) + sorted(EXAMPLE_STACKS.glob("Pulumi.*.yaml"))
+HINT = "# yaml-language-server: $schema="
+
+
+@pytest.mark.parametrize("path", ALL_STACK_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_shipped_stack_file_points_editors_at_the_shipped_schema(path):
+    """As `init` writes it: the first line names the schema by a path relative to the stack file's folder (how
+    yaml-language-server resolves it), here the file the wheel ships, so a checkout completes as you type."""
+    from mlplatform_core.model.config import read_stack_file
+
+    first, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    assert first.startswith(HINT), f"{path.name}: first line {first!r}"
+    target = (path.parent / first.removeprefix(HINT)).resolve()
+    assert target == (ROOT / "mlplatform_core" / "schemas" / STACK_SCHEMA_FILE).resolve() and target.is_file()
+    # A comment to YAML: what Pulumi and the toolkit read is the file without it.
+    assert yaml.safe_load(path.read_text(encoding="utf-8")) == yaml.safe_load(rest)
+    if path != BROKEN:
+        assert read_stack_file(path) == yaml.safe_load(rest)["config"]
+
+
 def test_init_writes_the_schema_and_points_each_stack_file_at_it(tmp_path, capsys, validator):
     assert main(["init", str(tmp_path / "p")]) == 0, capsys.readouterr().err
     project = tmp_path / "p"
@@ -119,3 +143,80 @@ def test_schema_plan_describes_the_plan_document_diff_reads(capsys, tmp_path):
     before.write_text(json.dumps(broken))
     assert main(["diff", "--config-file", str(STACKS / "Pulumi.dev-karpenter.yaml"), "--against", str(before)]) == 2
     assert "nodeGroups.0.maxSize" in capsys.readouterr().err
+
+
+# --- the plan document's schema, shipped as plan.schema.json -------------------------------------------------
+
+
+@cache
+def shipped_plan_json(path: Path) -> dict:
+    """`mlplatform plan --json` of a shipped stack or example, as a reader parses it."""
+    from mlplatform.plan import build_plan
+    from mlplatform.reports.plan_document import plan_document
+
+    stack = None if path.parent == EXAMPLE_STACKS else path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+    plan = build_plan(stack, None if stack else str(path))
+    return json.loads(json.dumps(plan_document(plan), default=str))
+
+
+def deep_paths(validator, doc) -> list[list]:
+    """Where each error is, with the errors inside an anyOf (an optional section) too."""
+    found, todo = [], list(validator.iter_errors(doc))
+    while todo:
+        e = todo.pop()
+        found.append(list(e.absolute_path))
+        todo.extend(e.context or [])
+    return found
+
+
+@pytest.fixture(scope="module")
+def plan_validator():
+    schema = json.loads(shipped(PLAN_SCHEMA_FILE))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_the_shipped_plan_schema_is_what_the_plan_document_model_produces():
+    # Regenerate: make generate (scripts/generate_schemas.py), or mlplatform schema plan --out <this file>
+    assert shipped(PLAN_SCHEMA_FILE) == plan_schema_text()
+    assert main(["schema", "plan"]) == 0
+
+
+@pytest.mark.parametrize("path", SHIPPED_STACKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_shipped_plan_meets_the_shipped_plan_schema_and_reads_back_as_written(plan_validator, path):
+    doc = shipped_plan_json(path)
+    assert errors(plan_validator, doc) == []
+    # The model the plan is written from reads it back to the same JSON: no key dropped, added or reordered.
+    typed = PlanDocument.read(doc)
+    assert json.dumps(dump(typed), default=str) == json.dumps(doc)
+    assert [g.name for g in typed.node_groups] == [g["name"] for g in doc["nodeGroups"]]
+
+
+def test_the_plan_schema_types_every_section_and_keeps_open_what_providers_own(plan_validator):
+    doc = shipped_plan_json(STACKS / "Pulumi.dev-automode.yaml")
+    assert doc["deployment"]["autoMode"]["compute"] is True  # a section written only where it applies
+    for where, bad in (
+        (["cost", "totals", "ceiling", "usdPerMonth"], "a lot"),
+        (["placement", "gpuCapacity", "quotas", 0, "used"], "three"),
+        (["deployment", "autoMode", "compute"], "yes"),
+        (["kubernetesSupport", "phase"], 1),
+    ):
+        broken = copy.deepcopy(doc)
+        part = broken
+        for key in where[:-1]:
+            part = part[key]
+        part[where[-1]] = bad
+        assert where in deep_paths(plan_validator, broken), where
+    # Resource inputs and Kubernetes objects are each provider's own: any shape passes.
+    open_parts = copy.deepcopy(doc)
+    open_parts["resources"][0]["inputs"] = {"anything": [1, {"x": None}]}
+    open_parts["kubernetes"]["objects"].append({"apiVersion": "v1", "kind": "Whatever", "spec": 3})
+    assert errors(plan_validator, open_parts) == []
+
+
+def test_a_document_of_another_release_keeps_the_keys_this_one_does_not_know():
+    doc = shipped_plan_json(STACKS / "Pulumi.dev-automode.yaml")
+    newer = {**doc, "gpuQuotas": [{"family": "G", "vcpus": 64}], "cost": {**doc["cost"], "discounts": []}}
+    assert dump(PlanDocument.read(newer)) == json.loads(json.dumps(newer))
+    older = {k: v for k, v in doc.items() if k not in ("placeholders", "deploymentOrder", "storage", "cost")}
+    assert PlanDocument.read(older).kubernetes_version == doc["kubernetesVersion"]

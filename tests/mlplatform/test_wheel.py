@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 from mlplatform.documents import SCHEMA_VERSION
@@ -36,6 +37,9 @@ def test_a_wheel_in_its_own_virtualenv_inits_plans_and_checks_outside_the_checko
     )
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = (tmp_path / "dist").glob("ml_platform_eks-*.whl")
+    # The published schemas ship in the wheel (`mlplatform schema stack|plan` prints the same; docs/json.md).
+    shipped = {f"mlplatform_core/schemas/{name}.schema.json" for name in ("stack", "plan")}
+    assert shipped <= set(zipfile.ZipFile(wheel).namelist())
     venv = tmp_path / "venv"
     assert run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path).returncode == 0
     python = venv / "bin" / "python"

@@ -36,7 +36,7 @@ def test_the_pack_reads_autoscaled_as_the_plan_does(edits):
     raw.update({f"ml-platform-eks:{k}": v for k, v in edits.items()})
     run = run_stack("dev", raw)
     layout = build_layout(parse(raw), "dev")
-    planned = {g["name"] for g in node_groups(run, autoscaler=layout.runs_cluster_autoscaler) if g["autoscaled"]}
+    planned = {g.name for g in node_groups(run, autoscaler=layout.runs_cluster_autoscaler) if g.autoscaled}
     assert planned == (set() if edits else {"jupyter", "jobs", "spot", "gpu"})
     resources = policy_resources(run)
     assert RULE not in {v.policy for v in evaluate(resources, DEV_POLICY_CONFIG)}

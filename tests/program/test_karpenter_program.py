@@ -215,9 +215,9 @@ def test_migrating_keeps_the_node_groups_unchanged_next_to_the_pools():
     assert node_groups(migrating) == node_groups(before)  # desired sizes still left alone: no node goes
     assert before.of_type(ASG_TAG) and not migrating.of_type(ASG_TAG)
     layout = build_layout(parse(raw), "dev")
-    shown = {g["name"]: g for g in plan_node_groups(migrating, autoscaler=layout.runs_cluster_autoscaler)}
-    assert shown["jobs"]["desiredSizeIgnored"] and not shown["jobs"]["autoscaled"]
-    assert all(g["autoscaled"] == g["desiredSizeIgnored"] for g in plan_node_groups(before))
+    shown = {g.name: g for g in plan_node_groups(migrating, autoscaler=layout.runs_cluster_autoscaler)}
+    assert shown["jobs"].desired_size_ignored and not shown["jobs"].autoscaled
+    assert all(g.autoscaled == g.desired_size_ignored for g in plan_node_groups(before))
     assert [r.inputs["metadata"]["name"] for r in migrating.of_type(NODE_POOL)] == ["jupyter", "jobs", "spot", "gpu"]
     assert "cluster-autoscaler" not in {r.name for r in migrating.of_type(RELEASE)}  # Karpenter serves pending pods
     # Step 3: without keepNodeGroups the drained groups go (and a pool's minSize is refused again).
