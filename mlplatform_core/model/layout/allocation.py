@@ -49,7 +49,15 @@ AUTO_MODE_DRA_MIN_KUBERNETES = "1.36"  # Auto Mode's node runtime ships the NVID
 SETTING = "gpuAllocation"
 
 
-def _node_group_need(minor: str, min_size: int, max_size: int, static: bool) -> str | None:
+def _node_group_need(minor: str, min_size: int, max_size: int, o: NodeGroupSettings) -> str | None:
+    reservation = o.capacity_reservation
+    if reservation is not None and reservation.type == "capacity-block":
+        # EKS scales a Capacity Block group to zero outside its block, so it must start from zero (training.py).
+        return (
+            "a Capacity Block group starts from zero nodes (EKS scales it down outside its block), and the Cluster "
+            "Autoscaler cannot grow a managed node group from zero for ResourceClaims (its template node of an "
+            "empty group publishes no devices); use gpuAllocation: devicePlugin for this group"
+        )
     if min_size >= 1 or max_size == 0:
         return None
     return (
@@ -59,13 +67,13 @@ def _node_group_need(minor: str, min_size: int, max_size: int, static: bool) -> 
     )
 
 
-def _karpenter_need(minor: str, min_size: int, max_size: int, static: bool) -> str | None:
+def _karpenter_need(minor: str, min_size: int, max_size: int, o: NodeGroupSettings) -> str | None:
     # A static pool's nodes exist, so claims are allocated from their ResourceSlices; a dynamic pool needs a
     # Karpenter that launches nodes for pending claims (karpenter/release.py, per pinned minor).
-    return karpenter_release.dra_pool_problem(static)
+    return karpenter_release.dra_pool_problem(getattr(o, "static_nodes", None) is not None)
 
 
-def _auto_mode_need(minor: str, min_size: int, max_size: int, static: bool) -> str | None:
+def _auto_mode_need(minor: str, min_size: int, max_size: int, o: NodeGroupSettings) -> str | None:
     if minor_key(minor) >= minor_key(AUTO_MODE_DRA_MIN_KUBERNETES):
         return None
     return (
@@ -77,7 +85,7 @@ def _auto_mode_need(minor: str, min_size: int, max_size: int, static: bool) -> s
 
 # What `dra` needs beyond Kubernetes 1.34, by the provisioner that launches the group's nodes (a table, not a test
 # per provisioner: the provisioner protocol is the place for it).
-_PROVISIONER_NEEDS: dict[str, Callable[[str, int, int, bool], str | None]] = {
+_PROVISIONER_NEEDS: dict[str, Callable[[str, int, int, NodeGroupSettings], str | None]] = {
     NODE_GROUPS: _node_group_need,
     KARPENTER: _karpenter_need,
     AUTO_MODE: _auto_mode_need,
@@ -122,8 +130,7 @@ def allocation_of(
             "and a DRA driver and a device plugin must not manage the same GPUs (EKS user guide: with Bottlerocket, "
             f"keep the device plugin); use an AL2023 NVIDIA AMI, or {SETTING}: {DEVICE_PLUGIN}",
         )
-    static = getattr(o, "static_nodes", None) is not None
-    if need := _PROVISIONER_NEEDS[provisioner](minor, *sizes, static):
+    if need := _PROVISIONER_NEEDS[provisioner](minor, *sizes, o):
         add(apath, f"{show(DRA)}: {need}")
     _sharing_problems(name, o, path, add)
     return DRA

@@ -3,7 +3,6 @@ DRA driver, and nvidia.com/gpu refused where the device plugin does not run."""
 
 from __future__ import annotations
 
-import dataclasses
 from functools import cache
 
 import pytest
@@ -25,13 +24,45 @@ TOLERATE_GPUS = [
 ]
 
 
+def _on_dra(group: dict) -> dict:
+    """A GPU group's settings with `gpuAllocation: dra`, as a user would write them: one warm node (the Cluster
+    Autoscaler cannot grow a DRA group from zero), no time slicing and no MIG strategy (both refused with dra)."""
+    group = {**group, "gpuAllocation": "dra", "minSize": max(1, group.get("minSize", 0))}
+    if "desiredSize" in group:
+        group["desiredSize"] = max(group["desiredSize"], group["minSize"])
+    sharing = dict(group.pop("gpuSharing", None) or {})
+    sharing.pop("timeSlicing", None)
+    if "mig" in sharing:
+        sharing["mig"] = {k: v for k, v in sharing["mig"].items() if k != "strategy"}
+    return {**group, "gpuSharing": sharing} if sharing else group
+
+
+def _capacity_block(group: dict) -> bool:
+    """A Capacity Block group starts from zero nodes, so it keeps the device plugin (dra refuses it)."""
+    return (group.get("capacityReservation") or {}).get("type") == "capacity-block"
+
+
 @cache
+def example_on(stack: str, allocation: str) -> tuple:
+    """An example stack's (config, layout) with every GPU group on `allocation`, planned through the stack file."""
+    config = read_stack_file(ROOT / "examples" / "stacks" / f"Pulumi.{stack}.yaml")
+    if allocation == "dra":
+        groups = dict(config.get("ml-platform-eks:nodeGroups") or {})
+        if (groups.get("gpu") or {}).get("enabled"):
+            groups["gpu"] = _on_dra(groups["gpu"])
+        extra = [
+            _on_dra(g) if g.get("gpu") and not _capacity_block(g) else g
+            for g in config.get("ml-platform-eks:additionalNodeGroups") or []
+        ]
+        config = {**config, "ml-platform-eks:nodeGroups": groups, "ml-platform-eks:additionalNodeGroups": extra}
+    cfg = parse(config)
+    return cfg, build_layout(cfg, stack)
+
+
 def shared_gpus(allocation: str) -> Layout:
-    """The shared-GPU example stack (a time-sliced g5.xlarge group `gpu`, a p5.4xlarge MIG 1g.10gb group `mig`)
-    with every GPU group on `allocation`."""
-    layout = build_layout(parse(read_stack_file(SHARED_GPUS)), "shared-gpus")
-    groups = tuple(dataclasses.replace(g, gpu_allocation=allocation) if g.gpu else g for g in layout.groups)
-    return dataclasses.replace(layout, groups=groups)
+    """The shared-GPU example stack (a g5.xlarge group `gpu`, a p5.4xlarge MIG 1g.10gb group `mig`) with every
+    GPU group on `allocation` (on dra the `gpu` group gives whole GPUs: time slicing is refused there)."""
+    return example_on("shared-gpus", allocation)[1]
 
 
 @cache
@@ -280,20 +311,22 @@ def test_dra_groups_show_what_their_nodes_publish_in_the_plan():
 def test_dra_stacks_keep_every_placement_promise_with_claim_based_gpu_jobs(stack):
     from mlplatform_core.placement.invariants import stack_report
 
-    cfg = parse(read_stack_file(ROOT / "examples" / "stacks" / f"Pulumi.{stack}.yaml"))
-    layout = build_layout(cfg, stack)
-    layout = dataclasses.replace(
-        layout, groups=tuple(dataclasses.replace(g, gpu_allocation="dra") if g.gpu else g for g in layout.groups)
-    )
+    cfg, layout = example_on(stack, "dra")
+    assert all(g.gpu_allocation == "dra" for g in layout.groups if g.gpu and g.name != "train-block")
     report = stack_report(cfg, layout)
     assert report.ok, [str(e) for e in report.errors]
     reach = {p.name: result.reachable for p, result in report.placements}
-    assert "gpu-training-job" not in reach  # nvidia.com/gpu is served nowhere
     if stack == "shared-gpus":
+        assert "gpu-training-job" not in reach  # nvidia.com/gpu is served nowhere
         assert reach["gpu-claim-job"] == ("gpu",)
         assert reach["gpu-claim-job-mig-1g.10gb"] == ("mig",)
         assert reach["whole-node-mig"] == ("mig",)
     else:
-        assert reach["efa-training-job"] == ("train", "train-block")
+        # The Capacity Block group keeps the device plugin (dra refuses it): one stack, both ways, never both on
+        # one group.
+        assert reach["efa-training-job"] == reach["gpu-claim-job"] == ("train",)
+        assert reach["gpu-training-job"] == ("train-block",)
+        assert reach["nvidia-dra-driver-gpu-kubelet-plugin"] == ("train",)
+        assert reach["nvidia-device-plugin"] == ("train-block",)
         whole = next(p for p, _ in report.placements if p.name == "whole-node-train")
         assert whole.claims is not None and whole.claims.requests[0][1].mode == "All"

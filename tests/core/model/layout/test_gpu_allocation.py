@@ -139,3 +139,17 @@ def test_shipped_stacks_without_the_setting_plan_exactly_as_with_device_plugin_w
     assert written == plain
     assert stack_releases(written) == stack_releases(plain)
     assert "nvidia-dra-driver-gpu" not in addons_of(plain)
+
+
+def test_a_capacity_block_group_is_told_it_cannot_use_dra_rather_than_two_contradicting_minimums():
+    block = {
+        "name": "train-block",
+        "gpu": True,
+        "instanceTypes": ["p5.48xlarge"],
+        "availabilityZone": "us-east-1b",
+        "capacityReservation": {"id": "cr-0a1b2c3d4e5f60718", "type": "capacity-block", "instanceCount": 2},
+        "gpuAllocation": "dra",
+    }
+    text = refusal(extra=[block])
+    assert "additionalNodeGroups[0].gpuAllocation" in text and "Capacity Block" in text and "devicePlugin" in text
+    assert "set minSize: 1" not in text  # which the Capacity Block would refuse in turn
