@@ -34,6 +34,7 @@ from .config.stack_file import StackDocument
 from .layout import Layout, build_layout
 from .layout.gpu import whole_nodes
 from .workloads import Workloads, build_workloads
+from .teams import Teams, build_teams
 
 _ANY_REGION = "us-east-1"
 _MAX_ROUNDS = 3  # setting a value aside rarely uncovers another invalid one; a few rounds always suffice
@@ -44,6 +45,7 @@ class ValidStack:
     config: StackConfig
     layout: Layout
     workloads: Workloads
+    teams: Teams | None = None  # the stack's teams (Kueue); None: no `teams`, no Kueue
 
 
 class _SetAside:
@@ -210,13 +212,19 @@ def validate_stack(
             workloads = build_workloads(cfg, whole_nodes(layout.node_sources) if layout is not None else ())
         except ConfigError as err:
             problems += _derived(aside.restored(err.problems), aside)
+    teams = None
+    if cfg is not None and layout is not None and workloads is not None:
+        try:
+            teams = build_teams(cfg, layout, workloads)
+        except ConfigError as err:
+            problems += err.problems
     if problems or (document and document.problems) or layout is None or workloads is None:
         if document is not None:  # the file's own problems (repeated keys) name their lines already
             problems = list(document.problems) + [
                 Problem(p.path, p.message, p.line or document.line_of(p.path)) for p in problems
             ]
         raise ConfigError(_unique(problems), source)
-    return ValidStack(cfg, layout, workloads)
+    return ValidStack(cfg, layout, workloads, teams)
 
 
 def prove_charts(valid: ValidStack, source: str | None = None, document: StackDocument | None = None) -> ChartProof:

@@ -30,6 +30,7 @@ from .network import EndpointConfig, NetworkConfig
 from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .pulumi_format import from_pulumi_text
 from .quotas import QuotaSettings
+from .teams import MAX_TEAMS, TeamSettings, check_team_names
 from .upgrade_policy import UpgradePolicy, effective_support_type, upgrade_policy_problems
 from .workloads import WorkloadsConfig
 
@@ -84,6 +85,13 @@ class StackConfig(SettingsModel):
     # EKS Pod Identity instead of IRSA for the add-ons' AWS roles. Unset keeps IRSA, so existing clusters do not flip.
     pod_identity: bool = False
     quotas: QuotaSettings = Field(default_factory=QuotaSettings)
+    # Teams sharing the cluster through Kueue (config/teams.py); empty: no Kueue, nothing else changes.
+    teams: dict[str, TeamSettings] = Field(default_factory=dict, max_length=MAX_TEAMS)
+
+    @field_validator("teams")
+    @classmethod
+    def _teams(cls, v: dict[str, TeamSettings]) -> dict[str, TeamSettings]:
+        return check_team_names(v)
 
     @field_validator("region", mode="before")
     @classmethod
