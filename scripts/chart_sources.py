@@ -44,6 +44,7 @@ CHARTS: dict[str, dict[str, Any]] = {
     },
     versions.GPU_OPERATOR: {"role": "gpu-operator-chart", "tag": "{}", "paths": ("deployments/gpu-operator",)},
     versions.DCGM_EXPORTER: {"role": "dcgm-exporter-chart", "tag": "pin", "paths": ("deployment",)},
+    versions.KUEUE: {"role": "kueue-chart", "tag": "v{}", "paths": ("charts/kueue",)},
 }
 # The stack files whose layouts give each chart's base values: the first the facts, each other a variant (the device
 # plugin with GPU sharing: its config adds the chart's config-manager containers).
@@ -60,6 +61,7 @@ SAMPLE_STACKS = {
         "examples/stacks/Pulumi.training.yaml",
         "examples/stacks/Pulumi.training.yaml#ml-platform-eks:nodeRepair=false",
     ),
+    versions.KUEUE: ("examples/stacks/Pulumi.teams.yaml",),
 }
 # What the proof reads of a chart beyond workloads and RBAC (rendered_facts.py): the device plugin's GPU sharing as
 # the chart renders it (its ConfigMap of configs, the config manager's and plugin's env, the mounted ConfigMaps),
@@ -69,4 +71,8 @@ EXTRA_FACTS: dict[str, dict[str, Any]] = {
     versions.DCGM_EXPORTER: {"container": ("args", "env")},
 }
 # The stack files whose full renderings `make scan` reads: the shipped stacks and the GPU examples.
-RENDERED_STACKS = ("examples/stacks/Pulumi.training.yaml", "examples/stacks/Pulumi.shared-gpus.yaml")
+RENDERED_STACKS = (
+    "examples/stacks/Pulumi.training.yaml",
+    "examples/stacks/Pulumi.shared-gpus.yaml",
+    "examples/stacks/Pulumi.teams.yaml",
+)

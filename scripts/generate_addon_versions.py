@@ -22,6 +22,9 @@ ended on the day of generation, the Helm charts and images the workload layer in
   minor; its release publishes the chart with version = appVersion = the tag (git says v1.0.0-devel).
 - dcgm-exporter: the newest release tag <dcgm>-<exporter> of NVIDIA/dcgm-exporter whose chart's `kubeVersion`
   admits the minor (chart version = the exporter's version; image tag from its values.yaml).
+- kueue: the newest release tag vX.Y.Z of kubernetes-sigs/kueue up to the pin's, for the minors from the one its
+  README requires ("Requires Kubernetes 1.N or newer"); the chart (charts/kueue) is published with version = the
+  tag without the "v" and the image registry.k8s.io/kueue/kueue:<tag> (hack/helm-chart-package.sh).
 - al2023Ami: the newest AMI release of awslabs/amazon-eks-ami whose release notes (CHANGELOG.md) list the
   AL2023 AMIs of the minor (x86_64 and arm64 standard, x86_64 NVIDIA): Karpenter's EC2NodeClass alias
   al2023@<release> pins the node image instead of following every new release (`latest`).
@@ -55,6 +58,10 @@ DEVICE_PLUGIN_CHART = "deployments/helm/nvidia-device-plugin"
 EFA_CHART = "stable/aws-efa-k8s-device-plugin"
 GPU_OPERATOR_CHART = "deployments/gpu-operator"
 DCGM_CHART = "deployment"
+KUEUE_CHART = "charts/kueue"
+KUEUE_REQUIRES = re.compile(r"Requires Kubernetes (1\.\d+) or newer")
+# Where Kueue's release publishes the chart and the image (hack/helm-chart-package.sh: k8s_registry, HELM_CHART_REPO).
+KUEUE_SOURCE = {"repo": "oci://registry.k8s.io/kueue/charts/kueue", "image": "registry.k8s.io/kueue/kueue"}
 DCGM_TAG = re.compile(r"^(\d+\.\d+\.\d+)-(\d+\.\d+\.\d+)$")  # <DCGM version>-<exporter version>
 AMI_NAME = re.compile(r"amazon-eks-node-al2023-(x86_64|arm64)-(standard|nvidia)-(1\.\d+)-(v\d{8})")
 AMI_VARIANTS = {("x86_64", "standard"), ("arm64", "standard"), ("x86_64", "nvidia")}
@@ -238,6 +245,23 @@ def read_dcgm_exporter(repo: Path, pin: dict) -> tuple[dict[str, dict[str, str]]
     return charts, repository
 
 
+def read_kueue(repo: Path, pin: dict) -> dict[str, str]:
+    """{release, the oldest minor it supports} of the newest release tag up to the pin's."""
+    tags = [
+        t
+        for t in upstream.git_tags(repo, "v", pin.get("newest"))
+        if upstream.git_show(repo, t, f"{KUEUE_CHART}/Chart.yaml")
+    ]
+    if not tags:
+        raise SystemExit("kubernetes-sigs/kueue: no release tag with charts/kueue")
+    newest = tags[-1]
+    readme = upstream.git_show(repo, newest, "README.md") or ""
+    m = KUEUE_REQUIRES.search(readme)
+    if m is None:
+        raise SystemExit(f"kubernetes-sigs/kueue {newest}: README.md states no 'Requires Kubernetes 1.N or newer'")
+    return {"release": newest.removeprefix("v"), "min": m[1]}
+
+
 def newest_admitting(constraints: dict[str, str], minor: str) -> str | None:
     admitted = [v for v, c in constraints.items() if constraint_admits(c, minor)]
     return max(admitted, key=upstream.version_key) if admitted else None
@@ -263,6 +287,7 @@ def build(
     karpenter: dict[str, Any],
     amis: dict[str, str],
     gpu: tuple[dict[str, Any], dict[str, str], dict[str, dict[str, str]]] | None = None,
+    kueue: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """minor -> {add-on: {chart, image, ...}, al2023Ami}; an add-on upstream has nothing for is left out."""
     out: dict[str, dict[str, Any]] = {}
@@ -281,6 +306,8 @@ def build(
             row["karpenter-crd"] = {"chart": release}
         if gpu is not None:
             row.update(gpu_rows(minor, *gpu))
+        if kueue is not None and upstream.version_key(kueue["min"]) <= upstream.version_key(minor):
+            row["kueue"] = {"chart": kueue["release"], "image": f"v{kueue['release']}"}
         if minor in amis:
             row["al2023Ami"] = amis[minor]
         out[minor] = row
@@ -296,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
     ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
     ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
+    ap.add_argument("--kueue", metavar="DIR", help="a clone of kubernetes-sigs/kueue")
     ap.add_argument("--eks-ami-ref", help="read the release notes at this ref instead of the pinned commit")
     ap.add_argument("--fetch", action="store_true", help="clone what was not given from GitHub (blobless)")
     ap.add_argument("--calendar", default=str(DATA / "eks_versions.json"))
@@ -335,9 +363,18 @@ def main(argv: list[str] | None = None) -> int:
         efa = read_efa_plugin(efa_repo, pins["efa-plugin-chart"])
         operator, operator_image, operator_repositories = read_gpu_operator(operator_repo, pins["gpu-operator-chart"])
         dcgm, dcgm_image = read_dcgm_exporter(dcgm_repo, pins["dcgm-exporter-chart"])
+        kueue_repo, kueue_src = upstream.git_repository("kueue-chart", args.kueue, args.fetch, Path(tmp))
+        kueue = read_kueue(kueue_repo, pins["kueue-chart"])
     minors = minors_to_cover(json.loads(Path(args.calendar).read_text()), on)
     table = build(
-        minors, images, scaler_charts, plugin_charts, karpenter, ami_releases(changelog), (efa, operator, dcgm)
+        minors,
+        images,
+        scaler_charts,
+        plugin_charts,
+        karpenter,
+        ami_releases(changelog),
+        (efa, operator, dcgm),
+        kueue,
     )
     if not any("cluster-autoscaler" in row for row in table.values()):
         raise SystemExit("no cluster-autoscaler release for any minor of the calendar: wrong input?")
@@ -349,7 +386,17 @@ def main(argv: list[str] | None = None) -> int:
     head = {
         "generated": on.isoformat(),
         "generator": "scripts/generate_addon_versions.py",
-        "source": [release_src, scaler_src, plugin_src, ami_src, karpenter_src, efa_src, operator_src, dcgm_src],
+        "source": [
+            release_src,
+            scaler_src,
+            plugin_src,
+            ami_src,
+            karpenter_src,
+            efa_src,
+            operator_src,
+            dcgm_src,
+            kueue_src,
+        ],
         "charts": {
             "cluster-autoscaler": {"repo": "https://kubernetes.github.io/autoscaler", "image": scaler_image},
             "nvidia-device-plugin": {"repo": "https://nvidia.github.io/k8s-device-plugin", "image": plugin_image},
@@ -362,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
                 "repositories": operator_repositories,
             },
             "dcgm-exporter": {"repo": "https://nvidia.github.io/dcgm-exporter/helm-charts", "image": dcgm_image},
+            "kueue": KUEUE_SOURCE,
         },
     }
     upstream.write_json(Path(args.output), head, "minors", table)

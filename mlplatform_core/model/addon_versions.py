@@ -24,6 +24,8 @@ KARPENTER_CRD = "karpenter-crd"
 EFA_DEVICE_PLUGIN = "aws-efa-k8s-device-plugin"
 GPU_OPERATOR = "gpu-operator"
 DCGM_EXPORTER = "dcgm-exporter"
+# Teams on one cluster (issue 33): Kueue, installed only when the stack has `teams`.
+KUEUE = "kueue"
 AL2023_AMI = "al2023Ami"
 DATA_FILE = "mlplatform_core/data/addon_versions.json"
 

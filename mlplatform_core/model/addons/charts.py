@@ -24,6 +24,7 @@ NAMESPACES = {
     versions.EFA_DEVICE_PLUGIN: KUBE_SYSTEM,
     versions.GPU_OPERATOR: "gpu-operator",  # NVIDIA's install guide's namespace
     versions.DCGM_EXPORTER: KUBE_SYSTEM,
+    versions.KUEUE: "kueue-system",  # the namespace of Kueue's own manifests and install guide
 }
 
 

@@ -13,6 +13,7 @@ from ..config.messages import did_you_mean
 from ..config.teams import QUOTA_RESOURCES, TeamSettings
 from ..layout import Layout
 from ..workloads import Workloads
+from .checks import team_problems
 from .flavors import flavor_of
 from .integrations import INTEGRATIONS
 from .spec import CPU, MEMORY, Flavor, Quota, Team, Teams, WorkloadPriority
@@ -124,13 +125,16 @@ def build_teams(cfg: StackConfig, layout: Layout, workloads: Workloads) -> Teams
     if problems:
         raise ConfigError(problems)
     used = dict.fromkeys(q.flavor for t in teams for q in t.quotas)
-    return Teams(
+    out = Teams(
         environment=cfg.environment,
         flavors=tuple(all_flavors[g] for g in groups if g in used),
         teams=tuple(teams),
         priorities=tuple(WorkloadPriority(p.name, p.value, p.description) for p in workloads.workload_classes),
         integrations=INTEGRATIONS,
     )
+    if problems := team_problems(out, workloads):
+        raise ConfigError(problems)
+    return out
 
 
 __all__ = ["QUOTA_RESOURCES", "build_teams"]
