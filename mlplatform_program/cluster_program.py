@@ -21,6 +21,7 @@ from .components.karpenter_provisioner import KarpenterInfrastructure, Karpenter
 from .components.node_agent_addons import NodeAgentAddons
 from .components.node_group import NodeGroup
 from .components.platform import Platform
+from .components.teams import TeamQueues
 from .components.training_network import TrainingNetwork, single_zone_groups
 from .stack_settings import stack_settings
 
@@ -86,6 +87,15 @@ def cluster_program() -> None:
             image_registry=cfg.image_registry,
             identity_agent=identity_agent,
         )
+        if valid.teams is not None:  # Kueue and the teams' queues, after the namespaces and core nodes
+            TeamQueues(
+                "teams",
+                layout,
+                valid.teams,
+                platform.provider,
+                cfg.image_registry,
+                [*platform.objects, platform.storage],
+            )
 
     # Karpenter provisions every group but the initial one: its controller runs on the initial node group.
     # Its AWS side lives here; its charts and NodePools go with the Kubernetes layer (kubernetes-layer/ when

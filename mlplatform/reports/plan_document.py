@@ -16,6 +16,7 @@ from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
 from .gpu_capacity import gpu_capacity_section
+from .teams import teams_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
 from .workload_layer import kubernetes_section
@@ -131,6 +132,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         # One entry per `pulumi up` (each program is its own stack and its own dependency graph).
         "deploymentOrder": [order_section(run) for run in plan.run.programs],
     }
+    if (teams := teams_section(plan)) is not None:  # only a stack with `teams` (Kueue) has the section
+        doc["teams"] = teams
     # The offline run's stand-ins for what exists only after deploy, outside `resources` (whose inputs repeat
     # them wherever one resource reads another's output): each string's JSON Pointer, value and `<...>` form.
     doc["placeholders"] = list(plan.placeholders.find({k: v for k, v in doc.items() if k != "resources"}))

@@ -25,6 +25,7 @@ from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
 from .gpu_capacity import render_gpu_capacity
+from .teams import render_teams
 from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
@@ -146,6 +147,9 @@ def render(plan: Plan, console: Console) -> None:
         console.print()
     render_gpu_capacity(doc["placement"]["gpuCapacity"], console)
     console.print()
+    if "teams" in doc:
+        render_teams(doc["teams"], console)
+        console.print()
     render_cost(plan, console)
     console.print()
     render_placement(plan.layout, console, report=plan.placement)

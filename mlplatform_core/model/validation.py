@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .addons.kueue import kueue_release
 from .addons.proof import ChartProof, prove
 from .addons.releases import DeployTimeValues
 from .config import ConfigError, Problem, StackConfig, key_path
@@ -33,8 +34,8 @@ from .config.stack import cross_setting_problems, model_problems, split_keys
 from .config.stack_file import StackDocument
 from .layout import Layout, build_layout
 from .layout.gpu import whole_nodes
-from .workloads import Workloads, build_workloads
 from .teams import Teams, build_teams
+from .workloads import Workloads, build_workloads
 
 _ANY_REGION = "us-east-1"
 _MAX_ROUNDS = 3  # setting a value aside rarely uncovers another invalid one; a few rounds always suffice
@@ -234,7 +235,9 @@ def prove_charts(valid: ValidStack, source: str | None = None, document: StackDo
     at_deploy = DeployTimeValues(
         region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
     )
-    proof = prove(valid.layout, at_deploy)
+    # A stack with teams also installs Kueue (model/addons/kueue.py), proven like the layout's charts.
+    team_release = kueue_release(valid.layout, valid.teams, cfg.image_registry)
+    proof = prove(valid.layout, at_deploy, extra=() if team_release is None else (team_release,))
     if proof.problems:
         path = key_path("kubernetesVersion")
         line = document.line_of(path) if document is not None else None

@@ -8,6 +8,7 @@ capacity and tolerations are the plan's (checks.py).
 
 from __future__ import annotations
 
+from .. import addon_versions as versions
 from ..config import ConfigError, Problem, StackConfig, key_path, show
 from ..config.messages import did_you_mean
 from ..config.teams import QUOTA_RESOURCES, TeamSettings
@@ -94,6 +95,8 @@ def build_teams(cfg: StackConfig, layout: Layout, workloads: Workloads) -> Teams
     if not cfg.teams:
         return None
     problems: list[Problem] = []
+    if gap := versions.coverage_problem([versions.KUEUE], cfg.kubernetes_version):
+        problems.append(Problem(key_path("kubernetesVersion"), f"teams need Kueue: {gap}"))
 
     def add(path: tuple, message: str) -> None:
         problems.append(Problem(key_path(_ROOT, *path), message))
