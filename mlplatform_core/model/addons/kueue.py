@@ -22,6 +22,7 @@ from ..teams import Teams, kueue_configuration
 from . import charts
 from .charts import Chart
 from .core_services import core_services_placement
+from .releases import Release
 
 RESOURCES = {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "2", "memory": "512Mi"}}
 REPLICAS = 2
@@ -75,11 +76,9 @@ def kueue_values(layout: Layout, teams: Teams, image_registry: str | None = None
     }
 
 
-def kueue_release(layout: Layout, teams: Teams | None, image_registry: str | None = None):  # -> Release | None
+def kueue_release(layout: Layout, teams: Teams | None, image_registry: str | None = None) -> Release | None:
     """The Kueue release of a stack with teams (None without): its CRDs are the chart's, which Helm installs
     before the manager; the teams' objects follow the release (mlplatform_program/components/teams.py)."""
-    from .releases import Release  # releases imports every add-on module; this one is imported by it lazily
-
     if teams is None:
         return None
     c = chart(layout.kubernetes_version)

@@ -21,12 +21,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..config import Problem, show
-from ..cost.prices import HOURS_PER_MONTH
 from ..quantity import parse_quantity
 from ..scheduling import CRITICAL_ADDONS_TAINT
 from ..workloads import Workloads
 from .spec import CPU, MEMORY, Quota, Team, Teams
 
+# The cost model's month (model/cost/prices.py HOURS_PER_MONTH, AWS's 730 hours; a test keeps them equal): the
+# teams sit below the cost model, which will price them.
+HOURS_PER_MONTH = 730
 SPOT_MODES = ("allow", "constrain")  # MLRun's preemption modes that give jobs the spot toleration
 
 

@@ -116,3 +116,10 @@ def test_the_shipped_example_plans_three_teams_in_one_cohort():
     assert [t.name for t in v.teams.teams] == ["vision", "nlp", "analytics"]
     assert v.teams.cohorts == ("platform",)
     assert {f.name for f in v.teams.flavors} == {"jobs", "spot", "gpu"}
+
+
+def test_gpu_hours_use_the_cost_models_month():
+    from mlplatform_core.model.cost.prices import HOURS_PER_MONTH as COST_MONTH
+    from mlplatform_core.model.teams.checks import HOURS_PER_MONTH
+
+    assert HOURS_PER_MONTH == COST_MONTH
