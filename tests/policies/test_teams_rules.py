@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import pytest
+
 from mlplatform.check import policy_resources
 from mlplatform.engine import run_stack
 from mlplatform_core.model.config import read_stack_file
@@ -60,3 +62,41 @@ def test_a_prod_team_borrowing_on_the_jobs_group_is_caught():
                     res["borrowingLimit"] = "0"
 
     assert "prod-team-dev-flavor" not in fired(edit(resources, CQ, "clusterqueue-analytics", no_borrowing))
+
+
+def _more_gpus(resources):
+    def change(props: dict) -> None:
+        for res in props["spec"]["resourceGroups"][0]["flavors"][0]["resources"]:
+            if res["name"] == "nvidia.com/gpu":
+                res["nominalQuota"] = "9"
+
+    return edit(resources, CQ, "clusterqueue-nlp", change)
+
+
+def _prod_analytics(resources):
+    def prod(props: dict) -> None:
+        props["metadata"].setdefault("labels", {})["mlplatform.io/environment"] = "prod"
+
+    return edit(resources, NS, "namespace-analytics", prod)
+
+
+# (rule, stack, breaks, level): the rule passes on the shipped teams example and fails at `level` on the variant.
+CASES = [
+    ("team-quota-within-flavor", "teams", _more_gpus, "mandatory"),
+    (
+        "team-namespace-local-queue",
+        "teams",
+        lambda r: drop(r, LQ, lambda x: x.name == "localqueue-nlp-nlp"),
+        "mandatory",
+    ),
+    ("prod-team-dev-flavor", "teams", _prod_analytics, "mandatory"),
+]
+
+
+@pytest.mark.parametrize("rule,stack,breaks,level", CASES, ids=[c[0] for c in CASES])
+def test_rule_passes_on_the_example_and_fails_on_the_broken_one(rule, stack, breaks, level):
+    assert rule not in {v.policy for v in evaluate(list(teams_stack()))}
+    found = [v for v in evaluate(breaks(list(teams_stack()))) if v.policy == rule]
+    assert found, f"{rule} did not fire"
+    assert {v.level for v in found} == {level}
+    assert all(v.message and v.remediation for v in found)

@@ -55,7 +55,7 @@ def errors(obj: dict) -> list[str]:
         f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
         for e in jsonschema.Draft7Validator(_jsonschema(schema)).iter_errors(obj)
     ]
-    broken, evaluated = violations(schema, obj)
+    broken, _ = violations(schema, obj)
     return found + broken
 
 
@@ -126,3 +126,20 @@ def test_kueue_runs_the_teams_configuration():
     )
     shipped = yaml.safe_load(rendered["data"]["controller_manager_config.yaml"])
     assert shipped["integrations"] == conf["integrations"] and shipped["fairSharing"] == conf["fairSharing"]
+
+
+def test_the_kueue_manager_runs_on_the_core_nodes_hardened_with_requests():
+    (manager,) = [d for d in yaml.safe_load_all(RENDERED.read_text()) if d and d["kind"] == "Deployment"]
+    pod = manager["spec"]["template"]["spec"]
+    assert pod["nodeSelector"]["mlplatform.io/node-role"] == "initial"
+    assert {"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    assert manager["spec"]["replicas"] == 2
+    (container,) = [c for c in pod["containers"] if c["name"] == "manager"]
+    assert (
+        container["image"]
+        == "registry.k8s.io/kueue/kueue:v" + addon_versions.pinned(addon_versions.KUEUE, "1.35")["chart"]
+    )
+    resources = container["resources"]
+    assert resources["requests"]["memory"] == resources["limits"]["memory"]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["securityContext"]["runAsNonRoot"] is True
