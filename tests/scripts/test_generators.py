@@ -234,6 +234,7 @@ def test_every_generator_input_is_pinned_to_a_commit():
         "efa-plugin-chart",
         "gpu-operator-chart",
         "dcgm-exporter-chart",
+        "kueue-chart",
     }
     assert all(len(p["commit"]) == 40 and p["newest"] and p["repo"] for p in tag_lists.values())
     # The helm binary that renders the charts: an npm package pinned by its version.
