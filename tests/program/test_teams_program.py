@@ -55,13 +55,11 @@ def test_the_plan_has_a_teams_section_and_the_kueue_chart_proven():
     assert vision["gpuHours"][0]["gpuHoursPerMonth"] == 3 * 730
     gpu = next(f for f in teams["flavors"] if f["name"] == "gpu")
     assert gpu["capacity"]["nvidia.com/gpu"] == "6" and gpu["nominalQuota"]["nvidia.com/gpu"] == "6"
-    charts = (
-        {c["release"]: c for c in doc["kubernetes"]["charts"]["releases"]}
-        if isinstance(doc["kubernetes"]["charts"], dict) and "releases" in doc["kubernetes"]["charts"]
-        else None
-    )
-    assert "kueue" in str(doc["kubernetes"]["charts"])
-    del charts
+    charts = {c["release"]: c for c in doc["kubernetes"]["charts"]["releases"]}
+    assert charts["kueue"]["version"] == "0.19.2" and charts["kueue"]["namespace"] == "kueue-system"
+    (manager,) = charts["kueue"]["workloads"]
+    assert manager["images"] == ["registry.k8s.io/kueue/kueue:v0.19.2"]
+    assert doc["kubernetes"]["charts"]["problems"] == []
 
 
 def test_a_stack_without_teams_has_no_kueue():
