@@ -16,9 +16,9 @@ from .cost import cost_section, plan_cost
 from .deployment import access_section, deployment_section, storage_section, support_section
 from .deployment_order import order_section
 from .gpu_capacity import gpu_capacity_section
-from .teams import teams_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
+from .teams import teams_section
 from .workload_layer import kubernetes_section
 
 ASG_TAG_TYPE = "aws:autoscaling/tag:Tag"

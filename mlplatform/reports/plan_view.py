@@ -25,12 +25,12 @@ from .cost import render_cost
 from .deployment import render_day_one
 from .deployment_order import render_order
 from .gpu_capacity import render_gpu_capacity
-from .teams import render_teams
 from .node_pools import node_pool_table
 from .placement import render_placement
 from .plan_document import plan_document
 from .plan_summary import render_closing
 from .tables import print_table
+from .teams import render_teams
 from .workload_layer import render_workload_layer
 
 
