@@ -23,8 +23,7 @@ ended on the day of generation, the Helm charts and images the workload layer in
 - dcgm-exporter: the newest release tag <dcgm>-<exporter> of NVIDIA/dcgm-exporter whose chart's `kubeVersion`
   admits the minor (chart version = the exporter's version; image tag from its values.yaml).
 - kueue: the newest release tag vX.Y.Z of kubernetes-sigs/kueue up to the pin's, for the minors from the one its
-  README requires ("Requires Kubernetes 1.N or newer"); the chart (charts/kueue) is published with version = the
-  tag without the "v" and the image registry.k8s.io/kueue/kueue:<tag> (hack/helm-chart-package.sh).
+  README requires (scripts/kueue_chart.py).
 - al2023Ami: the newest AMI release of awslabs/amazon-eks-ami whose release notes (CHANGELOG.md) list the
   AL2023 AMIs of the minor (x86_64 and arm64 standard, x86_64 NVIDIA): Karpenter's EC2NodeClass alias
   al2023@<release> pins the node image instead of following every new release (`latest`).
@@ -49,6 +48,7 @@ from typing import Any
 
 import upstream
 import yaml
+from kueue_chart import KUEUE_SOURCE, read_kueue
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "mlplatform_core" / "data"
@@ -58,10 +58,6 @@ DEVICE_PLUGIN_CHART = "deployments/helm/nvidia-device-plugin"
 EFA_CHART = "stable/aws-efa-k8s-device-plugin"
 GPU_OPERATOR_CHART = "deployments/gpu-operator"
 DCGM_CHART = "deployment"
-KUEUE_CHART = "charts/kueue"
-KUEUE_REQUIRES = re.compile(r"Requires Kubernetes (1\.\d+) or newer")
-# Where Kueue's release publishes the chart and the image (hack/helm-chart-package.sh: k8s_registry, HELM_CHART_REPO).
-KUEUE_SOURCE = {"repo": "oci://registry.k8s.io/kueue/charts/kueue", "image": "registry.k8s.io/kueue/kueue"}
 DCGM_TAG = re.compile(r"^(\d+\.\d+\.\d+)-(\d+\.\d+\.\d+)$")  # <DCGM version>-<exporter version>
 AMI_NAME = re.compile(r"amazon-eks-node-al2023-(x86_64|arm64)-(standard|nvidia)-(1\.\d+)-(v\d{8})")
 AMI_VARIANTS = {("x86_64", "standard"), ("arm64", "standard"), ("x86_64", "nvidia")}
@@ -243,23 +239,6 @@ def read_dcgm_exporter(repo: Path, pin: dict) -> tuple[dict[str, dict[str, str]]
         }
         repository = vals["image"]["repository"]
     return charts, repository
-
-
-def read_kueue(repo: Path, pin: dict) -> dict[str, str]:
-    """{release, the oldest minor it supports} of the newest release tag up to the pin's."""
-    tags = [
-        t
-        for t in upstream.git_tags(repo, "v", pin.get("newest"))
-        if upstream.git_show(repo, t, f"{KUEUE_CHART}/Chart.yaml")
-    ]
-    if not tags:
-        raise SystemExit("kubernetes-sigs/kueue: no release tag with charts/kueue")
-    newest = tags[-1]
-    readme = upstream.git_show(repo, newest, "README.md") or ""
-    m = KUEUE_REQUIRES.search(readme)
-    if m is None:
-        raise SystemExit(f"kubernetes-sigs/kueue {newest}: README.md states no 'Requires Kubernetes 1.N or newer'")
-    return {"release": newest.removeprefix("v"), "min": m[1]}
 
 
 def newest_admitting(constraints: dict[str, str], minor: str) -> str | None:

@@ -40,6 +40,7 @@ from typing import Any
 import autoscaler_needs
 import upstream
 import yaml
+from kueue_chart import kueue_release_flow
 from rendered_facts import facts_of, probe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,18 +156,6 @@ def release_flow(chart: Path, version: str) -> None:
     if "controller" in values:
         values["controller"]["image"].update(tag=version, digest="")
         values_file.write_text(yaml.safe_dump(values))
-
-
-def kueue_release_flow(chart: Path, version: str) -> None:
-    """What Kueue's hack/helm-chart-package.sh does for a release tag: the manager's image from registry.k8s.io at
-    the tag, pulled IfNotPresent (git holds the staging image, tag release-0.N, pulled Always)."""
-    values_file = chart / "values.yaml"
-    values = yaml.safe_load(values_file.read_text()) or {}
-    image = values["controllerManager"]["manager"]["image"]
-    image.update(
-        repository=versions.chart_source(versions.KUEUE)["image"], tag=f"v{version}", pullPolicy="IfNotPresent"
-    )
-    values_file.write_text(yaml.safe_dump(values))
 
 
 def all_releases(path: Path, stack: str, minor: str | None = None) -> tuple[Any, tuple]:
