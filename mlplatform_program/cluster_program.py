@@ -26,6 +26,7 @@ from .components.karpenter_provisioner import KarpenterInfrastructure, Karpenter
 from .components.node_agent_addons import NodeAgentAddons
 from .components.node_group import NodeGroup
 from .components.platform import Platform
+from .components.teams import TeamQueues
 from .components.training_network import TrainingNetwork, single_zone_groups
 from .stack_settings import stack_settings
 
@@ -201,6 +202,15 @@ def cluster_program() -> None:
             image_registry=cfg.image_registry,
             identity_agent=identity_agent,
         )
+        if valid.teams is not None:  # Kueue and the teams' queues, after the namespaces and core nodes
+            TeamQueues(
+                "teams",
+                layout,
+                valid.teams,
+                platform.provider,
+                cfg.image_registry,
+                [*platform.objects, platform.storage],
+            )
     training = network.exports() if network else {}
     built = _Built(cfg, layout, cluster, node_groups, identity_agent, platform, training)
     # The provisioner's own components (Karpenter, Auto Mode; none for node groups), in its order.

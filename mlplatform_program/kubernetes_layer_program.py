@@ -25,6 +25,7 @@ from .components.automode import AutoModePools
 from .components.cluster_reference import ClusterReference
 from .components.karpenter_provisioner import KarpenterPools
 from .components.platform import Platform
+from .components.teams import TeamQueues
 from .stack_settings import stack_settings
 
 
@@ -104,6 +105,10 @@ def kubernetes_layer_program(cluster_project: str = PROJECT) -> None:
         tags=tags,
         image_registry=cfg.image_registry,
     )
+    if valid.teams is not None:  # Kueue and the teams' queues, after the namespaces and core nodes
+        TeamQueues(
+            "teams", layout, valid.teams, platform.provider, cfg.image_registry, [*platform.objects, platform.storage]
+        )
 
     # The provisioner's own components (Karpenter's charts and pools, Auto Mode's pools), in its order.
     built = _Built(cfg, layout, cluster, platform, tags)

@@ -49,6 +49,7 @@ CHARTS: dict[str, dict[str, Any]] = {
         "tag": "v{}",
         "paths": ("deployments/helm/nvidia-dra-driver-gpu",),
     },
+    versions.KUEUE: {"role": "kueue-chart", "tag": "v{}", "paths": ("charts/kueue",)},
 }
 # The training example's groups with `train` on DRA (a DRA managed node group keeps one node: layout/allocation.py).
 DRA_TRAINING = (
@@ -77,6 +78,7 @@ SAMPLE_STACKS = {
     versions.NVIDIA_DRA_DRIVER: (
         f"examples/stacks/Pulumi.training.yaml#ml-platform-eks:additionalNodeGroups={DRA_TRAINING}",
     ),
+    versions.KUEUE: ("examples/stacks/Pulumi.teams.yaml",),
 }
 # What the proof reads of a chart beyond workloads and RBAC (rendered_facts.py): the device plugin's GPU sharing as
 # the chart renders it (its ConfigMap of configs, the config manager's and plugin's env, the mounted ConfigMaps),
@@ -88,4 +90,8 @@ EXTRA_FACTS: dict[str, dict[str, Any]] = {
     versions.NVIDIA_DRA_DRIVER: {"deviceClasses": True},
 }
 # The stack files whose full renderings `make scan` reads: the shipped stacks and the GPU examples.
-RENDERED_STACKS = ("examples/stacks/Pulumi.training.yaml", "examples/stacks/Pulumi.shared-gpus.yaml")
+RENDERED_STACKS = (
+    "examples/stacks/Pulumi.training.yaml",
+    "examples/stacks/Pulumi.shared-gpus.yaml",
+    "examples/stacks/Pulumi.teams.yaml",
+)

@@ -50,7 +50,13 @@ MEANINGS["network.availabilityZoneCount"] = MEANINGS["network.availabilityZoneCo
 )
 
 # Where a dict of models or a list of models sits, the reference names its key like this.
-DICT_KEYS = {"nodeGroups": "<group>", "namespaces": "<name>", "nodePools": "<pool>"}
+DICT_KEYS = {
+    "nodeGroups": "<group>",
+    "namespaces": "<name>",
+    "nodePools": "<pool>",
+    "teams": "<team>",
+    "quotas": "<group>",
+}
 FIELD_KEYS = {
     "low": "<tier>",
     "medium": "<tier>",
@@ -95,6 +101,8 @@ def _shown(prefix: str, key: str) -> str:
     """A field's name in a path: tiers and bounds that share one shape are named once (<tier>, <bound>)."""
     if prefix.lower().endswith(("priorityclasses.", "limits.")) and key in FIELD_KEYS:
         return FIELD_KEYS[key]
+    if prefix.endswith(".quotas.<group>.") and key in ("gpu", "cpu", "memory"):
+        return "<resource>"  # a team's gpu, cpu and memory quotas share one shape
     return key
 
 

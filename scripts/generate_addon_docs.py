@@ -24,7 +24,13 @@ from mlplatform_core.model.eks_versions import minor_key
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "addons.md"
-CHARTS = (versions.CLUSTER_AUTOSCALER, versions.NVIDIA_DEVICE_PLUGIN, versions.KARPENTER, versions.KARPENTER_CRD)
+CHARTS = (
+    versions.CLUSTER_AUTOSCALER,
+    versions.NVIDIA_DEVICE_PLUGIN,
+    versions.KARPENTER,
+    versions.KARPENTER_CRD,
+    versions.KUEUE,
+)
 GPU_CHARTS = (versions.EFA_DEVICE_PLUGIN, versions.GPU_OPERATOR, versions.DCGM_EXPORTER, versions.NVIDIA_DRA_DRIVER)
 
 INTRO = """\
@@ -36,7 +42,8 @@ The workload layer installs Helm charts whose versions follow the cluster's Kube
 (`provisioner: karpenter`), and the NVIDIA device plugin where an AL2023 GPU group needs it; for GPU capacity
 (docs/gpu.md) the AWS EFA device plugin on `efa: true` groups, NVIDIA's GPU operator as MIG manager on
 `gpuSharing.mig` groups, NVIDIA's DCGM exporter on GPU groups with `gpuMetrics: true` and the NVIDIA DRA driver
-on `gpuAllocation: dra` groups (from Kubernetes 1.34; the device plugin then stays off them). EKS add-ons
+on `gpuAllocation: dra` groups (from Kubernetes 1.34; the device plugin then stays off them); Kueue on stacks
+with `teams` (docs/teams.md). EKS add-ons
 (CoreDNS, EBS CSI, VPC CNI, kube-proxy) are resolved by the EKS API for the minor at deploy, as before. With
 `provisioner: autoMode` none of these charts: EKS Auto Mode runs the autoscaling and the GPU nodes' device plugins
 itself (docs/automode.md), except Karpenter kept while migrating (`autoMode.keepKarpenter`) and the device plugin of
@@ -87,6 +94,17 @@ def versions_table() -> list[str]:
         row = snap["minors"][minor]
         cells = [f"{row[n]['chart']} ({row[n]['image']})" if n in row else "none" for n in GPU_CHARTS]
         rows.append(f"| {minor} | " + " | ".join(cells) + " |")
+    rows += [
+        "",
+        "Kueue, on stacks with `teams` (the pin's newest release, from the minor its README requires; chart (image)):",
+        "",
+        "| Kubernetes | kueue |",
+        "|---|---|",
+    ]
+    for minor in sorted(snap["minors"], key=minor_key):
+        row = snap["minors"][minor]
+        pin = row.get(versions.KUEUE)
+        rows.append(f"| {minor} | " + (f"{pin['chart']} ({pin['image']})" if pin else "none") + " |")
     return rows
 
 

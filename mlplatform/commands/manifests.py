@@ -102,6 +102,7 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
     # The settings model, the engine and YAML: imported once the command runs (--help stays light).
     import yaml
 
+    from mlplatform_core.model.addons.kueue import kueue_release
     from mlplatform_core.model.addons.releases import DeployTimeValues, stack_releases
     from mlplatform_core.model.config import read_stack_document
     from mlplatform_core.model.validation import prove_charts, validate_stack
@@ -120,7 +121,9 @@ def write_stack(stack: str, path: Path, out: Path, helm: str | None, project: Pr
     # Charts first: a stale committed rendering is refused before the (slower) program run.
     charts: dict[str, str] = {}
     notes = []
-    for release in stack_releases(layout, at_deploy):
+    # A stack with teams installs Kueue too (model/addons/kueue.py).
+    team_release = kueue_release(layout, valid.teams, cfg.image_registry)
+    for release in (*stack_releases(layout, at_deploy), *([team_release] if team_release else [])):
         if release.chart.name == "karpenter-crd":
             continue  # CustomResourceDefinitions only: nothing a scanner checks
         committed = _committed(root, stack, release)

@@ -31,6 +31,7 @@ from .deployment_order import order_section
 from .gpu_capacity import gpu_capacity_section
 from .node_pools import node_pools as karpenter_node_pools
 from .placement import placement_section
+from .teams import teams_section
 from .workload_layer import kubernetes_section
 
 ASG_TAG_TYPE = "aws:autoscaling/tag:Tag"
@@ -140,6 +141,7 @@ def _plan_model(plan: Plan) -> PlanDocument:
         storage=storage_section(plan),
         # One entry per `pulumi up` (each program is its own stack and its own dependency graph).
         deployment_order=[order_section(run) for run in plan.run.programs],
+        **({"teams": teams} if (teams := teams_section(plan)) is not None else {}),  # only a stack with `teams`
         placeholders=[],
     )
 

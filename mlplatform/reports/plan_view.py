@@ -32,6 +32,7 @@ from .placement import render_placement
 from .plan_document import plan_document
 from .plan_summary import render_closing
 from .tables import print_table
+from .teams import render_teams
 from .workload_layer import render_workload_layer
 
 
@@ -171,6 +172,9 @@ def _render_compute(plan: Plan, doc: dict[str, Any], console: Console) -> None:
     console.print()
     if doc["capacityQuotas"]["quotas"]:
         render_capacity_quotas(CapacityQuotas.model_validate(doc["capacityQuotas"]), console)
+        console.print()
+    if "teams" in doc:
+        render_teams(doc["teams"], console)
         console.print()
 
 

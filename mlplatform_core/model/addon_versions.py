@@ -26,6 +26,8 @@ GPU_OPERATOR = "gpu-operator"
 DCGM_EXPORTER = "dcgm-exporter"
 # GPUs through Dynamic Resource Allocation (issue 32): on gpuAllocation: dra groups.
 NVIDIA_DRA_DRIVER = "nvidia-dra-driver-gpu"
+# Teams on one cluster (issue 33): Kueue, installed only when the stack has `teams`.
+KUEUE = "kueue"
 AL2023_AMI = "al2023Ami"
 DATA_FILE = "mlplatform_core/data/addon_versions.json"
 

@@ -37,6 +37,10 @@ NODE_POOL = f"kubernetes:{spec.NODE_POOL_API}:NodePool"
 EC2_NODE_CLASS = f"kubernetes:{spec.NODE_CLASS_API}:{spec.NODE_CLASS_KIND}"
 # EKS Auto Mode's node class (its NodePools are karpenter.sh/v1 NodePools, pointing at it).
 AUTO_MODE_NODE_CLASS = f"kubernetes:{AUTO_MODE_FLAVOR.node_class_api}:{AUTO_MODE_FLAVOR.node_class_kind}"
+# Kueue's custom resources (teams: model/teams/manifests.py), at the API version the core writes.
+KUEUE_RESOURCE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 SQS_QUEUE = "aws:sqs/queue:Queue"
 EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .addons.kueue import kueue_release
 from .addons.proof import ChartProof, prove
 from .addons.releases import DeployTimeValues
 from .config import ConfigError, Problem, StackConfig, key_path
@@ -33,6 +34,7 @@ from .config.stack import cross_setting_problems, model_problems, split_keys
 from .config.stack_file import StackDocument
 from .layout import Layout, build_layout
 from .layout.gpu import whole_nodes
+from .teams import Teams, build_teams
 from .workloads import Workloads, build_workloads
 
 _ANY_REGION = "us-east-1"
@@ -44,6 +46,7 @@ class ValidStack:
     config: StackConfig
     layout: Layout
     workloads: Workloads
+    teams: Teams | None = None  # the stack's teams (Kueue); None: no `teams`, no Kueue
 
 
 class _SetAside:
@@ -210,13 +213,19 @@ def validate_stack(
             workloads = build_workloads(cfg, whole_nodes(layout.node_sources) if layout is not None else ())
         except ConfigError as err:
             problems += _derived(aside.restored(err.problems), aside)
+    teams = None
+    if cfg is not None and layout is not None and workloads is not None:
+        try:
+            teams = build_teams(cfg, layout, workloads)
+        except ConfigError as err:
+            problems += err.problems
     if problems or (document and document.problems) or layout is None or workloads is None:
         if document is not None:  # the file's own problems (repeated keys) name their lines already
             problems = list(document.problems) + [
                 Problem(p.path, p.message, p.line or document.line_of(p.path)) for p in problems
             ]
         raise ConfigError(_unique(problems), source)
-    return ValidStack(cfg, layout, workloads)
+    return ValidStack(cfg, layout, workloads, teams)
 
 
 def prove_charts(valid: ValidStack, source: str | None = None, document: StackDocument | None = None) -> ChartProof:
@@ -226,7 +235,9 @@ def prove_charts(valid: ValidStack, source: str | None = None, document: StackDo
     at_deploy = DeployTimeValues(
         region=cfg.region, image_registry=cfg.image_registry, karpenter_replicas=cfg.karpenter.replicas
     )
-    proof = prove(valid.layout, at_deploy)
+    # A stack with teams also installs Kueue (model/addons/kueue.py), proven like the layout's charts.
+    team_release = kueue_release(valid.layout, valid.teams, cfg.image_registry)
+    proof = prove(valid.layout, at_deploy, extra=() if team_release is None else (team_release,))
     if proof.problems:
         path = key_path("kubernetesVersion")
         line = document.line_of(path) if document is not None else None

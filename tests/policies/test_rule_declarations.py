@@ -24,6 +24,7 @@ from tests.policies import (
     test_karpenter_rules,
     test_layout_rules,
     test_security_rules,
+    test_teams_rules,
     test_workloads_rules,
 )
 from tests.policies.variants import NG, edit, set_at, shipped
@@ -41,6 +42,7 @@ CASE_MODULES = (
     test_hardening_rules,
     test_gpu_capacity_rules,
     test_iam_validity_rules,
+    test_teams_rules,
 )
 
 

@@ -87,6 +87,13 @@ CHANGELOG = """# AMI Release v20260714
 """
 
 
+def kueue_release(minor: str) -> dict[str, str]:
+    return {
+        "charts/kueue/Chart.yaml": "name: kueue\nversion: 0.0.0\n",
+        "README.md": f"Kueue.\n\n**Requires Kubernetes {minor} or newer**.\n",
+    }
+
+
 @pytest.fixture
 def upstream(tmp_path: Path) -> list[str]:
     scaler = repo(
@@ -139,6 +146,15 @@ def upstream(tmp_path: Path) -> list[str]:
             )
         ],
     )
+    # Kueue: release tags vX.Y.Z with charts/kueue; the README of the newest up to the pin's says the oldest minor.
+    kueue = repo(
+        tmp_path / "kueue",
+        [
+            ("v0.19.1", kueue_release("1.29")),
+            ("v0.19.2", kueue_release("1.36")),
+            ("v0.20.0", kueue_release("1.37")),
+        ],
+    )
     calendar = tmp_path / "eks.json"
     row = {"end_of_extended_support": "2028-01-01"}
     ended = {"end_of_extended_support": "2026-01-01"}
@@ -157,6 +173,7 @@ def upstream(tmp_path: Path) -> list[str]:
     args += ["--karpenter-repo", str(karpenter), "--eks-ami-ref", "HEAD", "--calendar", str(calendar)]
     args += ["--efa-charts", str(efa), "--gpu-operator", str(operator), "--dcgm-exporter", str(dcgm)]
     args += ["--dra-driver", str(dra)]
+    args += ["--kueue", str(kueue)]
     return [*args, "--karpenter", str(snap), "--on", "2026-11-26", "-o", str(tmp_path / "out.json")]
 
 
@@ -200,6 +217,19 @@ def test_the_gpu_charts_follow_their_release_tags_and_kube_version_constraints(u
     # The DCGM exporter at the pin's newest tag (4.6.0-4.9.0 came later), image tag from its values.
     assert minors["1.35"]["dcgm-exporter"] == {"chart": "4.8.2", "image": "4.5.3-4.8.2-distroless"}
     assert minors["1.35"]["nvidia-dra-driver-gpu"] == {"chart": "25.12.0", "image": "v25.12.0"}
+
+
+def test_kueue_is_the_pins_newest_release_from_the_minor_its_readme_requires(upstream, tmp_path):
+    gen.main(upstream)
+    minors = json.loads((tmp_path / "out.json").read_text())["minors"]
+    # v0.20.0 came after the pin's newest (v0.19.2); v0.19.2 requires 1.36.
+    assert "kueue" not in minors["1.35"]
+    assert minors["1.36"]["kueue"] == minors["1.37"]["kueue"] == {"chart": "0.19.2", "image": "v0.19.2"}
+    doc = json.loads((tmp_path / "out.json").read_text())
+    assert doc["charts"]["kueue"] == {
+        "repo": "oci://registry.k8s.io/kueue/charts/kueue",
+        "image": "registry.k8s.io/kueue/kueue",
+    }
 
 
 def test_the_table_names_where_every_chart_and_image_comes_from(upstream, tmp_path):

@@ -235,6 +235,7 @@ def test_every_generator_input_is_pinned_to_a_commit():
         "gpu-operator-chart",
         "dcgm-exporter-chart",
         "dra-driver-chart",
+        "kueue-chart",
     }
     assert all(len(p["commit"]) == 40 and p["newest"] and p["repo"] for p in tag_lists.values())
     # The helm binary that renders the charts: an npm package pinned by its version.

@@ -25,6 +25,7 @@ NAMESPACES = {
     versions.GPU_OPERATOR: "gpu-operator",  # NVIDIA's install guide's namespace
     versions.DCGM_EXPORTER: KUBE_SYSTEM,
     versions.NVIDIA_DRA_DRIVER: "nvidia-dra-driver-gpu",  # NVIDIA's install guide's namespace
+    versions.KUEUE: "kueue-system",  # the namespace of Kueue's own manifests and install guide
 }
 
 

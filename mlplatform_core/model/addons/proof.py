@@ -198,6 +198,7 @@ def prove(
     layout: Layout,
     at_deploy: DeployTimeValues | None = None,
     namespace_defaults: Mapping[str, frozenset[str]] | None = None,
+    extra: Sequence[Release] = (),
 ) -> ChartProof:
     """The proof of every release of the stack. `namespace_defaults`: namespace -> the resources a LimitRange
     there gives containers that request none."""
@@ -208,7 +209,8 @@ def prove(
     stated: list[str] = []
     if namespace_defaults is None:
         namespace_defaults = releases.namespace_defaults(layout)
-    rendered = rendered_releases(layout, at_deploy)
+    # `extra`: releases beyond the layout's (Kueue, for a stack with teams: model/addons/kueue.py).
+    rendered = rendered_releases(layout, at_deploy) + tuple(_render(r) for r in extra)
     for item in rendered:
         chart = item.release.chart
         if item.rendering is None:

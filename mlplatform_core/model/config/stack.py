@@ -31,6 +31,7 @@ from .node_groups import AdditionalNodeGroup, NodeGroupSettings, TaintSettings
 from .pulumi_format import from_pulumi_text
 from .quotas import QuotaSettings
 from .scheduler import SchedulerSettings
+from .teams import MAX_TEAMS, TeamSettings, check_team_names
 from .upgrade_policy import UpgradePolicy, effective_support_type, upgrade_policy_problems
 from .workloads import WorkloadsConfig
 
@@ -87,6 +88,8 @@ class StackConfig(SettingsModel):
     quotas: QuotaSettings = Field(default_factory=QuotaSettings)
     # The scheduler's NodeResourcesFit scoring (model/scheduler.py); refused while the cluster cannot take it.
     scheduler: SchedulerSettings | None = None
+    # Teams sharing the cluster through Kueue (config/teams.py); empty: no Kueue, nothing else changes.
+    teams: dict[str, TeamSettings] = Field(default_factory=dict, max_length=MAX_TEAMS)
 
     @field_validator("scheduler")
     @classmethod
@@ -94,6 +97,11 @@ class StackConfig(SettingsModel):
         if v is not None and (why := scheduler.refusal()):
             raise ValueError(why)
         return v
+
+    @field_validator("teams")
+    @classmethod
+    def _teams(cls, v: dict[str, TeamSettings]) -> dict[str, TeamSettings]:
+        return check_team_names(v)
 
     @field_validator("region", mode="before")
     @classmethod

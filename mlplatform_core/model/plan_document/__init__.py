@@ -15,7 +15,7 @@ One module per section; a new section is a module here and a field of `PlanDocum
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -48,6 +48,7 @@ from .placement import (
     Reservation,
 )
 from .resources import Placeholder, PlanResource, ProgramOrder, ResourceRef, Wave
+from .teams import KueueInfo, TeamEntry, TeamFlavor, TeamQuota, TeamsSection
 
 __all__ = [
     "AccessEntry",
@@ -74,6 +75,7 @@ __all__ = [
     "GroupPlacement",
     "KubernetesSection",
     "KubernetesSupport",
+    "KueueInfo",
     "LivePrices",
     "MatrixCell",
     "MatrixRow",
@@ -99,6 +101,10 @@ __all__ = [
     "SparsePart",
     "StorageSection",
     "Taint",
+    "TeamEntry",
+    "TeamFlavor",
+    "TeamQuota",
+    "TeamsSection",
     "UnitPrice",
     "Wave",
     "dump",
@@ -106,8 +112,10 @@ __all__ = [
 ]
 
 
-class PlanDocument(Part):
+class PlanDocument(SparsePart):
     """`mlplatform plan STACK --json`: what the stack builds, read back from the recording (docs/json.md)."""
+
+    _WHEN_GIVEN: ClassVar[frozenset[str]] = frozenset({"teams"})
 
     schema_version: str | None = None
     stack: str | None = None
@@ -132,6 +140,7 @@ class PlanDocument(Part):
     cost: CostSection | None = None
     storage: StorageSection | None = None
     deployment_order: list[ProgramOrder] = Field(default_factory=list)  # one per `pulumi up`
+    teams: TeamsSection | None = None  # only a stack with `teams` (Kueue) has the section
     placeholders: list[Placeholder] = Field(default_factory=list)
 
     @classmethod
