@@ -173,12 +173,12 @@ def write_place_document(
     results: Iterable[PodPlacement], notes: Callable[[], Sequence[str]], stack: str | None, out: TextIO
 ) -> None:
     """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "replicas", "groups":
-    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings", "queue"}], "notes"}, written as the pods
-    are placed: one pod per line, so memory stays flat for any number of pods. A pod the API server refuses has no
-    groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run at once (null for
-    a plain object); "queue" Kueue's answer for the pod's workload on a stack with teams (placement/queues.py
-    QueueAnswer.to_dict; null without teams); "notes" on the manifest as a whole, asked for once every pod is out (what the manifest skipped
-    is known only then). Every key is always there."""
+    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings", "queue"}], "notes"}, written
+    as the pods are placed: one pod per line, so memory stays flat for any number of pods. A pod the API server
+    refuses has no groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run
+    at once (null for a plain object); "queue" Kueue's answer for the pod's workload on a stack with teams
+    (placement/queues.py QueueAnswer.to_dict; null without teams); "notes" on the manifest as a whole, asked for
+    once every pod is out (what the manifest skipped is known only then). Every key is always there."""
     head = json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": stack}, indent=2)[:-2]
     out.write(head + ',\n  "pods": [')
     for i, result in enumerate(results):

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..model.scheduling import Toleration
 from ..model.teams.manifests import EXCLUDED_RESOURCE_PREFIXES
 from ..model.teams.spec import PRIORITY_LABEL, QUEUE_LABEL, Flavor, Team, Teams
 from .admission import Admission

@@ -52,7 +52,11 @@ def pytorchjob(
     obj = {
         "apiVersion": "kubeflow.org/v1",
         "kind": "PyTorchJob",
-        "metadata": {"name": "train", "namespace": namespace, "labels": labels or {"kueue.x-k8s.io/queue-name": namespace}},
+        "metadata": {
+            "name": "train",
+            "namespace": namespace,
+            "labels": labels or {"kueue.x-k8s.io/queue-name": namespace},
+        },
         "spec": {"pytorchReplicaSpecs": {"Master": role(1), "Worker": role(workers)}},
     }
     return yaml.safe_dump(obj)
