@@ -13,6 +13,7 @@ from mlplatform_core.model.config import kubernetes_layer_of
 from mlplatform_core.model.ml_settings.gpu_resources import gpu_resources
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
+from mlplatform_core.model.ml_settings.teams import team_settings
 
 from .components.access import ClusterAccess
 from .components.automode import AutoModeInfrastructure, AutoModePools
@@ -174,6 +175,8 @@ def cluster_program() -> None:
     pulumi.export("nodeGroups", {name: group.node_group_name for name, group in node_groups.items()})
     pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
     pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))
+    if valid.teams is not None:  # per team: the queue and cost labels its jobs carry, where each tool puts them
+        pulumi.export("teamSettings", team_settings(valid.teams, workloads))
     # What pods request on each GPU group (time-sliced or MIG devices, EFA): for MLRun's with_limits(gpu_type=)
     # and a Polyaxon run's container limits, next to the group's environment above.
     pulumi.export("gpuResources", gpu_resources(layout))
