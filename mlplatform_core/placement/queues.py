@@ -13,8 +13,8 @@ group is the placement of that pod. Kueue's behaviour, read at the pinned tag (s
   when one of its nodeTaints (NoSchedule/NoExecute) is tolerated neither by the pod nor by the flavor's own
   tolerations, or when the pod's nodeSelector / required node affinity, read on the flavor's own label keys only,
   does not match its nodeLabels; then each resource's request (pod request x pods, plus what earlier pod sets took
-  there) must fit the quota: within nominal (fit), else within nominal + what it may borrow (the borrowingLimit,
-  capped by what the cohort's other ClusterQueues lend: their nominal, or lendingLimit) — fit by borrowing, and
+  there) must fit the quota: within nominal (fit), else within nominal + what it may borrow (model/teams/
+  borrowing.py: the borrowingLimit capped by what the cohort's other ClusterQueues lend) — fit by borrowing, and
   the default flavorFungibility whenCanBorrow MayStopSearch (apis/kueue/v1beta2/clusterqueue_types.go) stops
   there; above that the workload "exceeds max quota" and waits; a resource the ClusterQueue does not cover waits
   ("resource ... unavailable in ClusterQueue") unless excluded (resources.excludeResourcePrefixes);
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..model.teams.borrowing import reach
 from ..model.teams.manifests import EXCLUDED_RESOURCE_PREFIXES
 from ..model.teams.spec import PRIORITY_LABEL, QUEUE_LABEL, Flavor, Team, Teams
 from .admission import Admission
@@ -149,26 +150,6 @@ def show_amount(resource: str, value: Fraction) -> str:
     return f"{float(value):g}"
 
 
-def _lent(teams: Teams, team: Team, flavor: str, resource: str) -> Fraction:
-    """What the cohort's other ClusterQueues lend of one resource on one flavor (nominal, or lendingLimit)."""
-    out = Fraction(0)
-    for other in teams.teams:
-        if other.name == team.name or other.cohort != team.cohort:
-            continue
-        if (q := other.quota(flavor, resource)) is not None:
-            out += q.nominal if q.lending_limit is None else min(q.lending_limit, q.nominal)
-    return out
-
-
-def _limits(teams: Teams, team: Team, flavor: str, resource: str) -> tuple[Fraction, Fraction]:
-    """(nominal, most it may borrow) of one resource on one flavor."""
-    q = team.quota(flavor, resource)
-    nominal = q.nominal if q else Fraction(0)
-    lent = _lent(teams, team, flavor, resource)
-    borrow = lent if q is None or q.borrowing_limit is None else min(q.borrowing_limit, lent)
-    return nominal, borrow
-
-
 # --- flavor assignment ------------------------------------------------------------------------------------
 
 
@@ -203,7 +184,7 @@ def _fit(
     borrows = False
     for resource, amount in requests.items():
         total = used.get((flavor, resource), Fraction(0)) + amount
-        nominal, borrow = _limits(teams, team, flavor, resource)
+        nominal, borrow = reach(teams, team, flavor, resource)
         if total <= nominal:
             continue
         if total <= nominal + borrow:
