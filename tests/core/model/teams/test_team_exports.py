@@ -45,3 +45,27 @@ def test_a_spot_flavor_asks_mlrun_for_the_allow_mode():
     mlrun = team_settings(v.teams, v.workloads)["analytics"]["mlrun"]
     assert mlrun["preemptionModeByFlavor"] == {"jobs": "prevent", "spot": "allow"}
     assert mlrun["preemptionMode"] == "allow"
+
+
+def test_team_namespaces_carry_the_team_key():
+    v = validate_stack(read_stack_file(EXAMPLE), "teams")
+    from mlplatform_core.model.workloads import manifests as workload_manifests
+
+    labels = {
+        o["metadata"]["name"]: o["metadata"]["labels"]
+        for o in workload_manifests(v.workloads)
+        if o["kind"] == "Namespace"
+    }
+    assert (
+        labels["vision"]["mlplatform.io/team"] == "vision" and labels["analytics"]["mlplatform.io/team"] == "analytics"
+    )
+    assert "mlplatform.io/team" not in labels["mlrun"]
+
+
+def test_a_namespace_label_naming_another_team_is_refused():
+    raw = with_teams()
+    raw[NS + "workloads"]["namespaces"]["vision"] = {"labels": {"mlplatform.io/team": "nlp"}}
+    from .conftest import problems
+
+    (msg,) = problems(raw)
+    assert "workloads.namespaces.vision.labels" in msg and "names another team than vision" in msg
