@@ -286,6 +286,8 @@ def queue_answer(pods: Sequence[tuple[ManifestPod, Admission]], teams: Teams) ->
     waits, notes = _priority_waits(pods, team, teams)
     used: dict[tuple[str, str], Fraction] = {}
     podsets = [_assign(teams, team, _role(m), a.pod, m.replicas or 1, used) for m, a in pods if a.admitted]
+    if not podsets:
+        waits.append("the API server refuses its pods, so Kueue never sees a workload to admit")
     for p in podsets:
         if p.flavor is None:
             waits.append(f"pod set {p.name} ({p.pods} pod(s)) fits no flavor: " + "; ".join(p.reasons))

@@ -145,3 +145,11 @@ def test_a_plain_job_in_a_namespace_without_team():
     }
     answer = placed(yaml.safe_dump(job))[0].queue
     assert not answer.admitted and "no team's" in answer.waits[0]
+
+
+def test_pods_the_api_server_refuses_are_never_admitted():
+    job = yaml.safe_load(pytorchjob(workers=1))
+    for role in job["spec"]["pytorchReplicaSpecs"].values():
+        role["template"]["spec"]["priorityClassName"] = "no-such-class"
+    answer = placed(yaml.safe_dump(job))[0].queue
+    assert not answer.admitted and "refuses" in answer.waits[0]
