@@ -19,6 +19,7 @@ from tests.conftest import ROOT
 
 STACK = ROOT / "examples" / "stacks" / "Pulumi.teams.yaml"
 EXAMPLE = ROOT / "examples" / "manifests" / "team-pytorchjob.yaml"
+RENDERED = ROOT / "tests" / "data" / "rendered" / "teams" / "kueue.yaml"  # the pinned Kueue chart, helm-rendered
 
 
 @functools.cache
@@ -153,3 +154,22 @@ def test_pods_the_api_server_refuses_are_never_admitted():
         role["template"]["spec"]["priorityClassName"] = "no-such-class"
     answer = placed(yaml.safe_dump(job))[0].queue
     assert not answer.admitted and "refuses" in answer.waits[0]
+
+
+def test_the_pinned_kueue_behaves_as_place_models_it():
+    """From the pinned chart as helm rendered it: the default flavorFungibility stops at the first flavor that
+    fits by borrowing, and Kueue manages only jobs that carry the queue label."""
+    docs = [d for d in yaml.load_all(RENDERED.read_text(), Loader=yaml.CSafeLoader) if d]
+    crd = next(
+        d for d in docs if d["kind"] == "CustomResourceDefinition" and d["spec"]["names"]["kind"] == "ClusterQueue"
+    )
+    version = next(v for v in crd["spec"]["versions"] if v["storage"])
+    spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    fungibility = spec["flavorFungibility"]["properties"]
+    assert fungibility["whenCanBorrow"]["default"] == "MayStopSearch"
+    assert fungibility["whenCanPreempt"]["default"] == "TryNextFlavor"
+    config_map = next(
+        d for d in docs if d["kind"] == "ConfigMap" and "controller_manager_config.yaml" in d.get("data", {})
+    )
+    shipped = yaml.safe_load(config_map["data"]["controller_manager_config.yaml"])
+    assert shipped.get("manageJobsWithoutQueueName", False) is False
