@@ -16,6 +16,7 @@ from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.ml_settings.gpu_resources import gpu_resources
 from mlplatform_core.model.ml_settings.mlrun import mlrun_env
 from mlplatform_core.model.ml_settings.polyaxon import polyaxon_environments
+from mlplatform_core.model.ml_settings.teams import team_settings
 from mlplatform_core.model.provisioners import AUTO_MODE_PART, KARPENTER_PART, Part
 from mlplatform_core.model.workloads import Workloads
 
@@ -156,7 +157,7 @@ def _auto_mode(built: _Built, part: Part) -> None:
 PARTS: dict[str, Callable[[_Built, Part], None]] = {KARPENTER_PART: _karpenter, AUTO_MODE_PART: _auto_mode}
 
 
-def _exports(built: _Built, workloads: Workloads) -> None:
+def _exports(built: _Built, workloads: Workloads, teams: Any) -> None:
     cluster, layout = built.cluster, built.layout
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig_json)
@@ -165,6 +166,8 @@ def _exports(built: _Built, workloads: Workloads) -> None:
     pulumi.export("nodeGroups", {name: group.node_group_name for name, group in built.node_groups.items()})
     pulumi.export("mlrunEnv", mlrun_env(layout, workloads))
     pulumi.export("polyaxonEnvironments", polyaxon_environments(layout))
+    if teams is not None:  # per team: the queue and cost labels its jobs carry, where each tool puts them
+        pulumi.export("teamSettings", team_settings(teams, workloads))
     # What pods request on each GPU group (time-sliced or MIG devices, EFA): for MLRun's with_limits(gpu_type=)
     # and a Polyaxon run's container limits, next to the group's environment above.
     pulumi.export("gpuResources", gpu_resources(layout))
@@ -216,4 +219,4 @@ def cluster_program() -> None:
     # The provisioner's own components (Karpenter, Auto Mode; none for node groups), in its order.
     for part in provisioners.of(layout).parts(layout):
         PARTS[part.kind](built, part)
-    _exports(built, workloads)
+    _exports(built, workloads, valid.teams)

@@ -158,6 +158,7 @@ def _place_into(
     from mlplatform_core.placement.filters import place_admitted
     from mlplatform_core.placement.key_typos import stack_keys
     from mlplatform_core.placement.manifests import ManifestError, ManifestStream
+    from mlplatform_core.placement.queues import place_workloads
     from mlplatform_core.placement.schema import KubernetesSchema
     from mlplatform_core.placement.templates import node_templates
 
@@ -165,7 +166,7 @@ def _place_into(
     from ..reports.placement import render_place, write_place_document
 
     name, source, note = shown
-    cfg, layout = valid.config, valid.layout
+    cfg, layout, teams = valid.config, valid.layout, valid.teams
     # The API server admits a pod against the stack's own objects (namespaces, LimitRanges, PriorityClasses).
     cluster = ClusterObjects.from_manifests(manifests(valid.workloads))
     templates = node_templates(layout)
@@ -180,9 +181,11 @@ def _place_into(
             if stream is not sys.stdin:
                 stack_of_files.enter_context(stream)
             manifest = ManifestStream(stream, schema)
-            results = unplaceable(
-                finished(m, place_admitted(m.admit(cluster, args.namespace), templates), keys) for m in manifest
+            # Kueue's answer per workload (a stack with teams), then where its pods land (placement/queues.py).
+            placed = place_workloads(
+                manifest, lambda m: m.admit(cluster, args.namespace), lambda a: place_admitted(a, templates), teams
             )
+            results = unplaceable(finished(m, result, keys) for m, result in placed)
 
             def notes() -> list[str]:
                 return manifest.notes

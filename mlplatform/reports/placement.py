@@ -42,6 +42,7 @@ from mlplatform_core.placement.profiles import Profile, ProfileInputs
 from mlplatform_core.placement.templates import node_templates
 
 from ..documents import SCHEMA_VERSION
+from .queues import render_landing, render_queue
 from .tables import print_table
 
 
@@ -184,19 +185,20 @@ def render_placement(
 def place_pod(result: PodPlacement) -> dict[str, Any]:
     """One pod of `mlplatform place --json`, every documented key present (empty lists, a null namespace)."""
     found = result.to_dict()
-    keys = ("name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings")
-    return {k: found.get(k, None if k in ("namespace", "replicas") else []) for k in keys} | found
+    keys = ("name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings", "queue")
+    return {k: found.get(k, None if k in ("namespace", "replicas", "queue") else []) for k in keys} | found
 
 
 def write_place_document(
     results: Iterable[PodPlacement], notes: Callable[[], Sequence[str]], stack: str | None, out: TextIO
 ) -> None:
     """`mlplatform place --json`: {"schemaVersion", "stack", "pods": [{"name", "namespace", "replicas", "groups":
-    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings"}], "notes"}, written as the pods
-    are placed: one pod per line, so memory stays flat for any number of pods. A pod the API server refuses has no
-    groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run at once (null for
-    a plain object); "notes" on the manifest as a whole, asked for once every pod is out (what the manifest skipped
-    is known only then). Every key is always there."""
+    [{"name", "schedulable", "reasons"}], "ranking", "rejected", "notes", "warnings", "queue"}], "notes"}, written
+    as the pods are placed: one pod per line, so memory stays flat for any number of pods. A pod the API server
+    refuses has no groups and its reasons under "rejected"; "replicas" is how many pods of an operator's role run
+    at once (null for a plain object); "queue" Kueue's answer for the pod's workload on a stack with teams
+    (placement/queues.py QueueAnswer.to_dict; null without teams); "notes" on the manifest as a whole, asked for
+    once every pod is out (what the manifest skipped is known only then). Every key is always there."""
     head = json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": stack}, indent=2)[:-2]
     out.write(head + ',\n  "pods": [')
     for i, result in enumerate(results):
@@ -240,6 +242,8 @@ def render_place(
 ) -> None:
     """Each pod's verdict as it is placed, then the manifest's notes (`notes` may be asked for at the end)."""
     for result in results:
+        # A stack with teams: Kueue's answer for the workload first (reports/queues.py).
+        render_queue(getattr(result, "queue", None), getattr(result, "first_of_workload", False), console)
         if result.rejected:
             console.print(f"[bold]{escape(_title(result))}[/bold]")
             console.print("  [bold red]rejected by the API server[/bold red] (never created, never scheduled):")
@@ -247,6 +251,7 @@ def render_place(
                 console.print(f"    {escape(reason)}")
         else:
             print_table(console, place_table(result))
+            render_landing(result, console)
         for note in result.notes:
             console.print(f"  note: {escape(note)}")
         for w in result.pod.warnings:

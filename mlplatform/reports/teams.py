@@ -20,6 +20,7 @@ from mlplatform_core.model.workloads import build_workloads
 
 from ..plan import Plan
 from .tables import print_table
+from .team_cost import render_team_cost, team_cost_rows
 
 
 def teams_of(plan: Plan) -> Teams | None:
@@ -44,6 +45,7 @@ def teams_section(plan: Plan) -> TeamsSection | None:
     if teams is None:
         return None
     pin = addon_versions.pinned(addon_versions.KUEUE, plan.layout.kubernetes_version) or {}
+    costs = team_cost_rows(plan, teams)  # per team: ceiling and idle floor under the bill's key (team_cost.py)
     flavors = []
     for f in teams.flavors:
         quoted = {
@@ -94,6 +96,7 @@ def teams_section(plan: Plan) -> TeamsSection | None:
                         for q in t.quotas
                     ],
                     "gpuHours": gpu_hours(t, teams),
+                    "cost": costs[t.name],
                 }
                 for t in teams.teams
             ],
@@ -149,3 +152,4 @@ def render_teams(section: dict[str, Any] | None, console: Console) -> None:
             f["name"], f"{f['group']} ({f['kind']})", f["capacityType"], cell("cpu"), cell("memory"), cell(gpu)
         )
     print_table(console, caps)
+    render_team_cost(section, console)

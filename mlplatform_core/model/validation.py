@@ -35,6 +35,7 @@ from .config.stack_file import StackDocument
 from .layout import Layout, build_layout
 from .layout.gpu import whole_nodes
 from .teams import Teams, build_teams
+from .teams.namespaces import label_team_namespaces
 from .workloads import Workloads, build_workloads
 
 _ANY_REGION = "us-east-1"
@@ -219,6 +220,8 @@ def validate_stack(
             teams = build_teams(cfg, layout, workloads)
         except ConfigError as err:
             problems += err.problems
+        workloads, labelled = label_team_namespaces(workloads, teams)  # mlplatform.io/team on team namespaces
+        problems += labelled
     if problems or (document and document.problems) or layout is None or workloads is None:
         if document is not None:  # the file's own problems (repeated keys) name their lines already
             problems = list(document.problems) + [

@@ -95,6 +95,9 @@ class ManifestPod:
     notes: tuple[str, ...] = ()  # how the spec was read (an operator's defaults, what is not modelled)
     # The manifest's ResourceClaims, templates and DeviceClasses (all of them once the pod is handed out).
     catalog: ClaimCatalog | None = field(default=None, compare=False, repr=False)
+    # The labels Kueue reads the queue name from (placement/queues.py): the job's or operator object's own, a
+    # CronJob's job template's, a Deployment's (or other controller's) pod template's.
+    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def pod(self) -> Pod:
         try:
@@ -151,6 +154,22 @@ def _at(obj: Any, path: tuple[str, ...]) -> Any:
     for part in path:
         obj = obj.get(part) if isinstance(obj, Mapping) else None
     return obj
+
+
+# Where the labels Kueue reads a queue name from sit (default: the pod template's, as the pod integration reads them).
+QUEUE_LABELS_PATHS: Mapping[str, tuple[str, ...]] = {
+    "Pod": ("metadata",),
+    "Job": ("metadata",),
+    "CronJob": ("spec", "jobTemplate", "metadata"),
+    "PodTemplate": ("template", "metadata"),
+}
+
+
+def _labels(obj: Mapping[str, Any], path: tuple[str, ...]) -> Mapping[str, str]:
+    labels = _at(obj, (*path, "labels"))
+    if not isinstance(labels, Mapping):
+        return MappingProxyType({})
+    return MappingProxyType({str(k): str(v) for k, v in labels.items() if isinstance(v, str | int | float)})
 
 
 def _where(document: int, item: str, kind: str | None, obj: Mapping[str, Any]) -> str:
@@ -231,7 +250,8 @@ class _Reader:
                 counts[escaped(kind)] = counts.get(escaped(kind), 0) + 1
             return
         spec = _dig(obj, POD_SPEC_PATHS[kind], document, kind, item)
-        self.pods.append(ManifestPod(f"{kind}/{name}", kind, document, spec, namespace, item))
+        labels = _labels(obj, QUEUE_LABELS_PATHS.get(kind, ("spec", "template", "metadata")))
+        self.pods.append(ManifestPod(f"{kind}/{name}", kind, document, spec, namespace, item, labels=labels))
 
     def operator_pods(
         self, obj: Mapping[str, Any], kind: str, name: str, namespace: str | None, document: int, item: str
@@ -257,8 +277,9 @@ class _Reader:
                     where = _where(document, item, kind, obj)
                     self.problems.extend(f"{where}: {problem}" for problem in found)
                     continue
+            labels = _labels(obj, ("metadata",))
             self.pods.append(
-                ManifestPod(f"{name} {t.role}", kind, document, t.spec, namespace, item, t.replicas, t.notes)
+                ManifestPod(f"{name} {t.role}", kind, document, t.spec, namespace, item, t.replicas, t.notes, labels)
             )
         return True
 

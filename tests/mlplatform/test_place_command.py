@@ -62,8 +62,9 @@ def test_json_shape(capsys):
     assert list(doc) == ["schemaVersion", "stack", "pods", "notes"] and doc["stack"] == "dev"
     (pod,) = doc["pods"]
     # every documented key, empty lists when empty
-    assert list(pod) == ["name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings"]
-    assert pod["rejected"] == [] and doc["notes"] == []
+    keys = ["name", "namespace", "replicas", "groups", "ranking", "rejected", "notes", "warnings", "queue"]
+    assert list(pod) == keys
+    assert pod["rejected"] == [] and doc["notes"] == [] and pod["queue"] is None  # no teams: no Kueue
     assert pod["name"] == "StatefulSet/feature-store-cache"
     for group in pod["groups"]:
         assert {"name", "schedulable", "reasons"} <= set(group)

@@ -54,6 +54,7 @@ class TeamEntry(Part):
     priority_classes: list[str] = Field(default_factory=list)
     quotas: list[TeamQuota] = Field(default_factory=list)
     gpu_hours: list[dict[str, Any]] = Field(default_factory=list)
+    cost: dict[str, Any] | None = None  # the quota-based ceiling and idle floor a month (model/cost/teams.py)
 
 
 class TeamsSection(Part):
