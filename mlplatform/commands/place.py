@@ -143,14 +143,37 @@ def _validated_stack(args: argparse.Namespace) -> tuple[str, str, Any, str | Non
     return name, source, valid, note
 
 
+def _write_report(
+    spool: IO[str], as_json: bool, shown: tuple[str, str, str | None], environment: str, results: Any, manifest: Any
+) -> None:
+    """The placement report, JSON or for people, to `spool` (results are read as it is written)."""
+    from rich.markup import escape
+
+    from ..reports.console import make_console
+    from ..reports.placement import render_place, write_place_document
+
+    name, source, note = shown
+
+    def notes() -> list[str]:
+        return manifest.notes
+
+    if as_json:
+        write_place_document(results, notes, name, spool)
+        return
+    console = make_console(spool)
+    console.print(f"[bold]Placement on stack {escape(name)}[/bold] ({environment}) from {escape(source)}")
+    if note:
+        console.print(f"  [yellow]note[/yellow] {escape(note)}")
+    console.print()
+    render_place(results, console, notes)
+
+
 def _place_into(
     spool: IO[str], args: argparse.Namespace, shown: tuple[str, str, str | None], valid: Any, unplaceable: _Unplaceable
 ) -> str | None:
     """Read, admit and place the manifest's pods, writing the report to `spool`; the error (the manifest cannot
     be read) or None. `shown`: the stack's name, its file as shown and the note on its name."""
     import contextlib
-
-    from rich.markup import escape
 
     # The scheduler's filters: imported once the command runs (never the Pulumi SDK).
     from mlplatform_core.model.workloads import manifests
@@ -161,9 +184,6 @@ def _place_into(
     from mlplatform_core.placement.queues import place_workloads
     from mlplatform_core.placement.schema import KubernetesSchema
     from mlplatform_core.placement.templates import node_templates
-
-    from ..reports.console import make_console
-    from ..reports.placement import render_place, write_place_document
 
     name, source, note = shown
     cfg, layout, teams = valid.config, valid.layout, valid.teams
@@ -187,20 +207,7 @@ def _place_into(
             )
             results = unplaceable(finished(m, result, keys) for m, result in placed)
 
-            def notes() -> list[str]:
-                return manifest.notes
-
-            if args.json:
-                write_place_document(results, notes, name, spool)
-            else:
-                console = make_console(spool)
-                console.print(
-                    f"[bold]Placement on stack {escape(name)}[/bold] ({cfg.environment}) from {escape(source)}"
-                )
-                if note:
-                    console.print(f"  [yellow]note[/yellow] {escape(note)}")
-                console.print()
-                render_place(results, console, notes)
+            _write_report(spool, args.json, (name, source, note), cfg.environment, results, manifest)
     except UnicodeDecodeError:
         return f"{args.filename} is not UTF-8 text"
     except ManifestError as err:

@@ -40,32 +40,52 @@ def _text(resource: str, value: Fraction | None) -> str | None:
     return f"{float(value):g}"
 
 
+def _flavor_entry(f: Any, teams: Teams) -> dict[str, Any]:
+    quoted = {r: sum((q.nominal for t in teams.teams if (q := t.quota(f.name, r))), Fraction(0)) for r in f.resources}
+    return {
+        "name": f.name,
+        "group": f.group,
+        "kind": f.kind,
+        "capacityType": f.capacity_type,
+        "nodeLabels": dict(f.node_labels),
+        "nodeTaints": [t.to_dict() for t in f.node_taints],
+        "tolerations": [t.to_dict() for t in f.tolerations],
+        "maxNodes": f.max_nodes,
+        # None: no upper bound (the teams' borrowingLimits bound it: model/teams/checks.py)
+        "capacity": {r: _text(r, v) for r, v in f.capacity.items()} if f.capacity is not None else None,
+        "nominalQuota": {r: _text(r, v) for r, v in quoted.items()},
+    }
+
+
+def _team_entry(t: Any, teams: Teams, cost: Any) -> dict[str, Any]:
+    return {
+        "name": t.name,
+        "namespaces": list(t.namespaces),
+        "queueName": t.queue_name,
+        "cohort": t.cohort,
+        "fairShareWeight": t.weight,
+        "priorityClasses": list(t.priority_classes),
+        "quotas": [
+            {
+                "flavor": q.flavor,
+                "resource": q.resource,
+                "nominal": _text(q.resource, q.nominal),
+                "borrowingLimit": _text(q.resource, q.borrowing_limit),
+                "lendingLimit": _text(q.resource, q.lending_limit),
+            }
+            for q in t.quotas
+        ],
+        "gpuHours": gpu_hours(t, teams),
+        "cost": cost,
+    }
+
+
 def teams_section(plan: Plan) -> TeamsSection | None:
     teams = teams_of(plan)
     if teams is None:
         return None
     pin = addon_versions.pinned(addon_versions.KUEUE, plan.layout.kubernetes_version) or {}
     costs = team_cost_rows(plan, teams)  # per team: ceiling and idle floor under the bill's key (team_cost.py)
-    flavors = []
-    for f in teams.flavors:
-        quoted = {
-            r: sum((q.nominal for t in teams.teams if (q := t.quota(f.name, r))), Fraction(0)) for r in f.resources
-        }
-        flavors.append(
-            {
-                "name": f.name,
-                "group": f.group,
-                "kind": f.kind,
-                "capacityType": f.capacity_type,
-                "nodeLabels": dict(f.node_labels),
-                "nodeTaints": [t.to_dict() for t in f.node_taints],
-                "tolerations": [t.to_dict() for t in f.tolerations],
-                "maxNodes": f.max_nodes,
-                # None: no upper bound (the teams' borrowingLimits bound it: model/teams/checks.py)
-                "capacity": {r: _text(r, v) for r, v in f.capacity.items()} if f.capacity is not None else None,
-                "nominalQuota": {r: _text(r, v) for r, v in quoted.items()},
-            }
-        )
     return TeamsSection.model_validate(
         {
             "kueue": {
@@ -75,31 +95,9 @@ def teams_section(plan: Plan) -> TeamsSection | None:
                 "fairSharing": True,
             },
             "cohorts": list(teams.cohorts),
-            "flavors": flavors,
+            "flavors": [_flavor_entry(f, teams) for f in teams.flavors],
             "priorityClasses": [{"name": p.name, "value": p.value} for p in teams.priorities],
-            "teams": [
-                {
-                    "name": t.name,
-                    "namespaces": list(t.namespaces),
-                    "queueName": t.queue_name,
-                    "cohort": t.cohort,
-                    "fairShareWeight": t.weight,
-                    "priorityClasses": list(t.priority_classes),
-                    "quotas": [
-                        {
-                            "flavor": q.flavor,
-                            "resource": q.resource,
-                            "nominal": _text(q.resource, q.nominal),
-                            "borrowingLimit": _text(q.resource, q.borrowing_limit),
-                            "lendingLimit": _text(q.resource, q.lending_limit),
-                        }
-                        for q in t.quotas
-                    ],
-                    "gpuHours": gpu_hours(t, teams),
-                    "cost": costs[t.name],
-                }
-                for t in teams.teams
-            ],
+            "teams": [_team_entry(t, teams, costs[t.name]) for t in teams.teams],
         }
     )
 

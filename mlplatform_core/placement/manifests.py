@@ -279,7 +279,9 @@ class _Reader:
                     continue
             labels = _labels(obj, ("metadata",))
             self.pods.append(
-                ManifestPod(f"{name} {t.role}", kind, document, t.spec, namespace, item, t.replicas, t.notes, labels)
+                ManifestPod(
+                    f"{name} {t.role}", kind, document, t.spec, namespace, item, t.replicas, t.notes, labels=labels
+                )
             )
         return True
 
