@@ -6,4 +6,4 @@
 - `commands`: one module per CLI command; `cli` wires them into `mlplatform`.
 """
 
-__version__ = "0.3.0"  # the package's version (pyproject.toml reads it from here)
+__version__ = "0.4.0"  # the package's version (pyproject.toml reads it from here)
