@@ -1,6 +1,6 @@
 """What each controller needs IAM to allow, proven on the planned policy documents of its role.
 
-The needs are generated from upstream (data/iam_requirements.json, scripts/generate_iam_requirements.py): each is
+The needs are generated from upstream (data/iam_requirements.json, scripts/generators/generate_iam_requirements.py): each is
 one call a controller makes (action, resource, the tags and condition keys the call carries) and the upstream
 source that says it is needed. `missing` replays them through the evaluator (evaluate.py) on the role's inline
 policies and the documents of its attached AWS managed policies (moto's copy, in the same data); a call the role

@@ -1,4 +1,4 @@
-"""What each Cluster Autoscaler image minor needs granted, for scripts/render_charts.py.
+"""What each Cluster Autoscaler image minor needs granted, for scripts/generators/render_charts.py.
 
 What every chart upstream shipped for the minor's line grants with its defaults (cloudProvider aws): the line's
 first chart over-grants at times (9.52.0 granted create and delete on nodes, which 9.53.0 keeps for the kwok and
@@ -11,17 +11,19 @@ release and the image's release.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import generate_addon_versions
-import upstream
-import yaml
-from rendered_facts import Renderer, facts_of
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
+import generate_addon_versions  # noqa: E402
+import upstream  # noqa: E402
+import yaml  # noqa: E402
+from rendered_facts import Renderer, facts_of  # noqa: E402
 
-from mlplatform_core.model import addon_versions as versions
-from mlplatform_core.model.charts import rbac
+from mlplatform_core.model import addon_versions as versions  # noqa: E402
+from mlplatform_core.model.charts import rbac  # noqa: E402
 
 EXAMPLE = "cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml"
 Extract = Callable[[Path, str, str, Path], tuple[Path, dict[str, Any]]]
