@@ -226,8 +226,8 @@ MODEL_OUTPUTS = tuple(
     for name in ("stack", "plan")
 )
 
-# The doc generators (under scripts/docs/), in order: the last runs the commands whose output the pages show, after the others wrote
-# the pages those commands may read.
+# The doc generators (under scripts/docs/), in order: the last runs the commands whose output the pages show, after the
+# others wrote the pages those commands may read.
 DOC_GENERATORS = ("generate_policy_docs.py", "generate_addon_docs.py", "generate_rehearsal_docs.py")
 DOC_LAST = "generate_docs.py"
 DOC_OUTPUTS = ("README.md", "docs")

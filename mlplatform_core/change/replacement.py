@@ -49,7 +49,8 @@ class Facts:
     force_new_if: tuple[tuple[str, str], ...] = ()  # (path, the provider's function that decides)
     immutable: tuple[str, ...] = ()  # the API server refuses the update: only a replacement changes them
     # What an unset ForceNew input means to the provider: its default (schema Default, or the API default the
-    # provider documents), or for an Optional+Computed one the value kept from state (scripts/lib/force_new_defaults.py).
+    # provider documents), or for an Optional+Computed one the value kept from state
+    # (scripts/lib/force_new_defaults.py).
     defaults: tuple[tuple[str, Any], ...] = ()
     computed: tuple[str, ...] = ()
 

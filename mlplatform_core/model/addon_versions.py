@@ -1,7 +1,7 @@
 """The add-on versions of each Kubernetes minor, from generated upstream data (data/addon_versions.json).
 
-scripts/generators/generate_addon_versions.py writes the table from upstream release tags (chart `Chart.yaml` version and
-appVersion, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI release notes); its
+scripts/generators/generate_addon_versions.py writes the table from upstream release tags (chart `Chart.yaml` version
+and appVersion, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI release notes); its
 `source` block records the tags and commits. A stack whose minor the table has no pinned version of an add-on
 it installs is refused with the minors that have one.
 """

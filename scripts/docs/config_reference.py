@@ -287,7 +287,9 @@ def reference() -> str:
     """The Markdown of the reference: every key, then the per-environment tables."""
     missing = undocumented()
     if missing:
-        raise SystemExit(f"config_reference: describe these keys in scripts/docs/config_meanings.yaml: {', '.join(missing)}")
+        raise SystemExit(
+            f"config_reference: describe these keys in scripts/docs/config_meanings.yaml: {', '.join(missing)}"
+        )
     out = []
     for key in settings():
         meaning = key.field.description or MEANINGS[key.path].meaning

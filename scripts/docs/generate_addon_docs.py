@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Write docs/addons.md, the add-on versions per Kubernetes minor and what the charts run, from the generated data.
 
-The tables come from mlplatform_core/data/addon_versions.json (scripts/generators/generate_addon_versions.py) and the chart
-facts (mlplatform_core/data/charts, scripts/generators/render_charts.py). A test fails while the committed page differs from
-what this script writes.
+The tables come from mlplatform_core/data/addon_versions.json (scripts/generators/generate_addon_versions.py) and the
+chart facts (mlplatform_core/data/charts, scripts/generators/render_charts.py). A test fails while the committed page
+differs from what this script writes.
 
 Usage (from the repository root, with the project installed):
   .venv/bin/python scripts/docs/generate_addon_docs.py          # writes docs/addons.md
@@ -49,11 +49,11 @@ with `teams` (docs/teams.md). EKS add-ons
 itself (docs/automode.md), except Karpenter kept while migrating (`autoMode.keepKarpenter`) and the device plugin of
 GPU node groups or Karpenter pools a migration keeps.
 
-The versions are generated from upstream release tags (`scripts/generators/generate_addon_versions.py`: chart `Chart.yaml`
-`version`/`appVersion`, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI release
-notes) and each pinned chart is rendered with a real `helm template` (`scripts/generators/render_charts.py`), which records
-what the plan proves every stack with: the RBAC the image needs is granted, every container requests CPU and
-memory (controllers: memory limit = request), every container is hardened or its need is stated, and every
+The versions are generated from upstream release tags (`scripts/generators/generate_addon_versions.py`: chart
+`Chart.yaml` `version`/`appVersion`, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI
+release notes) and each pinned chart is rendered with a real `helm template` (`scripts/generators/render_charts.py`),
+which records what the plan proves every stack with: the RBAC the image needs is granted, every container requests CPU
+and memory (controllers: memory limit = request), every container is hardened or its need is stated, and every
 Deployment and DaemonSet lands on exactly the node groups it serves. A stack whose minor has no pinned version of
 an add-on it installs is refused at plan (exit 2) with the minors that work.
 """

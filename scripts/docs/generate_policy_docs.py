@@ -83,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
         if current != page:
-            print(f"{OUTPUT.relative_to(ROOT)} is out of date: run scripts/docs/generate_policy_docs.py", file=sys.stderr)
+            print(
+                f"{OUTPUT.relative_to(ROOT)} is out of date: run scripts/docs/generate_policy_docs.py", file=sys.stderr
+            )
             return 1
         return 0
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,9 @@ def main() -> int:
     rendered = render(text)
     if args.check:
         if rendered != text:
-            print(f"{PAGE.relative_to(ROOT)} is out of date: run scripts/docs/generate_rehearsal_docs.py", file=sys.stderr)
+            print(
+                f"{PAGE.relative_to(ROOT)} is out of date: run scripts/docs/generate_rehearsal_docs.py", file=sys.stderr
+            )
             return 1
         return 0
     PAGE.write_text(rendered)

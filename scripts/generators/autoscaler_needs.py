@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import generate_addon_versions  # noqa: E402
-import upstream  # noqa: E402
-import yaml  # noqa: E402
-from rendered_facts import Renderer, facts_of  # noqa: E402
+import generate_addon_versions
+import upstream
+import yaml
+from rendered_facts import Renderer, facts_of
 
-from mlplatform_core.model import addon_versions as versions  # noqa: E402
-from mlplatform_core.model.charts import rbac  # noqa: E402
+from mlplatform_core.model import addon_versions as versions
+from mlplatform_core.model.charts import rbac
 
 EXAMPLE = "cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml"
 Extract = Callable[[Path, str, str, Path], tuple[Path, dict[str, Any]]]

@@ -51,9 +51,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import upstream  # noqa: E402
-import yaml  # noqa: E402
-from kueue_chart import KUEUE_SOURCE, read_kueue  # noqa: E402
+import upstream
+import yaml
+from kueue_chart import KUEUE_SOURCE, read_kueue
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "mlplatform_core" / "data"

@@ -27,7 +27,8 @@ resource tags, other condition keys) the controller's calls carry. Sources (scri
 Placeholders the core fills in per stack: ${Partition} ${Region} ${AccountId} ${ClusterName} ${NodeRoleArn}
 ${QueueArn}. Usage (from the repository root):
   scripts/generators/generate_iam_requirements.py --fetch
-  scripts/generators/generate_iam_requirements.py --karpenter-cloudformation FILE --autoscaler-readme FILE --moto-policies FILE \
+  scripts/generators/generate_iam_requirements.py --karpenter-cloudformation FILE --autoscaler-readme FILE \
+      --moto-policies FILE \
       --ebs-controller FILE --ebs-cloud FILE --ebs-main FILE --auto-mode-page FILE --iam-definition FILE
 """
 
@@ -42,10 +43,11 @@ from pathlib import Path
 from typing import Any
 
 import generate_karpenter_data
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import upstream  # noqa: E402
 
-from mlplatform_core.model.layout import discovery_tags  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
+import upstream
+
+from mlplatform_core.model.layout import discovery_tags
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "iam_requirements.json"

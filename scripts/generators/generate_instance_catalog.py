@@ -14,7 +14,7 @@ Standard library only. Sources (pinned in scripts/upstream.json):
 
 Usage (from the repository root):
   scripts/generators/generate_instance_catalog.py --fetch                 # the pinned upstream commits
-  scripts/generators/generate_instance_catalog.py --fetch --ref main      # refresh; then pin the commits in upstream.json
+  scripts/generators/generate_instance_catalog.py --fetch --ref main  # refresh; then pin the commits in upstream.json
   scripts/generators/generate_instance_catalog.py --karpenter-doc FILE --eks-ami-info FILE [--vpclimits FILE]
                                        [--ebs-limits FILE]     # local copies of the same files
 """
@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import upstream  # noqa: E402
+import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "instance_types.json"

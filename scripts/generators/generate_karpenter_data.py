@@ -12,7 +12,8 @@ Needs PyYAML (a dependency of the project). Sources, all at the pinned release (
 
 Usage (from the repository root):
   scripts/generators/generate_karpenter_data.py --fetch
-  scripts/generators/generate_karpenter_data.py --compatibility FILE --cloudformation FILE --nodepools FILE --ec2nodeclasses FILE
+  scripts/generators/generate_karpenter_data.py --compatibility FILE --cloudformation FILE --nodepools FILE \
+      --ec2nodeclasses FILE
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import upstream  # noqa: E402
-import yaml  # noqa: E402
+import upstream
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "karpenter.json"

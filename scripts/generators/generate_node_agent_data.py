@@ -8,8 +8,8 @@ compute types it excludes, served on a hostPort (templates/dcgm-daemonset.yaml).
 connects to that host engine when node repair installs the agent (mlplatform_core/model/addons/gpu_agents.py).
 
 Usage (from the repository root):
-  scripts/generators/generate_node_agent_data.py --repo DIR     a clone of aws/eks-node-monitoring-agent (a bare mirror works)
-  scripts/generators/generate_node_agent_data.py --fetch        a blobless clone from GitHub
+  scripts/generators/generate_node_agent_data.py --repo DIR  a clone of aws/eks-node-monitoring-agent (a bare mirror)
+  scripts/generators/generate_node_agent_data.py --fetch     a blobless clone from GitHub
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import upstream  # noqa: E402
-import yaml  # noqa: E402
+import upstream
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "node_monitoring_agent.json"

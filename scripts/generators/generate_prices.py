@@ -50,8 +50,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import price_list  # noqa: E402
-import upstream  # noqa: E402
+import price_list
+import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "prices.json"

@@ -42,11 +42,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import force_new_defaults  # noqa: E402
-import k8s_force_new  # noqa: E402
-import pulumi_names  # noqa: E402
-import tf_index  # noqa: E402
-import upstream  # noqa: E402
+import force_new_defaults
+import k8s_force_new
+import pulumi_names
+import tf_index
+import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "replacement.json"

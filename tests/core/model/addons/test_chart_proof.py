@@ -60,7 +60,8 @@ def test_every_minor_eks_creates_has_every_add_on():
     for minor in eks_versions.creatable(generated):
         row = versions.of_minor(minor)
         missing = {"cluster-autoscaler", "nvidia-device-plugin", "karpenter", "karpenter-crd", "al2023Ami"} - set(row)
-        assert not missing, f"{minor}: regenerate addon_versions.json (scripts/generators/generate_addon_versions.py): {missing}"
+        regenerate = "regenerate addon_versions.json (scripts/generators/generate_addon_versions.py)"
+        assert not missing, f"{minor}: {regenerate}: {missing}"
 
 
 def datetime_of(day: str):
