@@ -56,7 +56,7 @@ test-scheduler: $(STAMP)
 	KUBE_BIN_DIR=$(KUBE_BIN_DIR) $(BIN)/python -m pytest -q -m scheduler tests/scheduler
 
 ## make docs: regenerate every generated page and table (the policy rules, the add-ons) and every command output
-## shown in README.md and docs/ (scripts/generate_docs.py), and the data table of docs/development.md
+## shown in README.md and docs/ (scripts/docs/generate_docs.py), and the data table of docs/development.md
 docs: $(STAMP)
 	$(BIN)/python scripts/regenerate.py --docs-only
 

@@ -2,7 +2,7 @@
 
 The AWS Price List Query API (boto3's `pricing` client, endpoint us-east-1: AWS Billing user guide,
 "Using the AWS Price List Query API") answers GetProducts with product/terms JSON documents, the same
-shape as the offer files (scripts/price_list.py). The products taken are the offer files' (Karpenter's
+shape as the offer files (scripts/lib/price_list.py). The products taken are the offer files' (Karpenter's
 on-demand filter for instances; the NAT gateway, EBS gp3 and KMS rows; the public IPv4 address row of
 AmazonVPC; AmazonEKS's cluster-hour and extended-support rows where the snapshot has no control-plane price
 (GovCloud), and its Auto Mode fee per instance type, eksproducttype AutoMode, for Auto Mode stacks), priced

@@ -1,11 +1,14 @@
 """`make generate`: run every generator, the data generators and the doc generators, in one go.
 
-The data generators (scripts/generate_*.py, scripts/render_charts.py) read the upstream files that
-scripts/upstream.json pins: from the cache a `--fetch` run filled (scripts/upstream.py), or with --fetch from
-the network. A generator whose pinned inputs are neither cached nor fetched is listed as "needs --fetch", never
-skipped in silence. The schema generator (scripts/generate_schemas.py) writes the JSON Schemas shipped in the wheel
-from the models; the doc generators then write every generated page (`make docs`) and the data table of
-docs/development.md, from scripts/upstream.json and the declaration below of which generator writes which file.
+The scripts live in three folders: the generators (scripts/generators: the data generators and the schema
+generator), the doc generators (scripts/docs) and the library they share (scripts/lib); this entry point and the
+pins (scripts/upstream.json) stay at the top. The data generators (scripts/generators/generate_*.py,
+scripts/generators/render_charts.py) read the upstream files that scripts/upstream.json pins: from the cache a
+`--fetch` run filled (scripts/lib/upstream.py), or with --fetch from the network. A generator whose pinned inputs are
+neither cached nor fetched is listed as "needs --fetch", never skipped in silence. The schema generator
+(scripts/generators/generate_schemas.py) writes the JSON Schemas shipped in the wheel from the models; the doc
+generators then write every generated page (`make docs`) and the data table of docs/development.md, from
+scripts/upstream.json and the declaration below of which generator writes which file.
 With --check, the run ends with `git diff --exit-code` on every output: it fails when the committed output is
 not what the generators write.
 """
@@ -20,7 +23,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+GENERATORS_DIR = ROOT / "scripts" / "generators"  # the data generators and the schema generator
+DOCS_DIR = ROOT / "scripts" / "docs"  # the doc generators
+sys.path.insert(0, str(ROOT / "scripts" / "lib"))  # the shared library
 
 import upstream  # noqa: E402
 
@@ -31,7 +36,7 @@ TABLE = re.compile(r"(<!-- upstream-data: .*? -->\n)(.*?)(<!-- /upstream-data --
 
 @dataclasses.dataclass(frozen=True)
 class DataGenerator:
-    script: str  # under scripts/
+    script: str  # under scripts/generators/
     outputs: tuple[str, ...]  # the first under mlplatform_core/data (a glob), the others repository paths
     roles: tuple[str, ...]  # the pins of scripts/upstream.json it reads
     decides: str  # what the toolkit decides from the snapshot (the table's last column)
@@ -212,8 +217,8 @@ GENERATORS: tuple[DataGenerator, ...] = (
     ),
 )
 
-# Generated from the repository's own models, not from upstream (no pins): the JSON Schemas shipped in the wheel.
-# They run before the doc generators (a page may show them).
+# Generated from the repository's own models, not from upstream (no pins): the JSON Schemas shipped in the wheel
+# (under scripts/generators/). They run before the doc generators (a page may show them).
 MODEL_GENERATORS = ("generate_schemas.py",)
 MODEL_OUTPUTS = tuple(
     f"{folder}/{name}.schema.json"
@@ -221,8 +226,8 @@ MODEL_OUTPUTS = tuple(
     for name in ("stack", "plan")
 )
 
-# The doc generators, in order: the last runs the commands whose output the pages show, after the others wrote
-# the pages those commands may read.
+# The doc generators (under scripts/docs/), in order: the last runs the commands whose output the pages show, after the
+# others wrote the pages those commands may read.
 DOC_GENERATORS = ("generate_policy_docs.py", "generate_addon_docs.py", "generate_rehearsal_docs.py")
 DOC_LAST = "generate_docs.py"
 DOC_OUTPUTS = ("README.md", "docs")
@@ -256,7 +261,7 @@ def table() -> str:
         also = ", ".join(f"`{o}`" for o in gen.outputs[1:])
         name = f"`{gen.outputs[0]}`{gen.note}" + (f" (and {also})" if also else "")
         sources = "; ".join(_source(role, pins[role]) for role in gen.roles)
-        lines.append(f"| {name} | `scripts/{gen.script}` | {sources} | {gen.decides} |")
+        lines.append(f"| {name} | `scripts/generators/{gen.script}` | {sources} | {gen.decides} |")
     return "\n".join(lines) + "\n"
 
 
@@ -290,10 +295,10 @@ def _keep_dates(gen: DataGenerator) -> None:
 def run_data(fetch: bool, ref: str | None) -> tuple[list[str], list[str], list[str]]:
     done, needs_fetch, failed = [], [], []
     for gen in GENERATORS:
-        args = [sys.executable, str(ROOT / "scripts" / gen.script)]
+        args = [sys.executable, str(GENERATORS_DIR / gen.script)]
         if fetch:
             args.append("--fetch")
-            if ref and 'add_argument("--ref"' in (ROOT / "scripts" / gen.script).read_text(encoding="utf-8"):
+            if ref and 'add_argument("--ref"' in (GENERATORS_DIR / gen.script).read_text(encoding="utf-8"):
                 args += ["--ref", ref]
         print(f"generate: {gen.script}", flush=True)
         code = subprocess.run(args, cwd=ROOT).returncode
@@ -311,9 +316,11 @@ def run_data(fetch: bool, ref: str | None) -> tuple[list[str], list[str], list[s
 def run_docs() -> list[str]:
     failed = []
     write_table()
-    for script in (*MODEL_GENERATORS, *DOC_GENERATORS, DOC_LAST):
+    scripts = [GENERATORS_DIR / s for s in MODEL_GENERATORS] + [DOCS_DIR / s for s in (*DOC_GENERATORS, DOC_LAST)]
+    for path in scripts:
+        script = path.name
         print(f"generate: {script}", flush=True)
-        if code := subprocess.run([sys.executable, str(ROOT / "scripts" / script)], cwd=ROOT).returncode:
+        if code := subprocess.run([sys.executable, str(path)], cwd=ROOT).returncode:
             failed.append(f"{script} (exit {code})")
     return failed
 

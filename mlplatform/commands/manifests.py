@@ -3,7 +3,7 @@
 Per stack, into OUT/<stack>/: `objects.yaml`, the toolkit's own objects (priority classes, namespaces, limit
 ranges, config maps, Karpenter's custom resources, as the offline plan records them), and one file per Helm
 release as its chart renders: for a shipped stack the committed rendering (tests/data/rendered, made by
-scripts/render_charts.py with helm; refused when the stack's values or chart versions moved since), for any
+scripts/generators/render_charts.py with helm; refused when the stack's values or chart versions moved since), for any
 other stack `helm template` with `--helm PATH` (reads the chart repositories), else the charts are left out
 with a note.
 """
@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def values_hash(values: Any) -> str:
-    """The hash scripts/render_charts.py records a rendering's values with."""
+    """The hash scripts/generators/render_charts.py records a rendering's values with."""
     text = json.dumps(json.loads(json.dumps(values)), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -76,7 +76,7 @@ def _committed(root: Path, stack: str, release: Release) -> Path | None:
         return None
     if entry["version"] != release.chart.version or entry["valuesSha256"] != values_hash(release.values):
         raise StaleRendering(
-            f"{stack}: the committed rendering of {release.name} is stale; run scripts/render_charts.py"
+            f"{stack}: the committed rendering of {release.name} is stale; run scripts/generators/render_charts.py"
         )
     return root / RENDERED / stack / f"{release.name}.yaml"
 

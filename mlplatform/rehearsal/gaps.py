@@ -5,7 +5,7 @@ their requests are built from the inputs as for any other type and validated by 
 `EKS_SIDE`: what AWS does on its own side when a resource is created and moto does not, which the rehearsal
 plays so that the stack's resources that refer to it are replayed too. The rehearse tier asserts each entry
 against the running moto (tests/rehearse/test_gaps.py), so the list cannot go stale when moto grows, and
-docs/rehearsal.md shows `table()` (scripts/generate_rehearsal_docs.py).
+docs/rehearsal.md shows `table()` (scripts/docs/generate_rehearsal_docs.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The generated tables of docs/rehearsal.md (scripts/generate_rehearsal_docs.py): the gaps and the mappings."""
+"""The generated tables of docs/rehearsal.md (scripts/docs/generate_rehearsal_docs.py): the gaps and the mappings."""
 
 from __future__ import annotations
 

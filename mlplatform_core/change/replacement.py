@@ -1,6 +1,6 @@
 """Which inputs of a resource type force its replacement, and in which order it is replaced.
 
-The facts are generated (scripts/generate_replacement.py -> data/replacement.json) from the providers' own
+The facts are generated (scripts/generators/generate_replacement.py -> data/replacement.json) from the providers' own
 sources: terraform-provider-aws's ForceNew and RequiresReplace (pulumi-aws is bridged from it) and what its
 CustomizeDiff may force new under a condition, pulumi-aws's overrides (DeleteBeforeReplace, auto-naming),
 pulumi-eks's replaceOnChanges, pulumi-kubernetes's own force-new list (provider/pkg/provider/diff.go: every
@@ -49,7 +49,8 @@ class Facts:
     force_new_if: tuple[tuple[str, str], ...] = ()  # (path, the provider's function that decides)
     immutable: tuple[str, ...] = ()  # the API server refuses the update: only a replacement changes them
     # What an unset ForceNew input means to the provider: its default (schema Default, or the API default the
-    # provider documents), or for an Optional+Computed one the value kept from state (scripts/force_new_defaults.py).
+    # provider documents), or for an Optional+Computed one the value kept from state
+    # (scripts/lib/force_new_defaults.py).
     defaults: tuple[tuple[str, Any], ...] = ()
     computed: tuple[str, ...] = ()
 

@@ -1,7 +1,7 @@
 """The add-on versions of each Kubernetes minor, from generated upstream data (data/addon_versions.json).
 
-scripts/generate_addon_versions.py writes the table from upstream release tags (chart `Chart.yaml` version and
-appVersion, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI release notes); its
+scripts/generators/generate_addon_versions.py writes the table from upstream release tags (chart `Chart.yaml` version
+and appVersion, the autoscaler's image releases, Karpenter's compatibility matrix, the EKS AMI release notes); its
 `source` block records the tags and commits. A stack whose minor the table has no pinned version of an add-on
 it installs is refused with the minors that have one.
 """
@@ -67,5 +67,5 @@ def coverage_problem(addons: Iterable[str], minor: str) -> str | None:
     return (
         f"{minor}: no pinned {names} supports Kubernetes {minor} ({DATA_FILE}, generated "
         f"{snapshot()['generated']}); use one of {', '.join(works) or 'none'}, or regenerate the add-on versions "
-        "(scripts/generate_addon_versions.py) once upstream publishes them"
+        "(scripts/generators/generate_addon_versions.py) once upstream publishes them"
     )

@@ -2,8 +2,8 @@
 file, from the settings model) and plan.schema.json (the document of `mlplatform plan STACK --json`, from the
 typed plan document the tooling writes).
 
-`make generate` (scripts/generate_schemas.py) regenerates both files; a test fails when either differs from what
-its model produces.
+`make generate` (scripts/generators/generate_schemas.py) regenerates both files; a test fails when either differs from
+what its model produces.
 """
 
 from __future__ import annotations

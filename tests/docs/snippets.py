@@ -1,6 +1,6 @@
 """The code blocks of README.md and docs/, and what each says it proves (tests/docs/test_snippets.py runs them).
 
-Every ```yaml, ```bash, ```console, ```sh and ```shell block outside a generated block (scripts/generate_docs.py)
+Every ```yaml, ```bash, ```console, ```sh and ```shell block outside a generated block (scripts/docs/generate_docs.py)
 carries a marker, an HTML comment on the line before its fence (invisible on GitHub and in the site):
 
     <!-- snippet: base=dev expect=plan -->         (stack config: merged into stacks/Pulumi.dev.yaml, planned)

@@ -11,7 +11,7 @@ import yaml
 
 from mlplatform_core.model.config import PROJECT, REGION_KEY, ConfigError, read_stack_document
 from mlplatform_core.model.validation import validate_stack
-from scripts import config_reference, generate_docs
+from scripts.docs import config_reference, generate_docs
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.docs

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scripts.generate_docs import pages
+from scripts.docs.generate_docs import pages
 from tests.conftest import ROOT, stack_config
 from tests.docs import runner, snippets
 

@@ -11,7 +11,7 @@ import pytest
 
 from mlplatform import cli
 from mlplatform_core.model.config.karpenter_settings import PROVISIONERS
-from scripts.generate_docs import BLOCK, pages
+from scripts.docs.generate_docs import BLOCK, pages
 from tests.conftest import ROOT
 from tests.docs.snippets import SHELL
 

@@ -25,7 +25,7 @@ def test_the_mig_path_runs_nfd_whose_worker_config_publishes_a_label_the_operato
     values = gpu_agents.gpu_operator_values(shared.layout)
     assert values["nfd"] == {"enabled": True}
     assert "config" not in values["node-feature-discovery"]["worker"]  # the chart's PCI config stands
-    # As helm renders the release (tests/data/rendered, scripts/render_charts.py): the worker's pci source.
+    # As helm renders the release (tests/data/rendered, scripts/generators/render_charts.py): the worker's pci source.
     docs = [d for d in yaml.safe_load_all(RENDERED.read_text()) if d]
     (conf,) = [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("worker-conf")]
     pci = yaml.safe_load(conf["data"]["nfd-worker.conf"])["sources"]["pci"]

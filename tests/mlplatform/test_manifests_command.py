@@ -35,7 +35,7 @@ def test_values_that_moved_since_the_rendering_are_refused(tmp_path, monkeypatch
         autoscaler, "RESOURCES", {"requests": {"cpu": "200m", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}
     )
     assert main(["manifests", "prod", "--out", str(tmp_path)]) == 2
-    assert "stale; run scripts/render_charts.py" in capsys.readouterr().err
+    assert "stale; run scripts/generators/render_charts.py" in capsys.readouterr().err
 
 
 def test_a_stack_without_a_committed_rendering_gets_its_objects_and_a_note(tmp_path, monkeypatch, capsys):

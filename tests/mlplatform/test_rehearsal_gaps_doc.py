@@ -1,4 +1,4 @@
-"""docs/rehearsal.md lists what moto lacks exactly as the code does (scripts/generate_rehearsal_docs.py)."""
+"""docs/rehearsal.md lists what moto lacks exactly as the code does (scripts/docs/generate_rehearsal_docs.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from tests.conftest import ROOT
 
 def test_the_docs_table_is_the_gap_list():
     page = (ROOT / "docs" / "rehearsal.md").read_text()
-    assert tables.table() in page, "run `make docs` (scripts/generate_rehearsal_docs.py)"
-    assert tables.mapping_table() in page, "run `make docs` (scripts/generate_rehearsal_docs.py)"
+    assert tables.table() in page, "run `make docs` (scripts/docs/generate_rehearsal_docs.py)"
+    assert tables.mapping_table() in page, "run `make docs` (scripts/docs/generate_rehearsal_docs.py)"
 
 
 def test_every_type_moto_lacks_still_has_its_request_mapping():

@@ -177,7 +177,7 @@ def plan_validator():
 
 
 def test_the_shipped_plan_schema_is_what_the_plan_document_model_produces():
-    # Regenerate: make generate (scripts/generate_schemas.py), or mlplatform schema plan --out <this file>
+    # Regenerate: make generate (scripts/generators/generate_schemas.py), or mlplatform schema plan --out <this file>
     assert shipped(PLAN_SCHEMA_FILE) == plan_schema_text()
     assert main(["schema", "plan"]) == 0
 

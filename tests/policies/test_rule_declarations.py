@@ -178,7 +178,7 @@ def test_the_rule_table_lists_every_rule_with_its_level_per_environment():
 def test_the_committed_rule_reference_is_the_generated_one():
     generator = load("generate_policy_docs")
     committed = generator.OUTPUT.read_text(encoding="utf-8")
-    assert committed == generator.render(), "docs/policies.md is out of date: run scripts/generate_policy_docs.py"
+    assert committed == generator.render(), "docs/policies.md is out of date: run scripts/docs/generate_policy_docs.py"
     for rule in RULES:
         assert f"| `{rule.name}` |" in committed
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
 
 from tests.conftest import ROOT
-from tests.scripts.test_generators import load
 
-gate = load("../scan/gate")
+_spec = importlib.util.spec_from_file_location("gate", ROOT / "scan" / "gate.py")
+gate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gate)
 
 
 def report(*failed: tuple[str, str]) -> list[dict]:

@@ -1,4 +1,5 @@
-"""scripts/generate_addon_versions.py reads release tags, Chart.yaml files and AMI release notes as upstream does.
+"""scripts/generators/generate_addon_versions.py reads release tags, Chart.yaml files and AMI release notes as upstream
+does.
 
 The repositories here are tiny git repositories made in the test, in the upstream layouts (no upstream data).
 """

@@ -1,4 +1,4 @@
-"""The NVIDIA DRA driver's pins (scripts/generate_addon_versions.py): release tags of its chart, from 1.34 on."""
+"""The NVIDIA DRA driver's pins (scripts/generators/generate_addon_versions.py): its chart's release tags, 1.34 on."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""scripts/generate_ec2_quotas.py: codes and defaults from the published ListAWSDefaultServiceQuotas answers,
+"""scripts/generators/generate_ec2_quotas.py: codes and defaults from the published ListAWSDefaultServiceQuotas answers,
 cross-checked against AWS's own CLI example, families read from the quotas' names."""
 
 from __future__ import annotations

@@ -15,17 +15,28 @@ import pytest
 from tests.conftest import ROOT
 
 SCRIPTS = ROOT / "scripts"
+# The generators, the doc generators and their shared library: a script imports its neighbours and the library by
+# name, as when it runs (scripts/regenerate.py).
+FOLDERS = tuple(SCRIPTS / folder for folder in ("generators", "docs", "lib"))
+
+
+def path_of(name: str):
+    """scripts/<folder>/<name>.py, wherever of the three folders it lives."""
+    found = [folder / f"{name}.py" for folder in FOLDERS if (folder / f"{name}.py").is_file()]
+    assert len(found) == 1, f"{name}.py: {found or 'in none of'} {[str(f.relative_to(ROOT)) for f in FOLDERS]}"
+    return found[0]
 
 
 def load(name: str):
-    sys.path.insert(0, str(SCRIPTS))
+    sys.path[:0] = [str(f) for f in FOLDERS]
     try:
-        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, path_of(name))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
     finally:
-        sys.path.remove(str(SCRIPTS))
+        for folder in FOLDERS:
+            sys.path.remove(str(folder))
 
 
 KARPENTER_DOC = """

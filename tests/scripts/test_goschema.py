@@ -1,4 +1,4 @@
-"""The Go readers behind scripts/generate_replacement.py, on source text shaped like the providers'."""
+"""The Go readers behind scripts/generators/generate_replacement.py, on source text shaped like the providers'."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "lib"))
 
 import goschema
 import goschema_framework

@@ -1,4 +1,5 @@
-"""scripts/generate_iam_requirements.py reads the upstream formats it claims to and fails loudly when they change.
+"""scripts/generators/generate_iam_requirements.py reads the upstream formats it claims to and fails loudly when they
+change.
 
 The fixtures are small hand-made files in each upstream format (not upstream data).
 """

@@ -43,12 +43,12 @@ EU_CHARGES = {"nat_gateway_hour": 0.048, "nat_gateway_gb": 0.052, "ebs_gp3_gb_mo
 
 
 def script(name: str):
-    """A module of scripts/ imported by name, as the generator imports it (dataclasses need sys.modules)."""
-    sys.path.insert(0, str(SCRIPTS))
+    """A module of scripts/lib imported by name, as the generator imports it (dataclasses need sys.modules)."""
+    sys.path.insert(0, str(SCRIPTS / "lib"))
     try:
         return importlib.import_module(name)
     finally:
-        sys.path.remove(str(SCRIPTS))
+        sys.path.remove(str(SCRIPTS / "lib"))
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from tests.conftest import ROOT
-from tests.scripts.test_generators import load
+from tests.scripts.test_generators import load, path_of
 
 SCRIPTS = ROOT / "scripts"
 DATA = ROOT / "mlplatform_core" / "data"
@@ -32,9 +32,10 @@ def upstream(monkeypatch, tmp_path):
 
 def _source_of(script: str) -> str:
     """A generator's source and that of the scripts/ modules it imports (where some read their pins)."""
-    text = (SCRIPTS / script).read_text(encoding="utf-8")
-    helpers = re.findall(r"^(?:import|from) (\w+)", text, re.M)
-    return text + "".join((SCRIPTS / f"{h}.py").read_text() for h in helpers if (SCRIPTS / f"{h}.py").is_file())
+    text = (SCRIPTS / "generators" / script).read_text(encoding="utf-8")
+    helpers = set(re.findall(r"^(?:import|from) (\w+)", text, re.M))
+    folders = [SCRIPTS / "generators", SCRIPTS / "lib"]
+    return text + "".join((f / f"{h}.py").read_text() for h in helpers for f in folders if (f / f"{h}.py").is_file())
 
 
 def test_every_pin_is_read_by_a_declared_generator_that_names_it(regenerate, upstream):
@@ -51,15 +52,19 @@ def test_every_data_file_and_generator_script_is_declared(regenerate):
     listed = {p for gen in regenerate.GENERATORS for p in DATA.glob(gen.outputs[0])}
     assert all(DATA.glob(gen.outputs[0]) for gen in regenerate.GENERATORS)
     assert sorted(str(p.relative_to(DATA)) for p in DATA.rglob("*.json") if p not in listed) == []
-    scripts = {p.name for p in SCRIPTS.glob("generate_*.py")} | {"render_charts.py"}
-    declared = {g.script for g in regenerate.GENERATORS} | {*regenerate.DOC_GENERATORS, regenerate.DOC_LAST}
-    declared |= set(regenerate.MODEL_GENERATORS)
-    assert sorted(scripts - declared) == []
-    assert all((SCRIPTS / s).is_file() for s in declared)
+    generators = {p.name for p in (SCRIPTS / "generators").glob("generate_*.py")} | {"render_charts.py"}
+    declared = {g.script for g in regenerate.GENERATORS} | set(regenerate.MODEL_GENERATORS)
+    assert sorted(generators - declared) == []
+    assert all((SCRIPTS / "generators" / s).is_file() for s in declared)
+    doc_generators = {p.name for p in (SCRIPTS / "docs").glob("generate_*.py")}
+    assert sorted(doc_generators ^ {*regenerate.DOC_GENERATORS, regenerate.DOC_LAST}) == []
+    # Scripts sit in their folders (generators, docs, lib): at the top, only the entry point and the shell helper.
+    assert sorted(p.name for p in SCRIPTS.glob("*.py")) == ["regenerate.py"]
     for gen in regenerate.GENERATORS:  # the snapshot's own record names the generator that wrote it
         for path in DATA.glob(gen.outputs[0]):
             recorded = json.loads(path.read_text()).get("generator")
-            assert recorded in (None, f"scripts/{gen.script}"), path
+            assert recorded in (None, f"scripts/generators/{gen.script}"), path
+            assert recorded is None or path_of(gen.script.removesuffix(".py")) == ROOT / recorded
 
 
 def test_the_development_pages_data_table_is_what_the_declaration_writes(regenerate):
@@ -67,7 +72,7 @@ def test_the_development_pages_data_table_is_what_the_declaration_writes(regener
     block = regenerate.TABLE.search(page)
     assert block is not None
     assert block.group(2) == regenerate.table()
-    assert "`scripts/generate_regions.py` | botocore-endpoints: `botocore==" in block.group(2)
+    assert "`scripts/generators/generate_regions.py` | botocore-endpoints: `botocore==" in block.group(2)
 
 
 def test_a_generator_without_its_pinned_inputs_is_listed_as_needing_fetch(regenerate, monkeypatch, tmp_path, capfd):

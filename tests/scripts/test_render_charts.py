@@ -1,4 +1,4 @@
-"""scripts/rendered_facts.py: how a helm rendering is read (workloads, the RBAC bound to them, where values land).
+"""scripts/lib/rendered_facts.py: how a helm rendering is read (workloads, the RBAC bound to them, where values land).
 
 The real renderings are checked against the facts in tests/core/model/addons/test_chart_proof.py; these are the
 reader's rules on small hand-made objects.

@@ -10,7 +10,7 @@ replaces the chart's list, `nodeSelector` adds to its default node affinity (whi
 labels, `nvidia.com/gpu.present=true` among them: the layout sets it), `resources` and `securityContext`
 apply to the plugin's container, `config` (GPU sharing) adds the chart's config-manager containers. Where
 the pods really go, and what they run as, is read from the chart as it renders (mlplatform_core/data/charts,
-scripts/render_charts.py), not restated here.
+scripts/generators/render_charts.py), not restated here.
 """
 
 from __future__ import annotations

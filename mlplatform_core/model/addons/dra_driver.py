@@ -2,7 +2,7 @@
 
 Chart `nvidia-dra-driver-gpu` (NVIDIA/k8s-dra-driver-gpu deployments/helm/nvidia-dra-driver-gpu, pinned per
 Kubernetes minor in data/addon_versions.json, its workloads, RBAC and DeviceClasses recorded as a real helm renders
-them: data/charts, scripts/render_charts.py). What the values below rely on, from the chart at its tag:
+them: data/charts, scripts/generators/render_charts.py). What the values below rely on, from the chart at its tag:
 - `resources.gpus.enabled` renders the kubelet plugin's `gpus` container and the DeviceClasses gpu.nvidia.com and
   mig.nvidia.com (templates/deviceclass-gpu.yaml, deviceclass-mig.yaml); the chart refuses it unless
   `gpuResourcesEnabledOverride` says the device plugin is kept off those nodes (templates/validation.yaml): the

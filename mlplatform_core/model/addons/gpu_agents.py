@@ -2,8 +2,8 @@
 operator) and the DCGM exporter, each on exactly the groups that need it, tolerating every taint they carry.
 
 Their chart versions follow the cluster's minor (data/addon_versions.json) and their workloads, RBAC, resources
-and securityContext are proven as the charts render (data/charts, scripts/render_charts.py; model/addons/proof.py).
-What the values below rely on, from the charts at their pinned tags:
+and securityContext are proven as the charts render (data/charts, scripts/generators/render_charts.py;
+model/addons/proof.py). What the values below rely on, from the charts at their pinned tags:
 - aws-efa-k8s-device-plugin (aws/eks-charts stable/aws-efa-k8s-device-plugin): the DaemonSet always tolerates
   CriticalAddonsOnly and appends `tolerations`; `nodeSelector` as given; its node affinity requires
   `node.kubernetes.io/instance-type` In `supportedInstanceLabels.values` and no Auto Mode compute type;

@@ -106,7 +106,8 @@ def _rbac_problems(layout: Layout, rendered: RenderedRelease) -> list[str]:
     need = chart_facts.needs()["needs"].get(minor)
     if need is None or need["image"] != pin.get("image"):
         return [
-            f"no recorded RBAC needs of the cluster-autoscaler {pin.get('image')} image: run scripts/render_charts.py"
+            f"no recorded RBAC needs of the cluster-autoscaler {pin.get('image')} image: "
+            "run scripts/generators/render_charts.py"
         ]
     facts = rendered.rendering.facts
     out = []
@@ -215,14 +216,15 @@ def prove(
         chart = item.release.chart
         if item.rendering is None:
             problems.append(
-                f"no recorded facts for the {chart.name} chart {chart.version}: run scripts/render_charts.py"
+                f"no recorded facts for the {chart.name} chart {chart.version}: run scripts/generators/render_charts.py"
             )
             continue
         facts = item.rendering.facts
         if (facts.release, facts.namespace) != (item.release.name, chart.namespace):
             problems.append(
                 f"{item.release.name}: the {chart.name} {chart.version} facts were rendered as release {facts.release} "
-                f"in {facts.namespace}, not {item.release.name} in {chart.namespace}: run scripts/render_charts.py"
+                f"in {facts.namespace}, not {item.release.name} in {chart.namespace}: "
+                "run scripts/generators/render_charts.py"
             )
         for value in item.rendering.unproven:
             problems.append(f"{item.release.name}: the chart facts cannot prove the value {value}")

@@ -7,7 +7,7 @@ daemonset-device-plugin.yml): it writes the configs into a ConfigMap, mounts it 
 container and sidecar), which reads the node label named by its `NODE_LABEL` env, copies the named config (or
 `DEFAULT_CONFIG`) to `CONFIG_FILE_DST`, and the plugin reads `CONFIG_FILE`. A `MIG_STRATEGY` env on the plugin
 would override the config's flag. Each link is checked on the rendering of the stack's own values
-(data/charts: the ConfigMaps and env recorded by scripts/render_charts.py).
+(data/charts: the ConfigMaps and env recorded by scripts/generators/render_charts.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The recorded facts of one chart version (mlplatform_core/data/charts/<chart>-<version>.json), read lazily.
 
-Written by scripts/render_charts.py from a real `helm template` of the chart at its upstream release tag:
+Written by scripts/generators/render_charts.py from a real `helm template` of the chart at its upstream release tag:
 - `workloads`: every Deployment and DaemonSet, with its pod's placement and security fields (`pod`) and its
   containers and init containers (`image`, `resources`, `securityContext`), as rendered with `values.base`;
 - `rbac`: the rules of every Role and ClusterRole bound to a workload's service account;
@@ -45,7 +45,8 @@ class ChartFacts:
     workloads: Sequence[Mapping[str, Any]]
     rbac: Sequence[Mapping[str, Any]]
     config_maps: Sequence[Mapping[str, Any]]
-    recorded: Mapping[str, Any]  # what was recorded beyond workloads and RBAC (scripts/render_charts.py EXTRA_FACTS)
+    # what was recorded beyond workloads and RBAC (scripts/generators/render_charts.py EXTRA_FACTS)
+    recorded: Mapping[str, Any]
     base: Mapping[str, Any]  # the leaf values the facts were rendered with
     defaults: Mapping[str, Any]
     bindings: Sequence[Binding]

@@ -1,7 +1,7 @@
 """What each controller needs IAM to allow, proven on the planned policy documents of its role.
 
-The needs are generated from upstream (data/iam_requirements.json, scripts/generate_iam_requirements.py): each is
-one call a controller makes (action, resource, the tags and condition keys the call carries) and the upstream
+The needs are generated from upstream (data/iam_requirements.json, scripts/generators/generate_iam_requirements.py):
+each is one call a controller makes (action, resource, the tags and condition keys the call carries) and the upstream
 source that says it is needed. `missing` replays them through the evaluator (evaluate.py) on the role's inline
 policies and the documents of its attached AWS managed policies (moto's copy, in the same data); a call the role
 does not allow is a problem naming the role, the action, the resource and the source. A managed policy the data

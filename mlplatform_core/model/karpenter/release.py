@@ -1,6 +1,6 @@
 """The Karpenter release the toolkit pins, from generated upstream data (mlplatform_core/data/karpenter.json).
 
-scripts/generate_karpenter_data.py writes the snapshot from the pinned release's own files: the
+scripts/generators/generate_karpenter_data.py writes the snapshot from the pinned release's own files: the
 compatibility matrix input (which Kubernetes minors the release supports), the getting-started
 CloudFormation template (controller IAM policies, interruption queue and rules); its `source` block
 records the commits. A stack whose Kubernetes minor the release does not support is a config error.

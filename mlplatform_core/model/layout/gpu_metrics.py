@@ -1,7 +1,7 @@
 """gpuMetrics with nodeRepair: the DCGM exporter uses the EKS node monitoring agent's DCGM host engine.
 
 With node repair the agent add-on runs NVIDIA's host engine (`nv-hostengine`) on the GPU instance types its chart
-lists, served on a hostPort (data/node_monitoring_agent.json, scripts/generate_node_agent_data.py), and the
+lists, served on a hostPort (data/node_monitoring_agent.json, scripts/generators/generate_node_agent_data.py), and the
 toolkit's DCGM exporter connects to it instead of starting a second host engine on the same GPUs
 (model/addons/gpu_agents.py). On a GPU type the agent does not serve, the exporter would find no host engine and
 never start: refused, naming both settings.

@@ -1,4 +1,4 @@
-"""The generated replacement facts (scripts/generate_replacement.py): their shape, provenance and known entries."""
+"""The generated replacement facts (scripts/generators/generate_replacement.py): shape, provenance, known entries."""
 
 from __future__ import annotations
 

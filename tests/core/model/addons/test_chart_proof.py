@@ -1,7 +1,7 @@
 """The add-on charts proven as they render: the recorded facts against the real helm rendering, and the proof.
 
 The facts (mlplatform_core/data/charts) and the shipped stacks' full renderings (tests/data/rendered) are
-written by scripts/render_charts.py with a real helm; tests/data/charts holds facts of charts the toolkit no
+written by scripts/generators/render_charts.py with a real helm; tests/data/charts holds facts of charts the toolkit no
 longer pins (cluster-autoscaler 9.50.0), to show the proof refuses them.
 """
 
@@ -60,7 +60,8 @@ def test_every_minor_eks_creates_has_every_add_on():
     for minor in eks_versions.creatable(generated):
         row = versions.of_minor(minor)
         missing = {"cluster-autoscaler", "nvidia-device-plugin", "karpenter", "karpenter-crd", "al2023Ami"} - set(row)
-        assert not missing, f"{minor}: regenerate addon_versions.json (scripts/generate_addon_versions.py): {missing}"
+        regenerate = "regenerate addon_versions.json (scripts/generators/generate_addon_versions.py)"
+        assert not missing, f"{minor}: {regenerate}: {missing}"
 
 
 def datetime_of(day: str):
@@ -148,7 +149,7 @@ def test_the_facts_predict_what_helm_rendered_for_the_shipped_stacks(stack):
 
 @pytest.mark.parametrize("stack", SHIPPED)
 def test_the_shipped_renderings_are_of_the_current_values_and_versions(stack):
-    """Change a chart version or a value without running scripts/render_charts.py and this fails."""
+    """Change a chart version or a value without running scripts/generators/render_charts.py and this fails."""
     layout, cfg = layout_of(stack)
     index = json.loads((RENDERED / "index.json").read_text())["stacks"].get(stack, {})
     for release in releases.stack_releases(layout, at_deploy(cfg)):
@@ -156,7 +157,7 @@ def test_the_shipped_renderings_are_of_the_current_values_and_versions(stack):
             continue
         entry = index[release.name]
         values = json.dumps(json.loads(json.dumps(release.values)), sort_keys=True, separators=(",", ":"))
-        assert entry["version"] == release.chart.version, f"{release.name}: run scripts/render_charts.py"
+        assert entry["version"] == release.chart.version, f"{release.name}: run scripts/generators/render_charts.py"
         assert entry["valuesSha256"] == hashlib.sha256(values.encode()).hexdigest(), f"{release.name}: values changed"
 
 
@@ -235,4 +236,4 @@ def test_facts_are_read_only_for_the_charts_a_stack_installs(monkeypatch):
 def test_the_add_on_page_is_generated_from_the_current_data():
     generator = load("generate_addon_docs")
     committed = (ROOT / "docs" / "addons.md").read_text()
-    assert committed == generator.render(), "docs/addons.md is out of date: run scripts/generate_addon_docs.py"
+    assert committed == generator.render(), "docs/addons.md is out of date: run scripts/docs/generate_addon_docs.py"

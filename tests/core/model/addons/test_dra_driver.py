@@ -1,5 +1,5 @@
 """The NVIDIA DRA driver for gpuAllocation: dra groups, proven as its chart renders (data/charts, recorded by
-scripts/render_charts.py with a real helm from NVIDIA/k8s-dra-driver-gpu at its release tag)."""
+scripts/generators/render_charts.py with a real helm from NVIDIA/k8s-dra-driver-gpu at its release tag)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The GPU capacity charts (EFA device plugin, GPU operator, DCGM exporter) and GPU sharing, proven as they render.
 
 The facts and the example stacks' full renderings (tests/data/rendered/training, shared-gpus) were written by
-scripts/render_charts.py with a real helm from the charts at their pinned release tags.
+scripts/generators/render_charts.py with a real helm from the charts at their pinned release tags.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_the_facts_predict_what_helm_rendered_for_the_examples(stack):
     for name, entry in index.items():
         item = by_name[name]
         values = json.dumps(json.loads(json.dumps(item.release.values)), sort_keys=True, separators=(",", ":"))
-        assert entry["version"] == item.release.chart.version, f"{name}: run scripts/render_charts.py"
+        assert entry["version"] == item.release.chart.version, f"{name}: run scripts/generators/render_charts.py"
         assert entry["valuesSha256"] == hashlib.sha256(values.encode()).hexdigest(), f"{name}: values changed"
         objects = [d for d in yaml.safe_load_all((RENDERED / stack / f"{name}.yaml").read_text()) if d]
         workloads, grants = renderer.facts_of(objects, entry["namespace"], dict(item.rendering.facts.recorded))

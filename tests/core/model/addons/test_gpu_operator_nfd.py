@@ -1,6 +1,7 @@
 """MIG needs NFD: the GPU operator recognises GPU nodes only by NFD's PCI labels (its pinned source, extracted into
-data/gpu_operator_labels.json by scripts/generate_gpu_operator_labels.py), and clears `nvidia.com/gpu.present` on
-a node that has the label without them (controllers/nodelabeling_controller.go labelGPUNodes)."""
+data/gpu_operator_labels.json by scripts/generators/generate_gpu_operator_labels.py), and clears
+`nvidia.com/gpu.present` on a node that has the label without them (controllers/nodelabeling_controller.go
+labelGPUNodes)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ def statements(doc: dict) -> dict[str, dict]:
 
 def test_the_snapshot_records_its_upstream_release():
     snap = release.snapshot()
-    assert snap["generator"] == "scripts/generate_karpenter_data.py"
+    assert snap["generator"] == "scripts/generators/generate_karpenter_data.py"
     assert snap["release"] == "1.14.1"
     for source in snap["source"]:
         assert source["repo"] == "aws/karpenter-provider-aws" and len(source["commit"]) == 40 and source["date"]

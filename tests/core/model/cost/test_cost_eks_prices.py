@@ -2,7 +2,7 @@
 type, the control plane per region (GovCloud, China in CNY) from AmazonEKS offer files, and what stays unknown
 in the shipped snapshot, which has none of those files: never a number from another region or partition.
 
-The generated snapshot is written by scripts/generate_prices.py from the hand-made offer files in
+The generated snapshot is written by scripts/generators/generate_prices.py from the hand-made offer files in
 tests/data/price_list/ (invented prices in AWS's format) and read by the toolkit's loader in place of the
 shipped one.
 """

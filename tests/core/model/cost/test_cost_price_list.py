@@ -1,8 +1,9 @@
 """A snapshot generated with AWS Price List offer files prices a stack in their region: its node groups, NAT
 gateways, root volumes and KMS key; what the files do not price stays unknown with the reason.
 
-The snapshot is written by scripts/generate_prices.py from the hand-made offer files in tests/data/price_list/
-(invented prices in AWS's format) and read by the toolkit's own loader in place of the shipped one.
+The snapshot is written by scripts/generators/generate_prices.py from the hand-made offer files in
+tests/data/price_list/ (invented prices in AWS's format) and read by the toolkit's own loader in place of the shipped
+one.
 """
 
 from __future__ import annotations

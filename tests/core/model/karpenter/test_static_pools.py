@@ -218,7 +218,7 @@ def test_the_pinned_release_has_a_dra_row():
 
 def test_the_chart_proof_accounts_for_the_static_and_dra_settings():
     """The recorded rendering of the pinned chart probed settings.featureGates.staticCapacity and
-    settings.ignoreDRARequests (scripts/rendered_facts.py PROBED_NAMES): a static DRA stack's release is proven."""
+    settings.ignoreDRARequests (scripts/lib/rendered_facts.py PROBED_NAMES): a static DRA stack's release is proven."""
     import dataclasses
 
     from mlplatform_core.model.addons import proof

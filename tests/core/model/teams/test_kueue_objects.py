@@ -1,5 +1,5 @@
 """The teams' Kueue objects against the CRDs of the pinned Kueue chart (as helm rendered it: the fixture
-tests/data/rendered/teams/kueue.yaml, scripts/render_charts.py): OpenAPI schemas and CEL rules."""
+tests/data/rendered/teams/kueue.yaml, scripts/generators/render_charts.py): OpenAPI schemas and CEL rules."""
 
 from __future__ import annotations
 

@@ -18,8 +18,8 @@ the `type` value, the attribute names in the driver's domain, those in Kubernete
 (what the classes compare `device.driver` with).
 
 Usage (from the repository root):
-  scripts/generate_nvidia_dra_devices.py --fetch
-  scripts/generate_nvidia_dra_devices.py --local DIR   # DIR/<repo>/<path>/<file>, e.g. from a git checkout
+  scripts/generators/generate_nvidia_dra_devices.py --fetch
+  scripts/generators/generate_nvidia_dra_devices.py --local DIR   # DIR/<repo>/<path>/<file>, e.g. from a git checkout
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "nvidia_dra_devices.json"
 PLUGIN, CLASSES = "nvidia-dra-driver-plugin", "nvidia-dra-driver-deviceclasses"
 KEY = re.compile(r'^\t+"(\w+)":\s*\{', re.M)  # "name": { ... } in an attribute or capacity map literal
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_nvidia_dra_devices.py",
+        "generator": "scripts/generators/generate_nvidia_dra_devices.py",
         "source": source,
         "driver": drivers.pop(),
         "deviceClasses": classes,

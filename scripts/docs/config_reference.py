@@ -3,7 +3,7 @@
 Every key of StackConfig and the models under it: its type, allowed values (Literal choices, ranges,
 patterns, lengths) and default come from the pydantic fields; defaults that depend on the environment are
 computed from the core (a minimal dev and prod stack parsed, the layout defaults, the namespace defaults).
-What a key means and an example are written in scripts/config_meanings.yaml (MEANINGS); a field's own
+What a key means and an example are written in scripts/docs/config_meanings.yaml (MEANINGS); a field's own
 `description` wins. A key without either fails the docs test, so a new setting cannot go undocumented.
 """
 
@@ -287,7 +287,9 @@ def reference() -> str:
     """The Markdown of the reference: every key, then the per-environment tables."""
     missing = undocumented()
     if missing:
-        raise SystemExit(f"config_reference: describe these keys in scripts/config_meanings.yaml: {', '.join(missing)}")
+        raise SystemExit(
+            f"config_reference: describe these keys in scripts/docs/config_meanings.yaml: {', '.join(missing)}"
+        )
     out = []
     for key in settings():
         meaning = key.field.description or MEANINGS[key.path].meaning

@@ -1,4 +1,4 @@
-"""Prices per region from AWS Price List offer files (the bulk API's JSON), for scripts/generate_prices.py.
+"""Prices per region from AWS Price List offer files (the bulk API's JSON), for scripts/generators/generate_prices.py.
 
 Standard library only. An offer file is one JSON object (AWS Billing user guide, "Reading the service price
 list file for an AWS service": docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/

@@ -26,9 +26,9 @@ imported). A source that was not given is not guessed: its resource types are li
 diff says it cannot tell.
 
 Usage (from the repository root; --fetch reads the pinned commits, CI cannot):
-  scripts/generate_replacement.py --fetch
-  scripts/generate_replacement.py --local DIR   # DIR/<owner>/<repo>/<path> copies of the pinned files
-  scripts/generate_replacement.py --local DIR --refresh-defaults
+  scripts/generators/generate_replacement.py --fetch
+  scripts/generators/generate_replacement.py --local DIR   # DIR/<owner>/<repo>/<path> copies of the pinned files
+  scripts/generators/generate_replacement.py --local DIR --refresh-defaults
       # only `defaults`/`computed` of the committed snapshot's AWS types, from the pinned tf-aws-index alone (its
       # ForceNew paths must already be in the snapshot: a renamed property would not match and stops it)
 """
@@ -41,13 +41,14 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import force_new_defaults
 import k8s_force_new
 import pulumi_names
 import tf_index
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "replacement.json"
 
 # Pulumi type token -> (Terraform resource type, its service folder in terraform-provider-aws). Every AWS type the
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     kubernetes(read, sources, resources, not_read)
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_replacement.py",
+        "generator": "scripts/generators/generate_replacement.py",
         "source": sources,
         "fields": {
             "forceNew": "Pulumi property paths whose change replaces the resource (null: its schema was not read)",

@@ -1,4 +1,4 @@
-"""Which upstream charts scripts/render_charts.py renders, with which sample stacks, recording what.
+"""Which upstream charts scripts/generators/render_charts.py renders, with which sample stacks, recording what.
 
 Each chart by the scripts/upstream.json role of its repository, the tag of a version (`pin`: the pin's newest
 repository tag) and the chart's path there; the sample stack files whose layouts give its values; the facts the

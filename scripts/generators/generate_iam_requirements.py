@@ -26,8 +26,9 @@ resource tags, other condition keys) the controller's calls carry. Sources (scri
 
 Placeholders the core fills in per stack: ${Partition} ${Region} ${AccountId} ${ClusterName} ${NodeRoleArn}
 ${QueueArn}. Usage (from the repository root):
-  scripts/generate_iam_requirements.py --fetch
-  scripts/generate_iam_requirements.py --karpenter-cloudformation FILE --autoscaler-readme FILE --moto-policies FILE \
+  scripts/generators/generate_iam_requirements.py --fetch
+  scripts/generators/generate_iam_requirements.py --karpenter-cloudformation FILE --autoscaler-readme FILE \
+      --moto-policies FILE \
       --ebs-controller FILE --ebs-cloud FILE --ebs-main FILE --auto-mode-page FILE --iam-definition FILE
 """
 
@@ -42,11 +43,13 @@ from pathlib import Path
 from typing import Any
 
 import generate_karpenter_data
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
 from mlplatform_core.model.layout import discovery_tags
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "iam_requirements.json"
 SAMPLE = "example"  # what a wildcard in a resource name or a tag value stands for in a request
 # The managed policies the checked roles attach: the EBS CSI role's, and the Auto Mode cluster role's (pulumi-eks
@@ -340,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     data = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_iam_requirements.py",
+        "generator": "scripts/generators/generate_iam_requirements.py",
         "source": [cfn_src, readme_src, moto_src, controller_src, cloud_src, main_src, page_src, definition_src],
         "controllers": controllers,
         "managedPolicies": managed,

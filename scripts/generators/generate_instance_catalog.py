@@ -13,9 +13,9 @@ Standard library only. Sources (pinned in scripts/upstream.json):
   ebs-csi-volume-limits     kubernetes-sigs/aws-ebs-csi-driver .../volume_limits_table.go: EBS attachments
 
 Usage (from the repository root):
-  scripts/generate_instance_catalog.py --fetch                 # the pinned upstream commits
-  scripts/generate_instance_catalog.py --fetch --ref main      # refresh; then pin the commits in upstream.json
-  scripts/generate_instance_catalog.py --karpenter-doc FILE --eks-ami-info FILE [--vpclimits FILE]
+  scripts/generators/generate_instance_catalog.py --fetch                 # the pinned upstream commits
+  scripts/generators/generate_instance_catalog.py --fetch --ref main  # refresh; then pin the commits in upstream.json
+  scripts/generators/generate_instance_catalog.py --karpenter-doc FILE --eks-ami-info FILE [--vpclimits FILE]
                                        [--ebs-limits FILE]     # local copies of the same files
 """
 
@@ -28,9 +28,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "instance_types.json"
 
 LABEL = "karpenter.k8s.aws/instance-"
@@ -247,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     today = datetime.date.today().isoformat()
     head = {
         "generated": today,
-        "generator": "scripts/generate_instance_catalog.py",
+        "generator": "scripts/generators/generate_instance_catalog.py",
         "source": sources,
         "fields": {
             "vcpu": "vCPUs",

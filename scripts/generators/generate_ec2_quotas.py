@@ -19,8 +19,8 @@ Which families a quota covers is read from its name (`Standard (A, C, D, H, I, M
 `P4, P3 and P2`, `P5`) against the families of the instance catalog (mlplatform_core/data/instance_types.json).
 
 Usage (from the repository root):
-  scripts/generate_ec2_quotas.py --defaults FILE --names FILE --example FILE
-  scripts/generate_ec2_quotas.py --fetch
+  scripts/generators/generate_ec2_quotas.py --defaults FILE --names FILE --example FILE
+  scripts/generators/generate_ec2_quotas.py --fetch
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "ec2_quotas.json"
 CATALOG = ROOT / "mlplatform_core" / "data" / "instance_types.json"
 
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_ec2_quotas.py",
+        "generator": "scripts/generators/generate_ec2_quotas.py",
         "source": [defaults_src, names_src, example_src],
         "fields": {
             "name": "the quota's name in Service Quotas (service code ec2)",

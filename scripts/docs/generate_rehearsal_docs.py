@@ -6,8 +6,8 @@ The text around them is written by hand; the tables sit between `<!-- generated:
 while the committed page differs (tests/mlplatform/test_rehearsal_gaps_doc.py).
 
 Usage (from the repository root, with the project installed):
-  .venv/bin/python scripts/generate_rehearsal_docs.py          # rewrites the tables in docs/rehearsal.md
-  .venv/bin/python scripts/generate_rehearsal_docs.py --check  # exit 1 if they are out of date
+  .venv/bin/python scripts/docs/generate_rehearsal_docs.py          # rewrites the tables in docs/rehearsal.md
+  .venv/bin/python scripts/docs/generate_rehearsal_docs.py --check  # exit 1 if they are out of date
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mlplatform.rehearsal import tables
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "rehearsal.md"
 
 
@@ -41,7 +41,9 @@ def main() -> int:
     rendered = render(text)
     if args.check:
         if rendered != text:
-            print(f"{PAGE.relative_to(ROOT)} is out of date: run scripts/generate_rehearsal_docs.py", file=sys.stderr)
+            print(
+                f"{PAGE.relative_to(ROOT)} is out of date: run scripts/docs/generate_rehearsal_docs.py", file=sys.stderr
+            )
             return 1
         return 0
     PAGE.write_text(rendered)

@@ -18,8 +18,8 @@ What the snapshot holds, read as data (nothing typed by hand):
             against the GPU's memory slices before trusting a name, mlplatform_core/model/mig.py).
 
 Usage (from the repository root):
-  scripts/generate_mig_profiles.py --fetch
-  scripts/generate_mig_profiles.py --configmap FILE
+  scripts/generators/generate_mig_profiles.py --fetch
+  scripts/generators/generate_mig_profiles.py --configmap FILE
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "mig_profiles.json"
 PROFILE = re.compile(r"^[0-9]+g\.[0-9]+gb$")
 BALANCED = "all-balanced"
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_mig_profiles.py",
+        "generator": "scripts/generators/generate_mig_profiles.py",
         "source": [source],
         "gpus": gpus,
     }

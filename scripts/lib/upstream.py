@@ -27,7 +27,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-MANIFEST = Path(__file__).resolve().parent / "upstream.json"
+MANIFEST = Path(__file__).resolve().parents[1] / "upstream.json"
 SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")  # releases only: no -rc, -beta
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{ref}/{path}"
 NEEDS_FETCH = 3  # the exit code of a generator whose pinned inputs are neither given, cached nor fetched

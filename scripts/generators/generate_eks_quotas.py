@@ -16,8 +16,8 @@ Standard library only. Sources (pinned in scripts/upstream.json):
                               stale note; the note's "isn't adjustable" stands unless the page says otherwise.
 
 Usage (from the repository root):
-  scripts/generate_eks_quotas.py --page FILE --user-guide FILE --pod-identities FILE
-  scripts/generate_eks_quotas.py --fetch
+  scripts/generators/generate_eks_quotas.py --page FILE --user-guide FILE --pod-identities FILE
+  scripts/generators/generate_eks_quotas.py --fetch
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "eks_quotas.json"
 ROW = re.compile(r"^\|([^|]+)\|([^|]+)\|([^|]+)\|([^|]*)\|\s*$")
 DEFAULT = re.compile(r"([0-9][0-9,]*)\s*$")
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_eks_quotas.py",
+        "generator": "scripts/generators/generate_eks_quotas.py",
         "source": [page_src, guide_src, pods_src],
         "fields": {"default": "the AWS default per Region", "adjustable": "whether AWS raises it on request"},
     }

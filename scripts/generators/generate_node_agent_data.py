@@ -8,8 +8,8 @@ compute types it excludes, served on a hostPort (templates/dcgm-daemonset.yaml).
 connects to that host engine when node repair installs the agent (mlplatform_core/model/addons/gpu_agents.py).
 
 Usage (from the repository root):
-  scripts/generate_node_agent_data.py --repo DIR     a clone of aws/eks-node-monitoring-agent (a bare mirror works)
-  scripts/generate_node_agent_data.py --fetch        a blobless clone from GitHub
+  scripts/generators/generate_node_agent_data.py --repo DIR  a clone of aws/eks-node-monitoring-agent (a bare mirror)
+  scripts/generators/generate_node_agent_data.py --fetch     a blobless clone from GitHub
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "node_monitoring_agent.json"
 ROLE = "eks-node-monitoring-agent-chart"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{pin['repo']} @ {pin['commit']}: no dcgm-server in {pin['path']}")
     doc = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_node_agent_data.py",
+        "generator": "scripts/generators/generate_node_agent_data.py",
         "source": source,
         "dcgmServer": dcgm_server(values, daemonset),
     }

@@ -22,8 +22,8 @@ the snapshot's `partitions` says which lists are known. The check (mlplatform_co
 says so when it falls back on the commercial list for another partition.
 
 Usage (from the repository root):
-  scripts/generate_managed_policies.py --fetch              pip-downloads the pinned wheel and checks its hash
-  scripts/generate_managed_policies.py --moto FILE          a local copy of moto/iam/aws_managed_policies.py
+  scripts/generators/generate_managed_policies.py --fetch      pip-downloads the pinned wheel and checks its hash
+  scripts/generators/generate_managed_policies.py --moto FILE  a local copy of moto/iam/aws_managed_policies.py
 To refresh: pin a newer moto version, wheel name and sha256 in scripts/upstream.json, then --fetch.
 """
 
@@ -37,9 +37,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "aws_managed_policies.json"
 ROLE = "moto-managed-policies"
 # The policies whose documents are kept: those EKS's cluster, node, Auto Mode and add-on roles are made of.
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_managed_policies.py",
+        "generator": "scripts/generators/generate_managed_policies.py",
         "source": [source],
         "partitions": KNOWN_PARTITIONS,
         "fields": {

@@ -18,7 +18,7 @@ A generated block sits between two markers; the first names what fills it:
   Files a command reads, made in a temporary folder first and named there as they are in the command
   (shown by that name): `save FILE "COMMAND"` (what `mlplatform COMMAND` prints: a BEFORE plan for `diff`),
   `edit FILE SOURCE "OLD" "NEW"` (the repository's SOURCE with OLD, which must occur, replaced by NEW).
-- `config-reference`: the configuration reference, from the settings model (scripts/config_reference.py).
+- `config-reference`: the configuration reference, from the settings model (scripts/docs/config_reference.py).
 
 `--check` regenerates in memory and exits 1 naming each file that differs (tests/docs runs it). One command
 for everything, so that a merge that changes an output is one `make docs` away from documented.
@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from unittest import mock
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS_DATE = datetime.date(2026, 11, 26)  # every generated output is as of this day
 COLUMNS = 100
 TEMP_SHOWN = "/home/me/work"  # the temporary folder of an `in-temp` command, as the docs show it
@@ -193,7 +193,7 @@ SETUP = ("raw", "in-temp", "save", "edit", "fence")  # options that are not filt
 def generate(spec: str) -> str:
     """The body of one block."""
     if spec == "config-reference":
-        from scripts.config_reference import reference
+        from scripts.docs.config_reference import reference
 
         return reference()
     command, *filters = [part.strip() for part in spec.split("|")]

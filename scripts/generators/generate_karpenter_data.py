@@ -11,8 +11,9 @@ Needs PyYAML (a dependency of the project). Sources, all at the pinned release (
   karpenter-crd-ec2nodeclasses  pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml (the chart's CRD)
 
 Usage (from the repository root):
-  scripts/generate_karpenter_data.py --fetch
-  scripts/generate_karpenter_data.py --compatibility FILE --cloudformation FILE --nodepools FILE --ec2nodeclasses FILE
+  scripts/generators/generate_karpenter_data.py --fetch
+  scripts/generators/generate_karpenter_data.py --compatibility FILE --cloudformation FILE --nodepools FILE \
+      --ec2nodeclasses FILE
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "karpenter.json"
 SCHEMAS = ROOT / "tests" / "data" / "karpenter" / "crd_schemas.json"
 # The release every source is read at (tag v<RELEASE> of aws/karpenter-provider-aws); the charts carry
@@ -166,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     pools_text, pools_src = upstream.read("karpenter-crd-nodepools", args.nodepools, args.fetch)
     classes_text, classes_src = upstream.read("karpenter-crd-ec2nodeclasses", args.ec2nodeclasses, args.fetch)
     today = datetime.date.today().isoformat()
-    generator = "scripts/generate_karpenter_data.py"
+    generator = "scripts/generators/generate_karpenter_data.py"
 
     data = {
         "generated": today,

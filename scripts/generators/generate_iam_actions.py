@@ -19,8 +19,8 @@ Reference; the list is taken from parliament's GLOBAL_CONDITION_KEYS (parliament
 parliament-global-condition-keys), which follows the IAM user guide's "AWS global condition context keys".
 
 Usage (from the repository root):
-  scripts/generate_iam_actions.py --fetch
-  scripts/generate_iam_actions.py --iam-definition FILE --parliament-statement FILE
+  scripts/generators/generate_iam_actions.py --fetch
+  scripts/generators/generate_iam_actions.py --iam-definition FILE --parliament-statement FILE
 To refresh: pin newer wheels in scripts/upstream.json, then --fetch; add a service to SERVICES when a stack's
 documents start to use it (the plan names the service it has no actions for).
 """
@@ -34,9 +34,10 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "iam_actions.json"
 SERVICES = (
     "autoscaling", "ec2", "ecr", "eks", "eks-auth", "elasticfilesystem", "elasticloadbalancing", "events", "iam",
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     prefixes, detail = services(text)
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_iam_actions.py",
+        "generator": "scripts/generators/generate_iam_actions.py",
         "source": [source, global_source],
         "prefixes": prefixes,
         "globalConditionKeys": global_keys(statement),

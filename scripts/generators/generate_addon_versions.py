@@ -10,11 +10,11 @@ ended on the day of generation, the Helm charts and images the workload layer in
   minor, the chart's "line"; where upstream has published no chart of that line yet, the newest chart of an
   older line, marked `sameLine: false` (its RBAC is then proven sufficient for the image at plan time,
   mlplatform_core/model/charts/rbac.py). `firstOfLine` is the first chart upstream shipped for the line: its
-  RBAC is what the image of that minor needs (scripts/render_charts.py records it).
+  RBAC is what the image of that minor needs (scripts/generators/render_charts.py records it).
 - nvidia-device-plugin: the newest release tag v0.X.Y of NVIDIA/k8s-device-plugin whose chart's `kubeVersion`
   constraint admits the minor (chart version = app version = image tag without the "v").
 - karpenter and karpenter-crd: the release pinned in mlplatform_core/data/karpenter.json
-  (scripts/generate_karpenter_data.py), for the minors its compatibility matrix lists.
+  (scripts/generators/generate_karpenter_data.py), for the minors its compatibility matrix lists.
 - aws-efa-k8s-device-plugin: the chart of aws/eks-charts at its newest repository release tag (the repository
   is tagged v0.0.N as a whole; each tag publishes the charts' Chart.yaml versions), for the minors its
   `kubeVersion` admits (none given: every minor); the image tag is its values.yaml `image.tag`.
@@ -27,14 +27,14 @@ ended on the day of generation, the Helm charts and images the workload layer in
   (chart version = appVersion = the tag without "v"; the image tag is "v" + appVersion, templates/_helpers.tpl).
   `--only-dra-driver` updates these pins (and their source) in the existing table without the other clones.
 - kueue: the newest release tag vX.Y.Z of kubernetes-sigs/kueue up to the pin's, for the minors from the one its
-  README requires (scripts/kueue_chart.py).
+  README requires (scripts/lib/kueue_chart.py).
 - al2023Ami: the newest AMI release of awslabs/amazon-eks-ami whose release notes (CHANGELOG.md) list the
   AL2023 AMIs of the minor (x86_64 and arm64 standard, x86_64 NVIDIA): Karpenter's EC2NodeClass alias
   al2023@<release> pins the node image instead of following every new release (`latest`).
 
 Needs git and PyYAML. Usage (from the repository root; bare mirrors work):
-  scripts/generate_addon_versions.py --autoscaler DIR --device-plugin DIR --eks-ami DIR
-  scripts/generate_addon_versions.py --fetch          blobless clones from GitHub (reads the tags pinned in
+  scripts/generators/generate_addon_versions.py --autoscaler DIR --device-plugin DIR --eks-ami DIR
+  scripts/generators/generate_addon_versions.py --fetch          blobless clones from GitHub (reads the tags pinned in
                                                       scripts/upstream.json: a newer tag is left out until the
                                                       pin's `newest` moves)
 """
@@ -50,11 +50,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 import yaml
 from kueue_chart import KUEUE_SOURCE, read_kueue
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "mlplatform_core" / "data"
 OUTPUT = DATA / "addon_versions.json"
 AUTOSCALER_CHART = ("cluster-autoscaler/charts/cluster-autoscaler", "charts/cluster-autoscaler")  # moved at 9.52.0
@@ -428,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     head = {
         "generated": on.isoformat(),
-        "generator": "scripts/generate_addon_versions.py",
+        "generator": "scripts/generators/generate_addon_versions.py",
         "source": [
             release_src,
             scaler_src,

@@ -10,7 +10,7 @@ Standard library only. Sources (pinned in scripts/upstream.json):
                                cluster-hour in standard and in extended support (a page, not a git file)
   aws-price-list-ec2           optional, --price-list: AWS Price List offer files of AmazonEC2 (one region's
                                index.json, or all regions'): EC2 on-demand prices with Karpenter's filter, NAT
-                               gateway per hour and per GB processed, EBS gp3 per GB-month (scripts/price_list.py)
+                               gateway per hour and per GB processed, EBS gp3 per GB-month (scripts/lib/price_list.py)
   aws-price-list-kms           optional, --price-list: offer files of awskms: a KMS key per month
   aws-price-list-eks           optional, --price-list: offer files of AmazonEKS: the control plane per cluster-hour
                                and its extended-support charge, the Auto Mode management fee per instance type
@@ -29,12 +29,12 @@ the snapshot names them under `unknown` with the reason and the toolkit reports 
 
 
 Usage (from the repository root):
-  scripts/generate_prices.py --fetch                       # the pinned upstream commits and the AWS page
-  scripts/generate_prices.py --fetch --ref main            # refresh; then pin the commits in upstream.json
-  scripts/generate_prices.py --karpenter-prices FILE --karpenter-prices-us-gov FILE --eks-pricing FILE
-  scripts/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
+  scripts/generators/generate_prices.py --fetch                       # the pinned upstream commits and the AWS page
+  scripts/generators/generate_prices.py --fetch --ref main            # refresh; then pin the commits in upstream.json
+  scripts/generators/generate_prices.py --karpenter-prices FILE --karpenter-prices-us-gov FILE --eks-pricing FILE
+  scripts/generators/generate_prices.py --fetch --price-list price-list/*.json  # plus every region the offer files have
 
-Offer files are streamed (scripts/json_reader.py): memory stays near what is kept, not the file's size
+Offer files are streamed (scripts/lib/json_reader.py): memory stays near what is kept, not the file's size
 (hundreds of MB per region; a 930 MB file in this format read in about 20 MB resident); docs/development.md,
 "Prices for every region", has the commands that download them.
 """
@@ -49,10 +49,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import price_list
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "prices.json"
 ITEMS = "on_demand_usd_per_hour"
 OFFER_ROLES = {"AmazonEC2": "aws-price-list-ec2", "awskms": "aws-price-list-kms", "AmazonEKS": "aws-price-list-eks"}
@@ -63,7 +64,7 @@ UNKNOWN = {
     "EC2 DescribeSpotPriceHistory); a spot node costs at most its on-demand price, the default maximum price",
     "ec2_other_regions": "Karpenter's price generator commits only us-east-1 for the commercial partition and "
     "us-gov-east-1/us-gov-west-1 for GovCloud; other regions come from the AWS Price List offer files "
-    "(scripts/generate_prices.py --price-list; docs/development.md: Prices for every region)",
+    "(scripts/generators/generate_prices.py --price-list; docs/development.md: Prices for every region)",
     "nat_gateway": "the Amazon VPC pricing page (aws-pricing-pages) states it for the regions in `charges`; "
     "others need an AWS Price List offer file (AmazonEC2) or `plan --prices live`",
     "public_ipv4": "the Amazon VPC pricing page states it for the regions in `charges` (aws-pricing-pages); "
@@ -88,7 +89,7 @@ UNKNOWN = {
     "eks_auto_mode": "EKS bills a management fee per instance Auto Mode launches, by instance type and region "
     '(EKS user guide automode/auto-mng.adoc, "Pricing": "a separate fee, in addition to the standard EC2 '
     'instance charges"); only the AWS Price List has it (offer AmazonEKS, eksproducttype AutoMode, one '
-    "product per instance type): give its offer file to scripts/generate_prices.py --price-list, or ask "
+    "product per instance type): give its offer file to scripts/generators/generate_prices.py --price-list, or ask "
     "`plan --prices live`",
 }
 
@@ -139,7 +140,7 @@ def parse_eks_pricing(page: str) -> dict[str, float]:
 
 # --- outputs ------------------------------------------------------------------------------------
 
-# What the `charges` block prices per region (keys as scripts/price_list.py names them) and per what.
+# What the `charges` block prices per region (keys as scripts/lib/price_list.py names them) and per what.
 CHARGE_UNITS = {
     "nat_gateway_hour": "USD per NAT gateway-hour",
     "nat_gateway_gb": "USD per GB processed by a NAT gateway",
@@ -235,7 +236,7 @@ def build(
             rows.setdefault(itype, {})[region] = price
     head = {
         "generated": generated or datetime.date.today().isoformat(),
-        "generator": "scripts/generate_prices.py",
+        "generator": "scripts/generators/generate_prices.py",
         "source": sources,
         "currency": "USD",
         "ec2_on_demand": {

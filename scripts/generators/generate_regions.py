@@ -6,8 +6,8 @@ Standard library (and pip, for --fetch). Source (pinned in scripts/upstream.json
                        aws-cn, aws-us-gov, aws-iso*, aws-eusc), its region name pattern and its regions
 
 Usage (from the repository root):
-  scripts/generate_regions.py --fetch               pip-downloads the pinned wheel and checks its hash
-  scripts/generate_regions.py --endpoints FILE      a local copy of endpoints.json
+  scripts/generators/generate_regions.py --fetch               pip-downloads the pinned wheel and checks its hash
+  scripts/generators/generate_regions.py --endpoints FILE      a local copy of endpoints.json
 To refresh: pin a newer botocore version, wheel name and sha256 in scripts/upstream.json, then --fetch.
 """
 
@@ -19,9 +19,10 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "regions.json"
 
 
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     text, source = upstream.read("botocore-endpoints", args.endpoints, args.fetch)
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_regions.py",
+        "generator": "scripts/generators/generate_regions.py",
         "source": [source],
     }
     upstream.write_json(Path(args.output), head, "partitions", partitions(text))

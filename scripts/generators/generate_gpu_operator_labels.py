@@ -12,8 +12,8 @@ Standard library only. Source (pinned in scripts/upstream.json):
                               GPU feature discovery) runs there, and every add-on selecting gpu.present=true leaves.
 
 Usage (from the repository root):
-  scripts/generate_gpu_operator_labels.py --state-manager FILE
-  scripts/generate_gpu_operator_labels.py --fetch
+  scripts/generators/generate_gpu_operator_labels.py --state-manager FILE
+  scripts/generators/generate_gpu_operator_labels.py --fetch
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))  # scripts/lib: the shared library
 import upstream
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "mlplatform_core" / "data" / "gpu_operator_labels.json"
 ROLE = "gpu-operator-state-manager"
 MAP = re.compile(r"var\s+gpuNodeLabels\s*=\s*map\[string\]string\s*\{(?P<body>[^}]*)\}", re.S)
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     pin = upstream.manifest()[ROLE]
     doc = {
         "generated": datetime.date.today().isoformat(),
-        "generator": "scripts/generate_gpu_operator_labels.py",
+        "generator": "scripts/generators/generate_gpu_operator_labels.py",
         "source": [source],
         "version": pin["tag"],
         **found,

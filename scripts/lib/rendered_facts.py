@@ -1,4 +1,4 @@
-"""What scripts/render_charts.py records of a helm rendering, and how it finds which values change what.
+"""What scripts/generators/render_charts.py records of a helm rendering, and how it finds which values change what.
 
 A rendering's workloads (pod placement and security fields, containers with image, resources and securityContext)
 and the RBAC bound to their service accounts; probing sets one value at a time to a marker and compares.

@@ -1,5 +1,6 @@
 """Kueue's chart as its release publishes it (kubernetes-sigs/kueue): which release tag and minors the add-on
-versions pin (scripts/generate_addon_versions.py), and the release flow scripts/render_charts.py replays.
+versions pin (scripts/generators/generate_addon_versions.py), and the release flow scripts/generators/render_charts.py
+replays.
 
 - The release tags vX.Y.Z with charts/kueue, up to the pin's newest; the newest one's README.md states the oldest
   minor it supports ("Requires Kubernetes 1.N or newer"); Kueue's Chart.yaml has no kubeVersion.
