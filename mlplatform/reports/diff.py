@@ -10,6 +10,7 @@ from rich.table import Table
 
 from mlplatform_core.change import replacement
 from mlplatform_core.change.diff import ACTION_ORDER, diff_documents
+from mlplatform_core.model import provisioners
 
 from ..documents import SCHEMA_VERSION
 from .tables import print_table
@@ -41,7 +42,8 @@ def _order(r: dict[str, Any]) -> str:
     return r["order"] + (f": {r['note']}" if r.get("note") else "")
 
 
-POOLS = {"karpenter": "Karpenter NodePools", "autoMode": "EKS Auto Mode NodePools"}  # as `plan` titles them
+# The NodePools of each provisioner that makes them, titled as `plan` titles them (reports/node_pools.py).
+POOLS = {p.name: f"{p.flavor.title} NodePools" for p in provisioners.every() if p.flavor is not None}
 
 
 def _sections(doc: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -15,6 +15,7 @@ from mlplatform_core.model.layout import NodeGroupSpec
 from mlplatform_core.model.layout.autoscaler_tags import template_resources
 from mlplatform_core.model.ml_settings.gpu_resources import group_resources
 from mlplatform_core.model.plan_document import GpuCapacity, GpuGroup, QuotaUse, Reservation
+from mlplatform_core.model.provisioners import launcher
 
 from ..plan import Plan
 from .tables import print_table
@@ -22,10 +23,6 @@ from .tables import print_table
 
 def _special(g: NodeGroupSpec) -> bool:
     return g.gpu or g.single_zone
-
-
-def _provisioner(g: NodeGroupSpec) -> str:
-    return "autoMode" if g.auto_mode else "karpenter" if g.karpenter else "nodeGroups"
 
 
 def _group(g: NodeGroupSpec, name: str, autoscaler: bool) -> GpuGroup:
@@ -44,7 +41,7 @@ def _group(g: NodeGroupSpec, name: str, autoscaler: bool) -> GpuGroup:
             given["scale_from_zero"] = template_resources(g)
     return GpuGroup(
         name=name,
-        provisioner=_provisioner(g),
+        provisioner=launcher(g).name,
         capacity_type=g.capacity_type,
         availability_zone=g.availability_zone or ("the stack's first AZ" if g.single_zone else None),
         placement_group=g.placement_group,

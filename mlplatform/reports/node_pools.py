@@ -12,6 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from mlplatform_core.model import provisioners
 from mlplatform_core.model.layout import Layout
 from mlplatform_core.model.plan_document import NodePoolEntry
 from mlplatform_core.model.resource_types import NODE_POOL as NODE_POOL_TYPE
@@ -138,10 +139,17 @@ def _weight(pool: dict[str, Any]) -> str:
     return str(pool.get("weight") if pool.get("weight") is not None else "-")
 
 
+def _title(pools: list[dict[str, Any]]) -> str:
+    """The provisioner's, found by the kind of node class its pools use (the later registered one wins: a stack
+    moving from Karpenter to Auto Mode lists Auto Mode's)."""
+    kinds = {p["nodeClass"].get("kind") for p in pools}
+    flavors = [p.flavor for p in provisioners.every() if p.flavor is not None]
+    flavor = next((f for f in reversed(flavors) if f.node_class_kind in kinds), flavors[0])
+    return f"{flavor.title} NodePools"
+
+
 def node_pool_table(pools: list[dict[str, Any]]) -> Table:
-    auto_mode = any(p["nodeClass"].get("kind") == "NodeClass" for p in pools)
-    title = "EKS Auto Mode NodePools" if auto_mode else "Karpenter NodePools"
-    table = Table(title=title, title_justify="left", show_lines=True)
+    table = Table(title=_title(pools), title_justify="left", show_lines=True)
     for col in ("pool", "requirements", "labels", "taints", "limits", "disruption", "weight", "node class"):
         table.add_column(col, overflow="fold")  # long label keys wrap instead of being cut
     for p in pools:

@@ -21,6 +21,7 @@ from ..model.karpenter.training import capacity_type_of
 from ..model.layout import Layout, NodeGroupSpec
 from ..model.layout.sharing import node_devices
 from ..model.layout.spec import MIG_RESOURCE_PREFIX
+from ..model.provisioners import launcher
 from ..model.quantity import format_bytes, format_cpu
 from ..model.scheduling import CPU, EKS_CAPACITY_LABEL, EKS_NODEGROUP_LABEL, GPU_RESOURCE, MEMORY, Taint
 from .dra_devices import DRA, Device, device_summary
@@ -224,7 +225,7 @@ def node_template(spec: NodeGroupSpec) -> NodeTemplate:
         preemptible=spec.preemptible,
         gpu=spec.gpu,
         initial=spec.is_initial,
-        provisioner="autoMode" if spec.auto_mode else "karpenter" if spec.karpenter else "nodeGroups",
+        provisioner=launcher(spec).name,
         source=spec.name,
         gpu_allocation=spec.gpu_allocation if spec.gpu else "",
     )

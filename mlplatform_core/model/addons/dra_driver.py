@@ -18,7 +18,7 @@ them: data/charts, scripts/generators/render_charts.py). What the values below r
 
 Auto Mode pools install nothing: from 1.36 Auto Mode's node runtime brings the NVIDIA DRA driver (EKS user guide
 "Manage hardware devices on Amazon EKS": "nothing for you to install or manage"), so neither the chart nor its
-DeviceClasses are the stack's there (layout/allocation.py INSTALLS_DRIVER).
+DeviceClasses are the stack's there (its provisioner's `installs_dra_driver`, model/provisioners).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import addon_versions as versions
-from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NODE_GROUPS
 from ..layout import Layout, NodeGroupSpec
-from ..layout.allocation import DRA, INSTALLS_DRIVER
+from ..layout.allocation import DRA
+from ..provisioners import launcher
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_PRESENT_LABEL, GROUP_LABEL
 from ..workloads import MANAGED_LABELS
 from . import charts
@@ -85,8 +85,7 @@ def driver_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     groups and pools it keeps (Auto Mode's own nodes bring the driver: nothing installed there)."""
     found: dict[int, NodeGroupSpec] = {}
     for g in (*layout.gpu_groups, *layout.retained_groups, *layout.retained_pool_groups):
-        provisioner = AUTO_MODE if g.auto_mode else (KARPENTER if g.karpenter else NODE_GROUPS)
-        if g.gpu and g.gpu_allocation == DRA and INSTALLS_DRIVER[provisioner]:
+        if g.gpu and g.gpu_allocation == DRA and launcher(g).installs_dra_driver:
             found.setdefault(id(g), g)
     return tuple(found.values())
 

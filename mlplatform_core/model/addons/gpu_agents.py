@@ -37,6 +37,7 @@ from .. import addon_versions as versions
 from ..layout import Layout, NodeGroupSpec
 from ..layout.gpu_metrics import dcgm_server
 from ..layout.sharing import GPU_OPERATOR_OPERANDS_LABEL
+from ..provisioners import launcher
 from ..scheduling import EFA_LABEL, GPU_PRESENT_LABEL, Toleration
 from . import charts, nfd
 from .affinity import expression, required
@@ -93,7 +94,7 @@ def efa_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:
     """The EFA groups whose nodes need the plugin: not Auto Mode's, whose image runs its own (aws/eks-charts PR
     #1359, maintainer, 2026-08-17: "the EFA device plugin is already included in Auto Mode AMIs")."""
     kept = (*layout.retained_groups, *layout.retained_pool_groups)  # while migrating, they keep their plugin
-    return tuple(g for g in (*layout.groups, *kept) if g.efa and not g.auto_mode)
+    return tuple(g for g in (*layout.groups, *kept) if g.efa and not launcher(g).run_by_aws)
 
 
 def efa_plugin_values(layout: Layout, image_registry: str | None = None) -> dict[str, Any] | None:
@@ -183,7 +184,7 @@ DCGM_DEFAULT_ARGUMENTS = ["-f", "/etc/dcgm-exporter/default-counters.csv"]
 def shares_agent_host_engine(layout: Layout) -> bool:
     """Whether the exporter's GPU nodes run the node monitoring agent's DCGM host engine (nodeRepair on a group
     that is not Auto Mode's: node_agents.py installs the agent there)."""
-    return layout.node_repair and any(not g.auto_mode for g in layout.gpu_groups)
+    return layout.node_repair and any(not launcher(g).run_by_aws for g in layout.gpu_groups)
 
 
 def dcgm_exporter_values(layout: Layout, enabled: bool, image_registry: str | None = None) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import addon_versions as versions
 from ..layout import Layout
+from ..provisioners import launcher
 from . import coredns, ebs_csi, gpu_agents, node_health, pod_identity
 from .affinity import AMD64_ARM64, LINUX, every_node, not_on
 
@@ -61,7 +62,7 @@ def node_agents(layout: Layout) -> tuple[NodeAgent, ...]:
     """The DaemonSets of the stack's EKS add-ons with the groups each must serve (Auto Mode's nodes run their
     own networking, storage, node monitoring, Pod Identity agent and device plugin: model/addons/run_by_aws.py)."""
     # By the proof's names: while a stack migrates, its kept node groups and Karpenter pools need them too.
-    every = tuple(name for name, g in layout.node_sources if not g.auto_mode)
+    every = tuple(name for name, g in layout.node_sources if not launcher(g).run_by_aws)
     agents: list[NodeAgent] = []
     if every:  # none when every node is Auto Mode's
         agents += [

@@ -11,14 +11,11 @@ What `dra` needs, checked here before anything is created:
 - Kubernetes 1.34 or later: DRA (resource.k8s.io/v1) is GA in 1.34, where EKS recommends it;
 - a GPU group on an AL2023 NVIDIA AMI: Bottlerocket runs NVIDIA's device plugin as a host service the toolkit
   cannot stop (the EKS guide: "if you use Bottlerocket, continue using device plugins");
-- where the group's nodes come from (`_PROVISIONER_NEEDS`, a table by provisioner name): a managed node group
-  must not scale from zero, because the Cluster Autoscaler builds an empty group's node from its Auto Scaling
-  group with no ResourceSlices (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go
-  TemplateNodeInfo: `framework.NewNodeInfo(node, nil, ...)` @ 55c37cd5), so a pod's ResourceClaim never fits the
-  template and the group never grows; from one live node it copies that node's slices; a Karpenter pool needs
-  a static pool (`staticNodes`) or a pinned Karpenter that launches nodes for claims (karpenter/release.py); an Auto
-  Mode pool needs Kubernetes 1.36, where Auto Mode's node runtime ships the NVIDIA DRA driver (on 1.35 and below
-  Auto Mode runs the device plugin);
+- what the provisioner that launches the group's nodes needs (model/provisioners, `Provisioner.dra_problem`;
+  `launched_by`): a managed node group must not scale from zero (the Cluster Autoscaler's template node of an
+  empty group publishes no devices), a Karpenter pool needs a static pool (`staticNodes`) or a pinned Karpenter
+  that launches nodes for claims (karpenter/release.py), an Auto Mode pool needs Kubernetes 1.36, where Auto
+  Mode's node runtime ships the NVIDIA DRA driver (on 1.35 and below Auto Mode runs the device plugin);
 - GPU sharing the pinned driver can express as static configuration (NVIDIA/k8s-dra-driver-gpu @ v25.12.0):
   static MIG is published as is (the MIG manager partitions the GPUs; cmd/gpu-kubelet-plugin/deviceinfo.go
   publishes each MIG device with type `mig` and its `profile`; dynamic MIG is the alpha DynamicMIG gate, off).
@@ -34,10 +31,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..config import show
-from ..config.karpenter_settings import AUTO_MODE, KARPENTER, NODE_GROUPS
 from ..config.node_groups import NodeGroupSettings
 from ..eks_versions import minor_key
-from ..karpenter import release as karpenter_release
+from ..provisioners import Provisioner, launching
 from ..scheduling import DEVICE_PLUGIN_LABEL
 from .sharing import DEVICE_PLUGIN_CONFIG_LABEL
 
@@ -45,53 +41,7 @@ Add = Callable[[tuple, str], None]
 DEVICE_PLUGIN = "devicePlugin"
 DRA = "dra"
 DRA_MIN_KUBERNETES = "1.34"  # resource.k8s.io/v1, DRA GA
-AUTO_MODE_DRA_MIN_KUBERNETES = "1.36"  # Auto Mode's node runtime ships the NVIDIA and EFA DRA drivers from 1.36
 SETTING = "gpuAllocation"
-
-
-def _node_group_need(minor: str, min_size: int, max_size: int, o: NodeGroupSettings) -> str | None:
-    reservation = o.capacity_reservation
-    if reservation is not None and reservation.type == "capacity-block":
-        # EKS scales a Capacity Block group to zero outside its block, so it must start from zero (training.py).
-        return (
-            "a Capacity Block group starts from zero nodes (EKS scales it down outside its block), and the Cluster "
-            "Autoscaler cannot grow a managed node group from zero for ResourceClaims (its template node of an "
-            "empty group publishes no devices); use gpuAllocation: devicePlugin for this group"
-        )
-    if min_size >= 1 or max_size == 0:
-        return None
-    return (
-        "a managed node group scaled by the Cluster Autoscaler cannot grow from zero nodes for ResourceClaims (its "
-        "template node of an empty group publishes no devices); set minSize: 1 or more, or gpuAllocation: "
-        "devicePlugin"
-    )
-
-
-def _karpenter_need(minor: str, min_size: int, max_size: int, o: NodeGroupSettings) -> str | None:
-    # A static pool's nodes exist, so claims are allocated from their ResourceSlices; a dynamic pool needs a
-    # Karpenter that launches nodes for pending claims (karpenter/release.py, per pinned minor).
-    return karpenter_release.dra_pool_problem(getattr(o, "static_nodes", None) is not None)
-
-
-def _auto_mode_need(minor: str, min_size: int, max_size: int, o: NodeGroupSettings) -> str | None:
-    if minor_key(minor) >= minor_key(AUTO_MODE_DRA_MIN_KUBERNETES):
-        return None
-    return (
-        f"Auto Mode's node runtime brings the NVIDIA DRA driver from Kubernetes {AUTO_MODE_DRA_MIN_KUBERNETES}; on "
-        f"{minor} its GPU nodes run the device plugin; use gpuAllocation: devicePlugin, or kubernetesVersion "
-        f'"{AUTO_MODE_DRA_MIN_KUBERNETES}" or later'
-    )
-
-
-# What `dra` needs beyond Kubernetes 1.34, by the provisioner that launches the group's nodes (a table, not a test
-# per provisioner: the provisioner protocol is the place for it).
-_PROVISIONER_NEEDS: dict[str, Callable[[str, int, int, NodeGroupSettings], str | None]] = {
-    NODE_GROUPS: _node_group_need,
-    KARPENTER: _karpenter_need,
-    AUTO_MODE: _auto_mode_need,
-}
-# What each provisioner installs for `dra` groups: the NVIDIA DRA driver chart, or nothing (Auto Mode's own).
-INSTALLS_DRIVER: dict[str, bool] = {NODE_GROUPS: True, KARPENTER: True, AUTO_MODE: False}
 
 
 def allocation_of(
@@ -99,7 +49,7 @@ def allocation_of(
     o: NodeGroupSettings,
     gpu: bool,
     ami_type: str,
-    provisioner: str,
+    provisioner: Provisioner,
     minor: str,
     sizes: tuple[int, int],
     path: tuple,
@@ -130,7 +80,7 @@ def allocation_of(
             "and a DRA driver and a device plugin must not manage the same GPUs (EKS user guide: with Bottlerocket, "
             f"keep the device plugin); use an AL2023 NVIDIA AMI, or {SETTING}: {DEVICE_PLUGIN}",
         )
-    if need := _PROVISIONER_NEEDS[provisioner](minor, *sizes, o):
+    if need := provisioner.dra_problem(minor, *sizes, o):
         add(apath, f"{show(DRA)}: {need}")
     _sharing_problems(name, o, path, add)
     return DRA
@@ -165,6 +115,6 @@ def drop_plugin_labels(labels: dict[str, Any], allocation: str) -> None:
         labels.pop(DEVICE_PLUGIN_CONFIG_LABEL, None)
 
 
-def launched_by(cfg: Any, name: str, is_pool: bool) -> str:
-    """The provisioner that launches the group's nodes: the stack's for a pool, node groups otherwise."""
-    return cfg.provisioner if is_pool else NODE_GROUPS
+def launched_by(cfg: Any, name: str) -> Provisioner:
+    """The provisioner that launches the group's nodes: the stack's for one of its pools, node groups otherwise."""
+    return launching(cfg, name)

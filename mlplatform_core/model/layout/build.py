@@ -256,7 +256,7 @@ def _merge(
     _label_problems(o, path, errs)
     training = training_fields(name, role, o, cfg, z.capacity, z.types, (z.min_size, z.max_size), path, errs.add)
     sharing = sharing_of(name, o, gpu, z.ami, z.types, path, errs.add)
-    launcher = launched_by(cfg, name, prov.is_pool(cfg, name))
+    launcher = launched_by(cfg, name)
     sizes = (z.min_size, z.max_size)
     allocation = allocation_of(name, o, gpu, z.ami, launcher, cfg.kubernetes_version, sizes, path, errs.add)
     labels, taints = _labels_and_taints(name, role, base, o, z, gpu, sharing, allocation, cfg)

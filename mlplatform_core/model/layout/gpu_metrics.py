@@ -15,6 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..provisioners import launcher
 from .spec import NodeGroupSpec
 
 
@@ -36,7 +37,8 @@ def host_engine_problems(
         return
     served = set(dcgm_server()["instanceTypes"])
     for g in groups:
-        if not g.gpu or g.auto_mode:  # Auto Mode's nodes run neither the add-on nor, here, the exporter's client
+        # AWS's nodes (Auto Mode's) run neither the add-on nor, here, the exporter's client.
+        if not g.gpu or launcher(g).run_by_aws:
             continue
         missing = [t for t in g.instance_types if t not in served]
         if missing:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..automode import pools as automode_pools
 from ..config import StackConfig
+from ..eks_versions import minor_key
 from ..karpenter import pools as karpenter_pools
 from ..karpenter.flavors import AUTO_MODE_FLAVOR, KARPENTER_FLAVOR, Flavor
 from ..karpenter.spec import NodePoolSpec
@@ -18,6 +19,8 @@ from ..karpenter.static import AUTO_MODE_STATIC, StaticSupport
 from .base import AUTO_MODE_FEE, AUTO_MODE_PART, KARPENTER_PART, Add, Kept, LayoutLike, Part
 from .karpenter import KARPENTER_CHARTS
 from .node_pools import NodePoolProvisioner
+
+DRA_MIN_KUBERNETES = "1.36"  # Auto Mode's node runtime ships the NVIDIA and EFA DRA drivers from 1.36
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,23 @@ class AutoMode(NodePoolProvisioner):
     run_by_aws: bool = True
     cost_kinds: tuple[str, ...] = (AUTO_MODE_FEE,)
     static_capacity: StaticSupport | str = AUTO_MODE_STATIC
+    # From 1.36 Auto Mode's node runtime brings the NVIDIA DRA driver (EKS user guide "Manage hardware devices on
+    # Amazon EKS": "nothing for you to install or manage"): neither the chart nor its DeviceClasses are the stack's.
+    installs_dra_driver: bool = False
+    group_kind: str = "EKS Auto Mode NodePool"
+
+    def launches(self, group: Any) -> bool:
+        return group.auto_mode
+
+    def dra_problem(self, minor: str, min_size: int, max_size: int, settings: Any) -> str | None:
+        """On 1.35 and below Auto Mode's GPU nodes run the device plugin."""
+        if minor_key(minor) >= minor_key(DRA_MIN_KUBERNETES):
+            return None
+        return (
+            f"Auto Mode's node runtime brings the NVIDIA DRA driver from Kubernetes {DRA_MIN_KUBERNETES}; on "
+            f"{minor} its GPU nodes run the device plugin; use gpuAllocation: devicePlugin, or kubernetesVersion "
+            f'"{DRA_MIN_KUBERNETES}" or later'
+        )
 
     def kept_sections(self, cfg: StackConfig) -> frozenset[str]:
         """Migrating from Karpenter: its section stays, it builds the kept pools."""

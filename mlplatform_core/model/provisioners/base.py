@@ -75,6 +75,19 @@ class Provisioner(Protocol):
     cost_kinds: tuple[str, ...]  # the cost lines it adds (AUTO_MODE_FEE)
     # How it keeps a group's nodes warm for `staticNodes` (karpenter/static.py StaticSupport), or why it cannot.
     static_capacity: StaticSupport | str
+    # `gpuAllocation: dra`: whether the stack installs the NVIDIA DRA driver chart for the `dra` groups it launches
+    # (addons/dra_driver.py); False: its nodes bring their own driver.
+    installs_dra_driver: bool
+    group_kind: str  # what one group it launches is, for people (a Kueue flavor's kind: teams/flavors.py)
+
+    def launches(self, group: Any) -> bool:
+        """Whether it launches a layout group (NodeGroupSpec), by the marks its `node_pools`/`kept` put on it."""
+        ...
+
+    def dra_problem(self, minor: str, min_size: int, max_size: int, settings: Any) -> str | None:
+        """Why a GPU group it launches cannot take `gpuAllocation: dra` beyond Kubernetes 1.34 and the AMI
+        (layout/allocation.py), or None. `settings`: the group's NodeGroupSettings; sizes as the layout merged them."""
+        ...
 
     def is_pool(self, cfg: StackConfig, group: str) -> bool:
         """Whether a NodePool of this provisioner launches the group (else it is a managed node group)."""

@@ -10,6 +10,7 @@ from typing import Any
 from .. import addon_versions as versions
 from ..config import StackConfig
 from ..karpenter import pools as karpenter_pools
+from ..karpenter import release as karpenter_release
 from ..karpenter.flavors import KARPENTER_FLAVOR, Flavor
 from ..karpenter.spec import NodePoolSpec
 from ..karpenter.static import KARPENTER_STATIC, StaticSupport
@@ -26,6 +27,17 @@ class Karpenter(NodePoolProvisioner):
     run_by_aws: bool = False
     cost_kinds: tuple[str, ...] = ()
     static_capacity: StaticSupport | str = KARPENTER_STATIC
+    installs_dra_driver: bool = True
+    group_kind: str = "Karpenter NodePool"
+
+    def launches(self, group: Any) -> bool:
+        """Its pools, and the pools a migration to Auto Mode keeps (autoMode.keepKarpenter)."""
+        return group.karpenter and not group.auto_mode
+
+    def dra_problem(self, minor: str, min_size: int, max_size: int, settings: Any) -> str | None:
+        # A static pool's nodes exist, so claims are allocated from their ResourceSlices; a dynamic pool needs a
+        # Karpenter that launches nodes for pending claims (karpenter/release.py, per pinned minor).
+        return karpenter_release.dra_pool_problem(getattr(settings, "static_nodes", None) is not None)
 
     def kept_sections(self, cfg: StackConfig) -> frozenset[str]:
         return frozenset()

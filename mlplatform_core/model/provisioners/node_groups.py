@@ -15,6 +15,24 @@ from ..karpenter.static import NODE_GROUPS_STATIC, StaticSupport
 from .base import Add, Kept, LayoutLike, Part
 
 
+def dra_scale_from_zero_problem(min_size: int, max_size: int, settings: Any) -> str | None:
+    reservation = settings.capacity_reservation
+    if reservation is not None and reservation.type == "capacity-block":
+        # EKS scales a Capacity Block group to zero outside its block, so it must start from zero (training.py).
+        return (
+            "a Capacity Block group starts from zero nodes (EKS scales it down outside its block), and the Cluster "
+            "Autoscaler cannot grow a managed node group from zero for ResourceClaims (its template node of an "
+            "empty group publishes no devices); use gpuAllocation: devicePlugin for this group"
+        )
+    if min_size >= 1 or max_size == 0:
+        return None
+    return (
+        "a managed node group scaled by the Cluster Autoscaler cannot grow from zero nodes for ResourceClaims (its "
+        "template node of an empty group publishes no devices); set minSize: 1 or more, or gpuAllocation: "
+        "devicePlugin"
+    )
+
+
 @dataclass(frozen=True)
 class NodeGroups:
     name: str = NODE_GROUPS
@@ -26,6 +44,19 @@ class NodeGroups:
     run_by_aws: bool = False
     cost_kinds: tuple[str, ...] = ()
     static_capacity: StaticSupport | str = NODE_GROUPS_STATIC
+    installs_dra_driver: bool = True
+    group_kind: str = "node group"
+
+    def launches(self, group: Any) -> bool:
+        return not group.karpenter
+
+    def dra_problem(self, minor: str, min_size: int, max_size: int, settings: Any) -> str | None:
+        """A managed node group must not scale from zero: the Cluster Autoscaler builds an empty group's node from
+        its Auto Scaling group with no ResourceSlices (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/
+        aws_cloud_provider.go TemplateNodeInfo: `framework.NewNodeInfo(node, nil, ...)` @ 55c37cd5), so a pod's
+        ResourceClaim never fits the template and the group never grows; from one live node it copies that node's
+        slices. Also the answer for the managed groups of a NodePool provisioner (registry.managed_groups)."""
+        return dra_scale_from_zero_problem(min_size, max_size, settings)
 
     def is_pool(self, cfg: StackConfig, group: str) -> bool:
         return False

@@ -16,6 +16,9 @@ from .karpenter import Karpenter
 from .node_groups import NodeGroups
 
 _REGISTRY: dict[str, Provisioner] = {}
+# Launches every group that is not one of the stack's provisioner's pools (the initial group of a Karpenter or
+# Auto Mode stack, the groups a migration keeps): its answers hold for those groups whatever the provisioner.
+_MANAGED = NodeGroups()
 
 
 def register(provisioner: Provisioner) -> Provisioner:
@@ -54,5 +57,23 @@ def of(layout: Any) -> Provisioner:
     return named(layout.provisioner)
 
 
-for _p in (NodeGroups(), Karpenter(), AutoMode()):
+def managed_groups() -> Provisioner:
+    """The provisioner of managed node groups."""
+    return _MANAGED
+
+
+def launching(cfg: StackConfig, group: str) -> Provisioner:
+    """What launches a group of the stack file: the stack's provisioner for one of its pools, else a managed node
+    group."""
+    provisioner = provisioner_of(cfg)
+    return provisioner if provisioner.is_pool(cfg, group) else _MANAGED
+
+
+def launcher(group: Any) -> Provisioner:
+    """What launches a layout group (NodeGroupSpec), by its marks: the latest registered provisioner that claims it
+    (a new provisioner may reuse a shipped one's marks, as the Karpenter-based ones share `karpenter`)."""
+    return next(p for p in reversed(_REGISTRY.values()) if p.launches(group))
+
+
+for _p in (_MANAGED, Karpenter(), AutoMode()):
     register(_p)

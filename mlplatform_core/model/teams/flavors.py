@@ -22,6 +22,7 @@ from .. import instances
 from ..karpenter.capacity import allocatable, capacity
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import node_devices
+from ..provisioners import launcher
 from ..quantity import parse_quantity
 from ..scheduling import GPU_RESOURCE, GROUP_LABEL, ROLE_LABEL, Taint, Toleration
 from .spec import CPU, MEMORY, Flavor
@@ -75,14 +76,6 @@ def _capacity(layout: Layout, g: NodeGroupSpec) -> tuple[dict[str, Fraction] | N
     return out, g.max_size
 
 
-def _kind(g: NodeGroupSpec) -> str:
-    if g.auto_mode:
-        return "EKS Auto Mode NodePool"
-    if g.karpenter:
-        return "Karpenter NodePool"
-    return "node group"
-
-
 def flavor_of(layout: Layout, g: NodeGroupSpec) -> Flavor:
     """The ResourceFlavor of one layout group."""
     if GROUP_LABEL in g.labels:
@@ -94,7 +87,7 @@ def flavor_of(layout: Layout, g: NodeGroupSpec) -> Flavor:
     return Flavor(
         name=g.name,
         group=g.name,
-        kind=_kind(g),
+        kind=launcher(g).group_kind,
         capacity_type=g.capacity_type,
         node_labels=MappingProxyType(labels),
         node_taints=tuple(t for t in repelling if not _capability_taint(g, t)),

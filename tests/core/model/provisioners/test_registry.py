@@ -13,6 +13,7 @@ import pytest
 
 from mlplatform_core.model import addon_versions as versions
 from mlplatform_core.model import provisioners
+from mlplatform_core.model.addons.dra_driver import driver_groups
 from mlplatform_core.model.addons.karpenter_controller import discovery_tags
 from mlplatform_core.model.addons.releases import addons_of, runs_karpenter, stack_releases
 from mlplatform_core.model.addons.run_by_aws import aws_runs_nodes, run_by_aws
@@ -20,6 +21,8 @@ from mlplatform_core.model.config import ConfigError, parse
 from mlplatform_core.model.cost.auto_mode_fee import bills_pool_fee
 from mlplatform_core.model.layout import build_layout
 from mlplatform_core.model.provisioners import Kept, Part
+from mlplatform_core.model.teams.flavors import flavor_of
+from mlplatform_core.placement.templates import node_template
 from tests.conftest import stack_config
 
 P = "ml-platform-eks:"
@@ -41,10 +44,21 @@ class FakeProvisioner:
     run_by_aws: bool = False
     cost_kinds: tuple[str, ...] = ()
     static_capacity: str = "a fourth provisioner keeps no static NodePools ({n} asked)"
+    installs_dra_driver: bool = False
+    group_kind: str = "fake pool"
+    pools: tuple[str, ...] = ("jobs",)  # the groups it launches (a managed node group each otherwise)
+    dra_refusal: str | None = None  # what it answers for a `dra` group it launches
 
     def is_pool(self, cfg: Any, group: str) -> bool:
         self.calls.append(f"is_pool {group}")
-        return group == "jobs"
+        return group in self.pools
+
+    def launches(self, group: Any) -> bool:
+        return group.karpenter and group.name in self.pools
+
+    def dra_problem(self, minor: str, min_size: int, max_size: int, settings: Any) -> str | None:
+        self.calls.append(f"dra_problem {minor} {min_size} {max_size}")
+        return self.dra_refusal
 
     def families_configured(self, cfg: Any, group: str) -> bool:
         return False
@@ -55,7 +69,7 @@ class FakeProvisioner:
 
     def node_pools(self, cfg: Any, groups: list[Any], add: Any) -> tuple[list[Any], tuple]:
         self.calls.append("node_pools")
-        return [dataclasses.replace(g, karpenter=True) if g.name == "jobs" else g for g in groups], ()
+        return [dataclasses.replace(g, karpenter=True) if g.name in self.pools else g for g in groups], ()
 
     def kept(self, cfg: Any, groups: Sequence[Any], add: Any) -> Kept:
         self.calls.append("kept")
@@ -145,3 +159,51 @@ def test_a_fourth_provisioners_refusals_use_its_words(fake):
     raw[P + "karpenter"] = {"replicas": 2}
     with pytest.raises(ConfigError, match="karpenter: is set but provisioner is fakePools; set provisioner: karpenter"):
         build_layout(fake_config(raw), "dev")
+
+
+def dra_gpu_config(min_size: int = 0):
+    """dev with its gpu group on `gpuAllocation: dra` (Kubernetes 1.35), launched by the fake."""
+    raw = stack_config("dev")
+    groups = raw[P + "nodeGroups"]
+    groups["gpu"] = {**groups["gpu"], "gpuAllocation": "dra", "minSize": min_size}
+    return fake_config(raw)
+
+
+def test_what_dra_needs_and_who_installs_the_driver_are_a_fourth_provisioners_answers(fake):
+    fake.pools = ("jobs", "gpu")
+    # A managed node group would be refused scaling from zero; the fake's pool is asked instead, with its sizes.
+    layout = build_layout(dra_gpu_config(min_size=0), "dev")
+    assert "dra_problem 1.35 0 4" in fake.calls
+    gpu = layout.group("gpu")
+    assert gpu.gpu_allocation == "dra" and provisioners.launcher(gpu) is fake
+    # Its nodes bring their own driver: the stack installs none; a fourth provisioner that needs one gets it.
+    assert driver_groups(layout) == ()
+    fake.installs_dra_driver = True
+    assert [g.name for g in driver_groups(layout)] == ["gpu"]
+    # Its refusal is the user's error, in its words.
+    fake.dra_refusal = "the fake pools publish no devices"
+    with pytest.raises(ConfigError, match="'dra': the fake pools publish no devices"):
+        build_layout(dra_gpu_config(), "dev")
+
+
+def test_a_group_a_fourth_provisioner_launches_is_named_and_titled_by_it(fake):
+    layout = build_layout(fake_config(), "dev")
+    jobs, spot = layout.group("jobs"), layout.group("spot")
+    assert provisioners.launcher(jobs) is fake and provisioners.launcher(spot) is provisioners.managed_groups()
+    assert node_template(jobs).provisioner == FAKE and node_template(spot).provisioner == "nodeGroups"
+    assert flavor_of(layout, jobs).kind == "fake pool" and flavor_of(layout, spot).kind == "node group"
+
+
+def test_a_group_that_is_not_a_pool_is_a_managed_node_group_whatever_the_provisioner():
+    """The initial group of a Karpenter or Auto Mode stack is a managed node group: node groups' answers hold."""
+    managed = provisioners.managed_groups()
+    assert managed is provisioners.named("nodeGroups")
+    for name in ("nodeGroups", "karpenter", "autoMode"):
+        cfg = parse(stack_config("dev")).model_copy(update={"provisioner": name})
+        assert provisioners.launching(cfg, "initial") is managed
+        assert (provisioners.launching(cfg, "jobs") is managed) == (name == "nodeGroups")
+    assert [p.installs_dra_driver for p in (managed, *(provisioners.named(n) for n in ("karpenter", "autoMode")))] == [
+        True,
+        True,
+        False,
+    ]
