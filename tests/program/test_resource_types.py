@@ -12,7 +12,7 @@ import pytest
 from mlplatform_core.model import resource_types as t
 from mlplatform_core.model.karpenter import spec
 from mlplatform_core.model.karpenter.flavors import AUTO_MODE_FLAVOR
-from mlplatform_core.model.teams import manifests as kueue
+from mlplatform_core.model.teams.manifests import API_VERSION as KUEUE_API
 
 SDK_CLASSES = {
     "NODE_GROUP": aws.eks.NodeGroup,
@@ -54,9 +54,9 @@ def test_every_token_is_checked_here_or_derived_from_the_custom_resources_the_co
         "NODE_POOL": f"kubernetes:{spec.NODE_POOL_API}:NodePool",
         "EC2_NODE_CLASS": f"kubernetes:{spec.NODE_CLASS_API}:{spec.NODE_CLASS_KIND}",
         "AUTO_MODE_NODE_CLASS": f"kubernetes:{AUTO_MODE_FLAVOR.node_class_api}:{AUTO_MODE_FLAVOR.node_class_kind}",
-        "KUEUE_RESOURCE_FLAVOR": f"kubernetes:{kueue.API_VERSION}:ResourceFlavor",
-        "KUEUE_CLUSTER_QUEUE": f"kubernetes:{kueue.API_VERSION}:ClusterQueue",
-        "KUEUE_LOCAL_QUEUE": f"kubernetes:{kueue.API_VERSION}:LocalQueue",
+        "KUEUE_RESOURCE_FLAVOR": f"kubernetes:{KUEUE_API}:ResourceFlavor",
+        "KUEUE_CLUSTER_QUEUE": f"kubernetes:{KUEUE_API}:ClusterQueue",
+        "KUEUE_LOCAL_QUEUE": f"kubernetes:{KUEUE_API}:LocalQueue",
     }
     assert tokens == set(SDK_CLASSES) | set(derived)
     assert {name: getattr(t, name) for name in derived} == derived
