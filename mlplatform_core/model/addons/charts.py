@@ -6,9 +6,12 @@ namespaces their releases go to, and rewrites image repositories onto a mirror r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .. import addon_versions as versions
+from ..workloads import MANAGED_LABELS
 
 # The releases' namespaces. The device plugin gets its own: with GPU sharing its chart adds config-manager
 # containers that no value gives resources, and a LimitRange there gives them requests without touching EKS's
@@ -72,3 +75,18 @@ def image_tag(name: str, minor: str) -> str:
     if pin is None:
         raise KeyError(f"no pinned {name} image for Kubernetes {minor}")
     return str(pin["image"])
+
+
+def namespace_with_limits(namespace: str, container_defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A release's own namespace and the LimitRange that gives its containers requests, created before the release
+    (for charts whose containers set none; the namespace's pods are then admitted under the stack's quotas)."""
+    labels = dict(MANAGED_LABELS)
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "container-defaults", "namespace": namespace, "labels": labels},
+            "spec": {"limits": [{"type": "Container", **container_defaults}]},
+        },
+    ]

@@ -26,7 +26,6 @@ from ..charts import facts as chart_facts
 from ..layout import Layout, NodeGroupSpec
 from ..layout.sharing import DEFAULT_DEVICE_PLUGIN_CONFIG
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_RESOURCE, Toleration
-from ..workloads import MANAGED_LABELS
 from . import charts
 
 DAEMONSET = "nvidia-device-plugin"
@@ -74,17 +73,7 @@ PAUSED_FOR_MIG = {
 
 def namespace_objects() -> list[dict[str, Any]]:
     """The release's namespace and its LimitRange, created before the release."""
-    namespace = charts.DEVICE_PLUGIN_NAMESPACE
-    labels = dict(MANAGED_LABELS)
-    return [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
-        {
-            "apiVersion": "v1",
-            "kind": "LimitRange",
-            "metadata": {"name": "container-defaults", "namespace": namespace, "labels": labels},
-            "spec": {"limits": [{"type": "Container", **CONTAINER_DEFAULTS}]},
-        },
-    ]
+    return charts.namespace_with_limits(charts.DEVICE_PLUGIN_NAMESPACE, CONTAINER_DEFAULTS)
 
 
 def plugin_groups(layout: Layout) -> tuple[NodeGroupSpec, ...]:

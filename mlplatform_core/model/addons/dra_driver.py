@@ -31,7 +31,6 @@ from ..layout import Layout, NodeGroupSpec
 from ..layout.allocation import DRA
 from ..provisioners import launcher
 from ..scheduling import DEVICE_PLUGIN_LABEL, GPU_PRESENT_LABEL, GROUP_LABEL
-from ..workloads import MANAGED_LABELS
 from . import charts
 from .affinity import expression, required
 from .gpu_agents import tolerations_for
@@ -62,17 +61,7 @@ HOST_NEEDS: Mapping[str, str] = {
 
 def namespace_objects() -> list[dict[str, Any]]:
     """The release's namespace and its LimitRange, created before the release."""
-    namespace = charts.NAMESPACES[versions.NVIDIA_DRA_DRIVER]
-    labels = dict(MANAGED_LABELS)
-    return [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
-        {
-            "apiVersion": "v1",
-            "kind": "LimitRange",
-            "metadata": {"name": "container-defaults", "namespace": namespace, "labels": labels},
-            "spec": {"limits": [{"type": "Container", **CONTAINER_DEFAULTS}]},
-        },
-    ]
+    return charts.namespace_with_limits(charts.NAMESPACES[versions.NVIDIA_DRA_DRIVER], CONTAINER_DEFAULTS)
 
 
 def driver_group_names(layout: Layout) -> tuple[str, ...]:
