@@ -287,19 +287,12 @@ class Platform(pulumi.ComponentResource):
         plugin = releases.device_plugin_release(layout, at_deploy)
         if plugin is not None:
             # Its own namespace, with the LimitRange that gives the chart's config-manager containers requests.
-            ns_obj, limits_obj = device_plugin.namespace_objects()
-            plugin_ns = _k8s_resource(ns_obj, on_cluster)
-            plugin_limits = _k8s_resource(
-                limits_obj, pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[plugin_ns]))
-            )
-            self.objects += [plugin_ns, plugin_limits]
-            self.device_plugin = self._release(
+            self.device_plugin = self._namespaced_release(
                 "nvidia-device-plugin",
                 plugin,
-                pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(device_plugin_groups(layout))),
-                    pulumi.ResourceOptions(depends_on=[plugin_ns, plugin_limits]),
-                ),
+                device_plugin.namespace_objects(),
+                device_plugin_groups(layout),
+                on_cluster,
             )
         self._dra_driver(layout, at_deploy, on_cluster)
         self.gpu_releases: dict[str, k8s.helm.v3.Release] = {}
@@ -319,20 +312,34 @@ class Platform(pulumi.ComponentResource):
         self.dra_driver = None
         dra = releases.dra_driver_release(layout, at_deploy)
         if dra is not None:
-            ns_obj, limits_obj = dra_driver.namespace_objects()
-            dra_ns = _k8s_resource(ns_obj, on_cluster)
-            dra_limits = _k8s_resource(
-                limits_obj, pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[dra_ns]))
+            self.dra_driver = self._namespaced_release(
+                dra.chart.name, dra, dra_driver.namespace_objects(), dra_driver.driver_group_names(layout), on_cluster
             )
-            self.objects += [dra_ns, dra_limits]
-            self.dra_driver = self._release(
-                dra.chart.name,
-                dra,
-                pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(dra_driver.driver_group_names(layout))),
-                    pulumi.ResourceOptions(depends_on=[dra_ns, dra_limits]),
-                ),
-            )
+
+    def _namespaced_release(
+        self,
+        name: str,
+        release: releases.Release,
+        objects: Sequence[Mapping[str, Any]],
+        hosts: Sequence[str],
+        on_cluster: pulumi.ResourceOptions,
+    ) -> k8s.helm.v3.Release:
+        """A release in its own namespace, after that namespace and its LimitRange (`objects`), waiting for the
+        node groups it runs on (`hosts`)."""
+        ns_obj, limits_obj = objects
+        ns = _k8s_resource(ns_obj, on_cluster)
+        limits = _k8s_resource(
+            limits_obj, pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[ns]))
+        )
+        self.objects += [ns, limits]
+        return self._release(
+            name,
+            release,
+            pulumi.ResourceOptions.merge(
+                pulumi.ResourceOptions.merge(on_cluster, self._on_nodes(hosts)),
+                pulumi.ResourceOptions(depends_on=[ns, limits]),
+            ),
+        )
 
     def _coredns(
         self,
