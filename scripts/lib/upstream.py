@@ -14,6 +14,7 @@ NEEDS_FETCH (3), which `make generate` reports by name instead of skipping it.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import hashlib
 import json
@@ -39,6 +40,27 @@ class NeedsFetch(SystemExit):
     def __init__(self, message: str) -> None:
         print(message, file=sys.stderr)
         super().__init__(NEEDS_FETCH)
+
+
+# The upstream repositories a generator may be given a local clone of (`--<option> DIR`), by option: the
+# add-on generators read the same repositories, so they offer the same options (add_clone_options).
+CLONE_OPTIONS = {
+    "--autoscaler": "kubernetes/autoscaler",
+    "--device-plugin": "NVIDIA/k8s-device-plugin",
+    "--eks-ami": "awslabs/amazon-eks-ami",
+    "--karpenter-repo": "aws/karpenter-provider-aws",
+    "--efa-charts": "aws/eks-charts",
+    "--gpu-operator": "NVIDIA/gpu-operator",
+    "--dcgm-exporter": "NVIDIA/dcgm-exporter",
+    "--dra-driver": "NVIDIA/k8s-dra-driver-gpu",
+    "--kueue": "kubernetes-sigs/kueue",
+}
+
+
+def add_clone_options(ap: argparse.ArgumentParser, *options: str) -> None:
+    """`--<option> DIR` for each named upstream repository (CLONE_OPTIONS), in the given order."""
+    for option in options:
+        ap.add_argument(option, metavar="DIR", help=f"a clone of {CLONE_OPTIONS[option]}")
 
 
 def cache_dir() -> Path:
