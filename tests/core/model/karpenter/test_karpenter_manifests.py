@@ -20,21 +20,10 @@ from mlplatform_core.model.config import parse
 from mlplatform_core.model.karpenter import manifests, release
 from mlplatform_core.model.layout import build_layout
 from tests.conftest import ROOT, stack_config
+from tests.core.crd_rules import openapi_jsonschema
 
 SCHEMAS = ROOT / "tests" / "data" / "karpenter" / "crd_schemas.json"
 P = "ml-platform-eks:"
-
-
-def _jsonschema(node):
-    """An OpenAPI v3 schema as JSON schema: Kubernetes extensions dropped, int-or-string left untyped."""
-    if isinstance(node, dict):
-        out = {k: _jsonschema(v) for k, v in node.items() if not k.startswith("x-kubernetes-")}
-        if node.get("x-kubernetes-int-or-string"):
-            out.pop("type", None)
-        return out
-    if isinstance(node, list):
-        return [_jsonschema(v) for v in node]
-    return node
 
 
 @cache
@@ -44,7 +33,7 @@ def _data() -> dict:
 
 @cache
 def validator(kind: str) -> jsonschema.Draft7Validator:
-    return jsonschema.Draft7Validator(_jsonschema(_data()["schemas"][kind]["openAPIV3Schema"]))
+    return jsonschema.Draft7Validator(openapi_jsonschema(_data()["schemas"][kind]["openAPIV3Schema"]))
 
 
 def errors(obj: dict) -> list[str]:

@@ -1,6 +1,7 @@
 """Static NodePools (`staticNodes`), DRA pools and every shipped pool against the pinned CRDs: the OpenAPI schema
-(jsonschema) and every CEL rule (x-kubernetes-validations, evaluated by cel-python: crd_cel.py), on create and on
-an update of the same object; and what a static pool changes beyond its manifest (chart gates, cost floor)."""
+(jsonschema) and every CEL rule (x-kubernetes-validations, evaluated by cel-python: tests/core/crd_rules.py), on
+create and on an update of the same object; and what a static pool changes beyond its manifest (chart gates, cost
+floor)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from mlplatform_core.model.karpenter import manifests, release
 from mlplatform_core.model.karpenter.static import StaticSupport
 from mlplatform_core.model.layout import build_layout
 from tests.conftest import stack_config
+from tests.core import crd_rules as crd_cel
 
-from . import crd_cel
 from .test_karpenter_manifests import VARIANTS, _data, errors
 
 P = "ml-platform-eks:"

@@ -16,9 +16,9 @@ from mlplatform_core.model.config import read_stack_file
 from mlplatform_core.model.teams import manifests
 from mlplatform_core.model.validation import validate_stack
 from tests.conftest import ROOT
+from tests.core.crd_rules import evaluate, openapi_jsonschema
 
 from .conftest import valid, with_teams
-from .crd_cel import violations
 
 RENDERED = ROOT / "tests" / "data" / "rendered" / "teams" / "kueue.yaml"
 INDEX = ROOT / "tests" / "data" / "rendered" / "index.json"
@@ -41,27 +41,15 @@ def crds() -> dict[str, dict]:
     return out
 
 
-def _jsonschema(node):
-    """An OpenAPI v3 schema as JSON schema: Kubernetes extensions dropped, int-or-string left untyped."""
-    if isinstance(node, dict):
-        out = {k: _jsonschema(v) for k, v in node.items() if not k.startswith("x-kubernetes-")}
-        if node.get("x-kubernetes-int-or-string"):
-            out.pop("type", None)
-        return out
-    if isinstance(node, list):
-        return [_jsonschema(v) for v in node]
-    return node
-
-
 def errors(obj: dict) -> list[str]:
     crd = crds()[obj["kind"]]
     assert obj["apiVersion"] == crd["apiVersion"]
     schema = crd["schema"]["openAPIV3Schema"]
     found = [
         f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
-        for e in jsonschema.Draft7Validator(_jsonschema(schema)).iter_errors(obj)
+        for e in jsonschema.Draft7Validator(openapi_jsonschema(schema)).iter_errors(obj)
     ]
-    broken, _ = violations(schema, obj)
+    broken, _ = evaluate(schema, obj)
     return found + broken
 
 
@@ -97,7 +85,7 @@ def test_the_example_validates_and_cel_rules_run():
     ran = 0
     for obj in manifests(teams):
         crd = crds()[obj["kind"]]
-        broken, evaluated = violations(crd["schema"]["openAPIV3Schema"], obj)
+        broken, evaluated = evaluate(crd["schema"]["openAPIV3Schema"], obj)
         assert broken == []
         ran += evaluated
     assert ran >= 5  # the ClusterQueue's and ResourceFlavor's rules were evaluated, not skipped

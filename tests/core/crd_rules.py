@@ -1,4 +1,6 @@
-"""The CEL rules of a CRD's schema (x-kubernetes-validations), evaluated with a real CEL library (cel-python).
+"""A CRD's schema as the API server applies it, for the tests of the custom resources the core writes (Karpenter
+NodePools and EC2NodeClasses, Kueue's objects): its OpenAPI schema as JSON schema, and its CEL rules
+(x-kubernetes-validations) evaluated with a real CEL library (cel-python).
 
 The API server evaluates each rule with `self` bound to the value at the rule's place in the object (and, for a
 transition rule, `oldSelf` to the stored value: such rules run on updates only, never on create). Kubernetes adds
@@ -57,7 +59,12 @@ def _places(schema: dict, value: Any, old: Any, path: str) -> Iterator[tuple[str
 
 def violations(schema: dict, obj: dict, old: dict | None = None) -> list[str]:
     """The messages of every rule `obj` breaks (create; an update of `old` when given)."""
-    out = []
+    return evaluate(schema, obj, old)[0]
+
+
+def evaluate(schema: dict, obj: dict, old: dict | None = None) -> tuple[list[str], int]:
+    """(the messages of every rule `obj` breaks, how many rules were evaluated): create, or an update of `old`."""
+    out, evaluated = [], 0
     for path, node, value, old_value in _places(schema, obj, old, obj.get("kind", "")):
         for rule in node.get("x-kubernetes-validations", ()):
             text = rule["rule"]
@@ -68,11 +75,12 @@ def violations(schema: dict, obj: dict, old: dict | None = None) -> list[str]:
             if uses_old:
                 activation["oldSelf"] = celpy.json_to_cel(old_value)
             result = _program(text).evaluate(activation)
+            evaluated += 1
             if isinstance(result, celpy.CELEvalError) or not isinstance(result, celtypes.BoolType):
                 raise AssertionError(f"{path}: CEL rule {text!r} did not evaluate to a bool: {result!r}")
             if not result:
                 out.append(f"{path}: {rule.get('message', text)}")
-    return out
+    return out, evaluated
 
 
 def rule_count(schema: dict) -> int:
@@ -83,3 +91,15 @@ def rule_count(schema: dict) -> int:
     if isinstance(schema, list):
         return sum(rule_count(v) for v in schema)
     return 0
+
+
+def openapi_jsonschema(node: Any) -> Any:
+    """An OpenAPI v3 schema as JSON schema: Kubernetes extensions dropped, int-or-string left untyped."""
+    if isinstance(node, dict):
+        out = {k: openapi_jsonschema(v) for k, v in node.items() if not k.startswith("x-kubernetes-")}
+        if node.get("x-kubernetes-int-or-string"):
+            out.pop("type", None)
+        return out
+    if isinstance(node, list):
+        return [openapi_jsonschema(v) for v in node]
+    return node
